@@ -1,0 +1,41 @@
+# Linkslot — the two front-door commands are `make run` and `make test`.
+SHELL := /bin/bash
+GO    ?= go
+BIN   := bin
+export GOFLAGS := -buildvcs=false
+
+.PHONY: all build run test test-go test-short vet bench fuzz test-cluster migrate clean
+
+all: build
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -trimpath -o $(BIN)/authserver ./authserver
+	$(GO) build -trimpath -o $(BIN)/resourceserver ./resourceserver
+
+# migrate, load the demo data, start both servers on loopback; Ctrl-C stops both.
+run: build
+	@scripts/run
+
+migrate: build
+	$(BIN)/authserver migrate
+
+vet:
+	$(GO) vet ./...
+
+# Everything: vet, then every test, with a throwaway PostgreSQL when initdb
+# is available (its tests are counted apart at the end).
+test: vet
+	@mkdir -p var
+	@set -o pipefail; scripts/with-postgres $(GO) test -count=1 -json -timeout 25m ./... \
+	  | tee var/test.json | $(GO) run ./scripts/testreport
+
+# Whole-system load and the micro-benchmarks beside the code.
+bench: build
+	@scripts/bench
+
+fuzz:
+	@scripts/fuzz
+
+clean:
+	rm -rf $(BIN) var/test.json

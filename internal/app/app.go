@@ -1,0 +1,143 @@
+// Package app holds what both Linkslot servers do the same way at start and
+// stop: logging, opening the store, health endpoints, serving with graceful
+// shutdown.
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
+)
+
+// Logger returns the process logger in the configured format.
+func Logger(w io.Writer, format string) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	if os.Getenv("LINKSLOT_DEBUG") != "" {
+		opts.Level = slog.LevelDebug
+	}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// OpenStore connects to the configured database. With migrate set it applies
+// pending migrations; otherwise it refuses a schema that is not current.
+func OpenStore(ctx context.Context, cfg config.Config, log *slog.Logger, migrate bool) (*sqlstore.Store, error) {
+	s, err := sqlstore.Open(ctx, cfg.DatabaseURL, sqlstore.Options{MaxOpenConns: cfg.DBMaxConns, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	if migrate {
+		n, err := s.Migrate(ctx)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		if n > 0 {
+			log.Info("migrations applied", "count", n, "dialect", s.Dialect())
+		}
+		return s, nil
+	}
+	ok, err := s.MigrationsCurrent(ctx)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("read migration state: %w", err)
+	}
+	if !ok {
+		s.Close()
+		return nil, errors.New("database schema is not current: run `authserver migrate` first")
+	}
+	return s, nil
+}
+
+// Pinger reports readiness.
+type Pinger interface{ Ping(context.Context) error }
+
+// Health mounts /healthz (the process answers) and /readyz (the database
+// answers and the schema is current) on mux.
+func Health(mux *http.ServeMux, db Pinger) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := db.Ping(ctx); err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": "database not ready"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	})
+}
+
+// HealthHandler is Health as a handler of its own.
+func HealthHandler(db Pinger) http.Handler {
+	mux := http.NewServeMux()
+	Health(mux, db)
+	return mux
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Listen opens a TCP listener, with a clear error for a taken address.
+func Listen(addr string) (net.Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s: %w", addr, err)
+	}
+	return l, nil
+}
+
+// Serve serves h on l until ctx ends or SIGINT/SIGTERM arrives, then stops
+// accepting and drains in-flight requests for up to drain.
+func Serve(ctx context.Context, l net.Listener, h http.Handler, drain time.Duration, log *slog.Logger) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "drain", drain)
+	sctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	return nil
+}
+
+// Fatal prints one clear line and exits non-zero.
+func Fatal(prog string, err error) {
+	fmt.Fprintf(os.Stderr, "%s: %v\n", prog, err)
+	os.Exit(1)
+}

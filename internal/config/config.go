@@ -1,0 +1,223 @@
+// Package config reads Linkslot's configuration from the environment once,
+// validates all of it, and reports every problem together.
+//
+// Both servers read the same variables (CONTRACT §1); each ignores what it
+// does not use. Zero values of the optional fields mean the documented
+// default.
+package config
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
+)
+
+// Config is the validated configuration.
+type Config struct {
+	DatabaseURL string // LINKSLOT_DATABASE_URL, default sqlite://var/linkslot.db
+	AuthListen  string // LINKSLOT_AUTH_LISTEN, default 127.0.0.1:8080
+	Issuer      string // LINKSLOT_ISSUER, default http://127.0.0.1:8080
+	RSListen    string // LINKSLOT_RS_LISTEN, default 127.0.0.1:8081
+	Resource    string // LINKSLOT_RESOURCE, default http://127.0.0.1:8081/mcp
+	// SecretKey keys encryption at rest, CSRF and cookies (32+ bytes).
+	// LINKSLOT_SECRET_KEY; in development generated into var/secret.key.
+	SecretKey    []byte
+	DemoPassword string // LINKSLOT_DEMO_PASSWORD, default linkslot-demo
+	// Production (LINKSLOT_ENV=production) requires an explicit secret key
+	// and an https issuer and resource.
+	Production bool
+	// MetricsListen serves Prometheus metrics when set (LINKSLOT_METRICS_LISTEN).
+	MetricsListen string
+	// AllowedOrigins are extra browser origins the MCP endpoint accepts
+	// (LINKSLOT_ALLOWED_ORIGINS, comma-separated).
+	AllowedOrigins []string
+	// Database pool (LINKSLOT_DB_MAX_CONNS, default 16 on PostgreSQL).
+	DBMaxConns int
+	// RefreshIdle / RefreshAbsolute bound refresh tokens
+	// (LINKSLOT_REFRESH_IDLE, default 720h; LINKSLOT_REFRESH_ABSOLUTE, 2160h).
+	RefreshIdle     time.Duration
+	RefreshAbsolute time.Duration
+	// ShutdownTimeout bounds graceful shutdown (LINKSLOT_SHUTDOWN_TIMEOUT, 15s).
+	ShutdownTimeout time.Duration
+	// LogFormat is "text" or "json" (LINKSLOT_LOG_FORMAT, default text).
+	LogFormat string
+	// VarDir holds development files (LINKSLOT_VAR_DIR, default var).
+	VarDir string
+}
+
+// Getenv is the environment lookup; tests pass a map.
+type Getenv func(string) string
+
+// FromEnv reads and validates the configuration. Every problem found is
+// reported in one error, one per line.
+func FromEnv(getenv Getenv) (Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var problems []string
+	bad := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+	get := func(k, def string) string {
+		if v := strings.TrimSpace(getenv(k)); v != "" {
+			return v
+		}
+		return def
+	}
+	c := Config{
+		DatabaseURL:  get("LINKSLOT_DATABASE_URL", "sqlite://var/linkslot.db"),
+		AuthListen:   get("LINKSLOT_AUTH_LISTEN", "127.0.0.1:8080"),
+		Issuer:       get("LINKSLOT_ISSUER", "http://127.0.0.1:8080"),
+		RSListen:     get("LINKSLOT_RS_LISTEN", "127.0.0.1:8081"),
+		Resource:     get("LINKSLOT_RESOURCE", "http://127.0.0.1:8081/mcp"),
+		DemoPassword: get("LINKSLOT_DEMO_PASSWORD", "linkslot-demo"),
+		LogFormat:    get("LINKSLOT_LOG_FORMAT", "text"),
+		VarDir:       get("LINKSLOT_VAR_DIR", "var"),
+		Production:   get("LINKSLOT_ENV", "development") == "production",
+	}
+	if e := get("LINKSLOT_ENV", "development"); e != "development" && e != "production" {
+		bad("LINKSLOT_ENV must be development or production (got %q)", e)
+	}
+	if _, _, err := sqlstore.ParseURL(c.DatabaseURL, 0); err != nil {
+		bad("LINKSLOT_DATABASE_URL: %v", err)
+	}
+	for _, l := range []struct{ name, v string }{{"LINKSLOT_AUTH_LISTEN", c.AuthListen}, {"LINKSLOT_RS_LISTEN", c.RSListen}} {
+		if _, _, err := net.SplitHostPort(l.v); err != nil {
+			bad("%s must be host:port (got %q)", l.name, l.v)
+		}
+	}
+	if err := checkURL(c.Issuer, false, c.Production); err != nil {
+		bad("LINKSLOT_ISSUER %v", err)
+	}
+	if err := checkURL(c.Resource, true, c.Production); err != nil {
+		bad("LINKSLOT_RESOURCE %v", err)
+	}
+	c.Issuer = strings.TrimSuffix(c.Issuer, "/")
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		bad("LINKSLOT_LOG_FORMAT must be text or json (got %q)", c.LogFormat)
+	}
+	c.MetricsListen = get("LINKSLOT_METRICS_LISTEN", "")
+	if c.MetricsListen != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
+			bad("LINKSLOT_METRICS_LISTEN must be host:port (got %q)", c.MetricsListen)
+		}
+	}
+	for _, o := range strings.Split(get("LINKSLOT_ALLOWED_ORIGINS", ""), ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		if u, err := url.Parse(o); err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" {
+			bad("LINKSLOT_ALLOWED_ORIGINS: %q is not an origin (scheme://host[:port])", o)
+			continue
+		}
+		c.AllowedOrigins = append(c.AllowedOrigins, o)
+	}
+	c.DBMaxConns = intVar(get, "LINKSLOT_DB_MAX_CONNS", 0, bad)
+	c.RefreshIdle = durVar(get, "LINKSLOT_REFRESH_IDLE", 30*24*time.Hour, bad)
+	c.RefreshAbsolute = durVar(get, "LINKSLOT_REFRESH_ABSOLUTE", 90*24*time.Hour, bad)
+	c.ShutdownTimeout = durVar(get, "LINKSLOT_SHUTDOWN_TIMEOUT", 15*time.Second, bad)
+	if c.RefreshIdle > c.RefreshAbsolute {
+		bad("LINKSLOT_REFRESH_IDLE (%s) must not exceed LINKSLOT_REFRESH_ABSOLUTE (%s)", c.RefreshIdle, c.RefreshAbsolute)
+	}
+	if key := get("LINKSLOT_SECRET_KEY", ""); key != "" {
+		if len(key) < 32 {
+			bad("LINKSLOT_SECRET_KEY must be at least 32 characters (use: openssl rand -hex 32)")
+		}
+		c.SecretKey = []byte(key)
+	} else if c.Production {
+		bad("LINKSLOT_SECRET_KEY is required when LINKSLOT_ENV=production (use: openssl rand -hex 32)")
+	}
+	if len(problems) > 0 {
+		return c, errors.New("configuration problems:\n  - " + strings.Join(problems, "\n  - "))
+	}
+	return c, nil
+}
+
+// EnsureSecretKey loads the development secret key from VarDir/secret.key,
+// creating it on first use, when no LINKSLOT_SECRET_KEY was given.
+func (c *Config) EnsureSecretKey() error {
+	if len(c.SecretKey) > 0 {
+		return nil
+	}
+	path := filepath.Join(c.VarDir, "secret.key")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		c.SecretKey = []byte(strings.TrimSpace(string(b)))
+		return nil
+	}
+	if err := os.MkdirAll(c.VarDir, 0o750); err != nil {
+		return fmt.Errorf("create %s: %w", c.VarDir, err)
+	}
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return err
+	}
+	key := hex.EncodeToString(buf)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		if os.IsExist(err) { // another process created it first
+			b, rerr := os.ReadFile(path)
+			if rerr == nil {
+				c.SecretKey = []byte(strings.TrimSpace(string(b)))
+				return nil
+			}
+		}
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(key + "\n"); err != nil {
+		return err
+	}
+	c.SecretKey = []byte(key)
+	return nil
+}
+
+func checkURL(raw string, needPath, production bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return fmt.Errorf("must be an absolute http(s) URL (got %q)", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("must have no query or fragment (got %q)", raw)
+	}
+	if !needPath && strings.Trim(u.Path, "/") != "" {
+		return fmt.Errorf("must have no path (got %q)", raw)
+	}
+	if production && u.Scheme != "https" {
+		return fmt.Errorf("must be https in production (got %q)", raw)
+	}
+	return nil
+}
+
+func intVar(get func(string, string) string, k string, def int, bad func(string, ...any)) int {
+	v := get(k, "")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		bad("%s must be a non-negative whole number (got %q)", k, v)
+		return def
+	}
+	return n
+}
+
+func durVar(get func(string, string) string, k string, def time.Duration, bad func(string, ...any)) time.Duration {
+	v := get(k, "")
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		bad("%s must be a positive duration such as 30s or 720h (got %q)", k, v)
+		return def
+	}
+	return d
+}

@@ -1,0 +1,303 @@
+package store
+
+import "time"
+
+// Account is a person (or an administrator) who signs in to Linkslot.
+type Account struct {
+	ID           string
+	Email        string // lower-cased, unique
+	PasswordHash string // argon2id/bcrypt encoded; never logged
+	Admin        bool
+	Disabled     bool
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// WebSession is a signed-in browser session on the consent UI.
+type WebSession struct {
+	IDHash    string // HashSecret of the cookie value
+	AccountID string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// Client is an OAuth client registered by an administrator.
+type Client struct {
+	ID            string
+	Name          string
+	SecretHash    string // empty for public clients
+	Public        bool
+	RedirectURIs  []string
+	AllowedScopes []string
+	DefaultScopes []string
+	GrantTypes    []string
+	LogoURL       string
+	Contact       string
+	Disabled      bool
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// Link statuses.
+const (
+	LinkActive  = "active"
+	LinkRevoked = "revoked"
+)
+
+// Link is a connected identity: a person's approval of one client, with the
+// scopes they granted. Tokens carry the link id.
+type Link struct {
+	ID         string
+	AccountID  string
+	ClientID   string
+	Scopes     []string
+	Status     string
+	CreatedAt  time.Time
+	LastUsedAt time.Time
+	RevokedAt  *time.Time
+}
+
+// TokenKind names the kind of an OAuth token session.
+type TokenKind string
+
+// Token session kinds, one per fosite storage family.
+const (
+	KindAuthorizeCode TokenKind = "authorize_code"
+	KindAccessToken   TokenKind = "access_token"
+	KindRefreshToken  TokenKind = "refresh_token"
+	KindPKCE          TokenKind = "pkce"
+	KindOpenID        TokenKind = "openid"
+)
+
+// TokenSession is one stored OAuth request (code, token, PKCE or OIDC
+// session). The signature is stored only as a hash; Request holds the
+// serialized request and session, opaque to the store.
+type TokenSession struct {
+	Kind          TokenKind
+	SignatureHash string
+	RequestID     string // the grant family: every token issued from one code shares it
+	ClientID      string
+	AccountID     string
+	LinkID        string
+	Active        bool
+	Request       []byte
+	ExpiresAt     time.Time
+	CreatedAt     time.Time
+}
+
+// Signing key purposes.
+const (
+	KeyPurposeToken = "token" // access and ID tokens
+	KeyPurposeGrant = "grant" // booking grants
+)
+
+// SigningKey is an asymmetric key whose private half is encrypted at rest.
+type SigningKey struct {
+	ID               string // the JWS kid
+	Purpose          string
+	Algorithm        string // ES256
+	PrivateEncrypted []byte
+	PublicJWK        []byte // JSON Web Key of the public half
+	CreatedAt        time.Time
+	RetiredAt        *time.Time // set when a newer key took over; still published until expiry
+}
+
+// Business categories.
+const (
+	CategoryAppointment = "appointment"
+	CategoryRestaurant  = "restaurant"
+)
+
+// Business is a bookable place.
+type Business struct {
+	ID                        string
+	Reference                 string // public, stable: what agents pass around
+	Name                      string
+	Description               string
+	Category                  string
+	City                      string
+	Address                   string
+	TimeZone                  string // IANA
+	AgentBooking              bool
+	MinNoticeMinutes          int
+	HorizonDays               int
+	SlotIntervalMinutes       int
+	CancellationWindowMinutes int   // cancelling later than this before the start costs the fee
+	CancellationFeeCents      int64 // in Currency
+	Currency                  string
+	CancellationPolicy        string
+	PrivacyNotice             string
+	BookingURL                string // the business's own web booking page (deposits)
+	CreatedAt                 time.Time
+	UpdatedAt                 time.Time
+}
+
+// Service is something a business sells by appointment.
+type Service struct {
+	ID                  string
+	BusinessID          string
+	Reference           string
+	Name                string
+	Description         string
+	DurationMinutes     int
+	PriceCents          int64
+	Currency            string
+	BufferBeforeMinutes int
+	BufferAfterMinutes  int
+	DepositRequired     bool
+}
+
+// Staff is a person who performs services.
+type Staff struct {
+	ID         string
+	BusinessID string
+	Reference  string
+	Name       string
+	ServiceIDs []string
+}
+
+// HoursWindow is one opening window on a weekday, in local minutes after
+// midnight (0..1440). A weekday may have several windows (split shifts).
+type HoursWindow struct {
+	Weekday  time.Weekday
+	StartMin int
+	EndMin   int
+}
+
+// TimeOff is a span when a staff member does not work, as UTC instants.
+type TimeOff struct {
+	ID       string
+	StaffID  string
+	StartsAt time.Time
+	EndsAt   time.Time
+	Reason   string
+}
+
+// Catalog is everything about one business that availability needs, loaded
+// in a constant number of statements.
+type Catalog struct {
+	Business     Business
+	OpeningHours []HoursWindow
+	Services     []Service
+	Staff        []Staff
+	StaffHours   map[string][]HoursWindow // by staff id
+	StaffTimeOff map[string][]TimeOff     // by staff id
+}
+
+// Booking statuses.
+const (
+	BookingConfirmed = "confirmed"
+	BookingCancelled = "cancelled"
+	BookingCompleted = "completed"
+)
+
+// Payment states, set by imports; no payment is taken by Linkslot.
+const (
+	PaymentNone        = "none"
+	PaymentDepositHeld = "deposit_held"
+	PaymentPaid        = "paid"
+)
+
+// Booking is one appointment. BlockStart/BlockEnd are the buffer-padded span
+// that no other confirmed booking of the same staff member may overlap.
+type Booking struct {
+	ID                   string
+	Reference            string
+	BusinessID           string
+	ServiceID            string
+	StaffID              string
+	AccountID            string
+	LinkID               string
+	StartsAt             time.Time
+	EndsAt               time.Time
+	BlockStart           time.Time
+	BlockEnd             time.Time
+	Status               string
+	Version              int
+	Notes                string
+	PaymentState         string
+	PriceCents           int64
+	Currency             string
+	CancelReason         string
+	CancellationFeeCents int64
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+	CancelledAt          *time.Time
+}
+
+// BookingEvent is one entry of a booking's history (created, rescheduled,
+// cancelled), keeping the previous time.
+type BookingEvent struct {
+	ID        string
+	BookingID string
+	Version   int
+	Action    string
+	StaffID   string
+	StartsAt  time.Time
+	EndsAt    time.Time
+	At        time.Time
+}
+
+// BookingFilter selects a person's bookings.
+type BookingFilter struct {
+	AccountID string
+	Status    string // upcoming, past, cancelled, all
+	Now       time.Time
+	Limit     int
+	Offset    int
+}
+
+// BusinessQuery is a free-text business search.
+type BusinessQuery struct {
+	Text   string
+	City   string
+	Limit  int
+	Offset int
+}
+
+// Idempotency record states.
+const (
+	IdemPending = "pending"
+	IdemDone    = "done"
+)
+
+// IdempotencyRecord remembers one mutation request by (link, tool, key).
+type IdempotencyRecord struct {
+	LinkID    string
+	Tool      string
+	Key       string
+	ArgsHash  string
+	State     string
+	Response  []byte
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// Activity is one confirmed mutation made through a link, shown to the
+// person on the Activity page.
+type Activity struct {
+	ID               string
+	AccountID        string
+	LinkID           string
+	ClientID         string
+	Tool             string
+	Arguments        []byte // JSON
+	Summary          string
+	ConfirmationText string
+	IdempotencyKey   string
+	Outcome          []byte // JSON
+	RequestID        string
+	CreatedAt        time.Time
+}
+
+// AuditEvent is one administrative action.
+type AuditEvent struct {
+	ID        string
+	ActorID   string // account id, or "cli" for the command line
+	Action    string // e.g. client.create
+	Target    string
+	Before    []byte // JSON, may be empty
+	After     []byte // JSON, may be empty
+	RequestID string
+	CreatedAt time.Time
+}

@@ -1,0 +1,116 @@
+package sqlstore
+
+import (
+	"context"
+	"strings"
+
+	"gorm.io/gorm"
+
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+func toAccount(r accountRow) store.Account {
+	return store.Account{ID: r.ID, Email: r.Email, PasswordHash: r.PasswordHash, Admin: r.Admin,
+		Disabled: r.Disabled, CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt)}
+}
+
+func fromAccount(a store.Account) accountRow {
+	return accountRow{ID: a.ID, Email: strings.ToLower(strings.TrimSpace(a.Email)), PasswordHash: a.PasswordHash,
+		Admin: a.Admin, Disabled: a.Disabled, CreatedAt: store.UTC(a.CreatedAt), UpdatedAt: store.UTC(a.UpdatedAt)}
+}
+
+// CreateAccount inserts an account; the email is unique, case-insensitively.
+func (s *Store) CreateAccount(ctx context.Context, a store.Account) error {
+	return translate(s.q(ctx).Create(ptr(fromAccount(a))).Error)
+}
+
+// GetAccount returns an account by id.
+func (s *Store) GetAccount(ctx context.Context, id string) (store.Account, error) {
+	var r accountRow
+	if err := s.q(ctx).Take(&r, "id = ?", id).Error; err != nil {
+		return store.Account{}, translate(err)
+	}
+	return toAccount(r), nil
+}
+
+// GetAccountByEmail returns an account by email, case-insensitively.
+func (s *Store) GetAccountByEmail(ctx context.Context, email string) (store.Account, error) {
+	var r accountRow
+	if err := s.q(ctx).Take(&r, "email = ?", strings.ToLower(strings.TrimSpace(email))).Error; err != nil {
+		return store.Account{}, translate(err)
+	}
+	return toAccount(r), nil
+}
+
+// ListAccounts returns every account ordered by email.
+func (s *Store) ListAccounts(ctx context.Context) ([]store.Account, error) {
+	var rows []accountRow
+	if err := s.q(ctx).Order("email").Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	out := make([]store.Account, len(rows))
+	for i, r := range rows {
+		out[i] = toAccount(r)
+	}
+	return out, nil
+}
+
+// UpdateAccount applies fn to the current account in one transaction.
+func (s *Store) UpdateAccount(ctx context.Context, id string, fn func(store.Account) (store.Account, error)) (store.Account, error) {
+	var out store.Account
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		var r accountRow
+		if err := lockFor(tx, s.dialect).Take(&r, "id = ?", id).Error; err != nil {
+			return err
+		}
+		a, err := fn(toAccount(r))
+		if err != nil {
+			return err
+		}
+		a.ID = id
+		a.CreatedAt = toAccount(r).CreatedAt
+		a.UpdatedAt = store.SystemClock()
+		if err := tx.Save(ptr(fromAccount(a))).Error; err != nil {
+			return err
+		}
+		out = a
+		return nil
+	})
+	return out, err
+}
+
+// CreateWebSession stores a sign-in session.
+func (s *Store) CreateWebSession(ctx context.Context, ws store.WebSession) error {
+	r := webSessionRow{IDHash: ws.IDHash, AccountID: ws.AccountID, CreatedAt: store.UTC(ws.CreatedAt), ExpiresAt: store.UTC(ws.ExpiresAt)}
+	return translate(s.q(ctx).Create(&r).Error)
+}
+
+// GetWebSession returns a session by the hash of its id.
+func (s *Store) GetWebSession(ctx context.Context, idHash string) (store.WebSession, error) {
+	var r webSessionRow
+	if err := s.q(ctx).Take(&r, "id_hash = ?", idHash).Error; err != nil {
+		return store.WebSession{}, translate(err)
+	}
+	return store.WebSession{IDHash: r.IDHash, AccountID: r.AccountID, CreatedAt: store.UTC(r.CreatedAt), ExpiresAt: store.UTC(r.ExpiresAt)}, nil
+}
+
+// DeleteWebSession removes one session.
+func (s *Store) DeleteWebSession(ctx context.Context, idHash string) error {
+	return translate(s.q(ctx).Delete(&webSessionRow{}, "id_hash = ?", idHash).Error)
+}
+
+// DeleteAccountWebSessions removes every session of an account but one.
+func (s *Store) DeleteAccountWebSessions(ctx context.Context, accountID, keepIDHash string) error {
+	return translate(s.q(ctx).Delete(&webSessionRow{}, "account_id = ? AND id_hash <> ?", accountID, keepIDHash).Error)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// lockFor adds FOR UPDATE on PostgreSQL; SQLite transactions already hold
+// the write lock.
+func lockFor(tx *gorm.DB, dialect string) *gorm.DB {
+	if dialect == "postgres" {
+		return tx.Clauses(forUpdate)
+	}
+	return tx
+}

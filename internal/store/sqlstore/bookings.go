@@ -1,0 +1,186 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+func toBooking(r bookingRow) store.Booking {
+	return store.Booking{ID: r.ID, Reference: r.Reference, BusinessID: r.BusinessID, ServiceID: r.ServiceID, StaffID: r.StaffID,
+		AccountID: r.AccountID, LinkID: r.LinkID, StartsAt: store.UTC(r.StartsAt), EndsAt: store.UTC(r.EndsAt),
+		BlockStart: store.UTC(r.BlockStart), BlockEnd: store.UTC(r.BlockEnd), Status: r.Status, Version: r.Version,
+		Notes: r.Notes, PaymentState: r.PaymentState, PriceCents: r.PriceCents, Currency: r.Currency,
+		CancelReason: r.CancelReason, CancellationFeeCents: r.CancellationFeeCents,
+		CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt), CancelledAt: utcPtr(r.CancelledAt)}
+}
+
+func fromBooking(b store.Booking) bookingRow {
+	if b.PaymentState == "" {
+		b.PaymentState = store.PaymentNone
+	}
+	return bookingRow{ID: b.ID, Reference: b.Reference, BusinessID: b.BusinessID, ServiceID: b.ServiceID, StaffID: b.StaffID,
+		AccountID: b.AccountID, LinkID: b.LinkID, StartsAt: store.UTC(b.StartsAt), EndsAt: store.UTC(b.EndsAt),
+		BlockStart: store.UTC(b.BlockStart), BlockEnd: store.UTC(b.BlockEnd), Status: b.Status, Version: b.Version,
+		Notes: b.Notes, PaymentState: b.PaymentState, PriceCents: b.PriceCents, Currency: b.Currency,
+		CancelReason: b.CancelReason, CancellationFeeCents: b.CancellationFeeCents,
+		CreatedAt: store.UTC(b.CreatedAt), UpdatedAt: store.UTC(b.UpdatedAt), CancelledAt: utcPtr(b.CancelledAt)}
+}
+
+// checkOverlap is SQLite's half of the no-overlap rule: inside an IMMEDIATE
+// transaction nobody else can write between this check and the insert.
+// PostgreSQL relies on its exclusion constraint instead.
+func (s *Store) checkOverlap(tx *gorm.DB, b bookingRow) error {
+	if s.dialect != "sqlite" || b.Status != store.BookingConfirmed {
+		return nil
+	}
+	var n int64
+	err := tx.Model(&bookingRow{}).
+		Where("staff_id = ? AND status = ? AND id <> ? AND block_start < ? AND block_end > ?",
+			b.StaffID, store.BookingConfirmed, b.ID, b.BlockEnd, b.BlockStart).
+		Limit(1).Count(&n).Error
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return store.ErrOverlap
+	}
+	return nil
+}
+
+// InsertBooking inserts a booking; an overlap answers ErrOverlap.
+func (s *Store) InsertBooking(ctx context.Context, b store.Booking) error {
+	r := fromBooking(b)
+	return s.tx(ctx, func(tx *gorm.DB) error {
+		if err := s.checkOverlap(tx, r); err != nil {
+			return err
+		}
+		if err := tx.Create(&r).Error; err != nil {
+			return err
+		}
+		return s.runHook(HookAfterBookingWrite)
+	})
+}
+
+// GetBooking returns a booking by id.
+func (s *Store) GetBooking(ctx context.Context, id string) (store.Booking, error) {
+	var r bookingRow
+	if err := s.q(ctx).Take(&r, "id = ?", id).Error; err != nil {
+		return store.Booking{}, translate(err)
+	}
+	return toBooking(r), nil
+}
+
+// GetBookingByReference returns a booking by its public reference.
+func (s *Store) GetBookingByReference(ctx context.Context, ref string) (store.Booking, error) {
+	var r bookingRow
+	if err := s.q(ctx).Take(&r, "reference = ?", ref).Error; err != nil {
+		return store.Booking{}, translate(err)
+	}
+	return toBooking(r), nil
+}
+
+// UpdateBooking locks the booking, applies fn and writes the result.
+func (s *Store) UpdateBooking(ctx context.Context, id string, fn func(store.Booking) (store.Booking, error)) (store.Booking, error) {
+	var out store.Booking
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		var r bookingRow
+		if err := lockFor(tx, s.dialect).Take(&r, "id = ?", id).Error; err != nil {
+			return err
+		}
+		old := toBooking(r)
+		b, err := fn(old)
+		if err != nil {
+			return err
+		}
+		b.ID, b.Reference, b.CreatedAt = old.ID, old.Reference, old.CreatedAt
+		nr := fromBooking(b)
+		if err := s.checkOverlap(tx, nr); err != nil {
+			return err
+		}
+		if err := tx.Save(&nr).Error; err != nil {
+			return err
+		}
+		out = b
+		return s.runHook(HookAfterBookingWrite)
+	})
+	return out, err
+}
+
+// ListStaffBookings returns confirmed bookings of the staff members that
+// intersect [from, to), in one statement.
+func (s *Store) ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]store.Booking, error) {
+	if len(staffIDs) == 0 {
+		return nil, nil
+	}
+	var rows []bookingRow
+	err := s.q(ctx).Where("staff_id IN ? AND status = ? AND block_start < ? AND block_end > ?",
+		staffIDs, store.BookingConfirmed, store.UTC(to), store.UTC(from)).
+		Order("block_start").Find(&rows).Error
+	if err != nil {
+		return nil, translate(err)
+	}
+	out := make([]store.Booking, len(rows))
+	for i, r := range rows {
+		out[i] = toBooking(r)
+	}
+	return out, nil
+}
+
+// ListAccountBookings returns up to f.Limit+1 bookings of a person:
+// upcoming (confirmed, not yet started, soonest first), past (confirmed or
+// completed that started before now, latest first), cancelled, or all.
+func (s *Store) ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error) {
+	q := s.q(ctx).Where("account_id = ?", f.AccountID)
+	now := store.UTC(f.Now)
+	switch f.Status {
+	case "upcoming":
+		q = q.Where("status = ? AND starts_at >= ?", store.BookingConfirmed, now).Order("starts_at ASC, id")
+	case "past":
+		q = q.Where("status IN ? AND starts_at < ?", []string{store.BookingConfirmed, store.BookingCompleted}, now).Order("starts_at DESC, id")
+	case "cancelled":
+		q = q.Where("status = ?", store.BookingCancelled).Order("starts_at DESC, id")
+	default:
+		q = q.Order("starts_at DESC, id")
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	var rows []bookingRow
+	if err := q.Limit(limit + 1).Offset(max(f.Offset, 0)).Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	out := make([]store.Booking, len(rows))
+	for i, r := range rows {
+		out[i] = toBooking(r)
+	}
+	return out, nil
+}
+
+// AddBookingEvent appends to a booking's history.
+func (s *Store) AddBookingEvent(ctx context.Context, e store.BookingEvent) error {
+	if e.ID == "" {
+		e.ID = store.NewID("bev")
+	}
+	r := bookingEventRow{ID: e.ID, BookingID: e.BookingID, Version: e.Version, Action: e.Action, StaffID: e.StaffID,
+		StartsAt: store.UTC(e.StartsAt), EndsAt: store.UTC(e.EndsAt), At: store.UTC(e.At)}
+	return translate(s.q(ctx).Create(&r).Error)
+}
+
+// ListBookingEvents returns a booking's history, oldest first.
+func (s *Store) ListBookingEvents(ctx context.Context, bookingID string) ([]store.BookingEvent, error) {
+	var rows []bookingEventRow
+	if err := s.q(ctx).Where("booking_id = ?", bookingID).Order("version, at").Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	out := make([]store.BookingEvent, len(rows))
+	for i, r := range rows {
+		out[i] = store.BookingEvent{ID: r.ID, BookingID: r.BookingID, Version: r.Version, Action: r.Action, StaffID: r.StaffID,
+			StartsAt: store.UTC(r.StartsAt), EndsAt: store.UTC(r.EndsAt), At: store.UTC(r.At)}
+	}
+	return out, nil
+}

@@ -1,0 +1,99 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+func toLink(r linkRow) store.Link {
+	return store.Link{ID: r.ID, AccountID: r.AccountID, ClientID: r.ClientID, Scopes: decodeList(r.Scopes),
+		Status: r.Status, CreatedAt: store.UTC(r.CreatedAt), LastUsedAt: store.UTC(r.LastUsedAt), RevokedAt: utcPtr(r.RevokedAt)}
+}
+
+// UpsertLink creates or updates the active link of (account, client).
+func (s *Store) UpsertLink(ctx context.Context, accountID, clientID string, scopes []string, now time.Time) (store.Link, error) {
+	now = store.UTC(now)
+	var out store.Link
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		var r linkRow
+		err := lockFor(tx, s.dialect).Take(&r, "account_id = ? AND client_id = ? AND status = ?", accountID, clientID, store.LinkActive).Error
+		switch {
+		case err == nil:
+			r.Scopes = encodeList(scopes)
+			r.LastUsedAt = now
+			if err := tx.Save(&r).Error; err != nil {
+				return err
+			}
+		case translate(err) == store.ErrNotFound:
+			r = linkRow{ID: store.NewID("lnk"), AccountID: accountID, ClientID: clientID, Scopes: encodeList(scopes),
+				Status: store.LinkActive, CreatedAt: now, LastUsedAt: now}
+			if err := tx.Create(&r).Error; err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+		out = toLink(r)
+		return nil
+	})
+	return out, err
+}
+
+// GetLink returns a link by id, whatever its status.
+func (s *Store) GetLink(ctx context.Context, id string) (store.Link, error) {
+	var r linkRow
+	if err := s.q(ctx).Take(&r, "id = ?", id).Error; err != nil {
+		return store.Link{}, translate(err)
+	}
+	return toLink(r), nil
+}
+
+// GetActiveLink returns the active link of (account, client).
+func (s *Store) GetActiveLink(ctx context.Context, accountID, clientID string) (store.Link, error) {
+	var r linkRow
+	if err := s.q(ctx).Take(&r, "account_id = ? AND client_id = ? AND status = ?", accountID, clientID, store.LinkActive).Error; err != nil {
+		return store.Link{}, translate(err)
+	}
+	return toLink(r), nil
+}
+
+// ListAccountLinks returns every link of an account, newest first.
+func (s *Store) ListAccountLinks(ctx context.Context, accountID string) ([]store.Link, error) {
+	var rows []linkRow
+	if err := s.q(ctx).Where("account_id = ?", accountID).Order("created_at DESC, id").Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	out := make([]store.Link, len(rows))
+	for i, r := range rows {
+		out[i] = toLink(r)
+	}
+	return out, nil
+}
+
+// TouchLink records that a link was used; it writes at most once a minute
+// per link so the hot path stays read-mostly.
+func (s *Store) TouchLink(ctx context.Context, id string, now time.Time) error {
+	now = store.UTC(now)
+	return translate(s.q(ctx).Model(&linkRow{}).
+		Where("id = ? AND last_used_at < ?", id, now.Add(-time.Minute)).
+		Update("last_used_at", now).Error)
+}
+
+// RevokeLink revokes a link and deactivates all its token sessions.
+func (s *Store) RevokeLink(ctx context.Context, id string, now time.Time) error {
+	now = store.UTC(now)
+	return s.tx(ctx, func(tx *gorm.DB) error {
+		res := tx.Model(&linkRow{}).Where("id = ?", id).Updates(map[string]any{"status": store.LinkRevoked, "revoked_at": now})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return store.ErrNotFound
+		}
+		return tx.Model(&tokenRow{}).Where("link_id = ? AND active = ?", id, true).Update("active", false).Error
+	})
+}

@@ -1,0 +1,77 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+func toToken(r tokenRow) store.TokenSession {
+	return store.TokenSession{Kind: store.TokenKind(r.Kind), SignatureHash: r.SignatureHash, RequestID: r.RequestID,
+		ClientID: r.ClientID, AccountID: r.AccountID, LinkID: r.LinkID, Active: r.Active, Request: r.Request,
+		ExpiresAt: store.UTC(r.ExpiresAt), CreatedAt: store.UTC(r.CreatedAt)}
+}
+
+// CreateTokenSession stores a token session.
+func (s *Store) CreateTokenSession(ctx context.Context, t store.TokenSession) error {
+	r := tokenRow{Kind: string(t.Kind), SignatureHash: t.SignatureHash, RequestID: t.RequestID, ClientID: t.ClientID,
+		AccountID: t.AccountID, LinkID: t.LinkID, Active: t.Active, Request: t.Request,
+		ExpiresAt: store.UTC(t.ExpiresAt), CreatedAt: store.UTC(t.CreatedAt)}
+	if r.Request == nil {
+		r.Request = []byte{}
+	}
+	return translate(s.q(ctx).Create(&r).Error)
+}
+
+// GetTokenSession returns a session whether active or not.
+func (s *Store) GetTokenSession(ctx context.Context, kind store.TokenKind, sig string) (store.TokenSession, error) {
+	var r tokenRow
+	if err := s.q(ctx).Take(&r, "kind = ? AND signature_hash = ?", string(kind), sig).Error; err != nil {
+		return store.TokenSession{}, translate(err)
+	}
+	return toToken(r), nil
+}
+
+// DeleteTokenSession deletes a session; a missing one answers ErrNotFound.
+func (s *Store) DeleteTokenSession(ctx context.Context, kind store.TokenKind, sig string) error {
+	res := s.q(ctx).Delete(&tokenRow{}, "kind = ? AND signature_hash = ?", string(kind), sig)
+	if res.Error != nil {
+		return translate(res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+// DeactivateTokenSession flips active to inactive with one conditional
+// UPDATE, so of two concurrent callers exactly one succeeds.
+func (s *Store) DeactivateTokenSession(ctx context.Context, kind store.TokenKind, sig string) error {
+	res := s.q(ctx).Model(&tokenRow{}).Where("kind = ? AND signature_hash = ? AND active = ?", string(kind), sig, true).Update("active", false)
+	if res.Error != nil {
+		return translate(res.Error)
+	}
+	if res.RowsAffected == 1 {
+		return nil
+	}
+	if _, err := s.GetTokenSession(ctx, kind, sig); err != nil {
+		return err
+	}
+	return store.ErrConflict
+}
+
+// DeactivateRequest deactivates a grant family.
+func (s *Store) DeactivateRequest(ctx context.Context, kind store.TokenKind, requestID string) error {
+	q := s.q(ctx).Model(&tokenRow{}).Where("request_id = ? AND active = ?", requestID, true)
+	if kind != "" {
+		q = q.Where("kind = ?", string(kind))
+	}
+	return translate(q.Update("active", false).Error)
+}
+
+// PurgeTokenSessions deletes sessions that expired before t.
+func (s *Store) PurgeTokenSessions(ctx context.Context, before time.Time) (int64, error) {
+	res := s.q(ctx).Delete(&tokenRow{}, "expires_at < ?", store.UTC(before))
+	return res.RowsAffected, translate(res.Error)
+}

@@ -1,0 +1,171 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Store is everything Linkslot persists. sqlstore.Store implements it for
+// PostgreSQL and SQLite.
+type Store interface {
+	Accounts
+	WebSessions
+	Clients
+	Links
+	Tokens
+	Keys
+	CatalogStore
+	Bookings
+	Idempotency
+	Activities
+	Audit
+
+	// InTx runs fn with a Store bound to one transaction: everything fn
+	// writes commits together when it returns nil and rolls back otherwise.
+	// On SQLite the transaction holds the write lock from its start, so a
+	// check-then-write inside it is serialized across processes.
+	InTx(ctx context.Context, fn func(Store) error) error
+	// Ping reports whether the database answers and the schema is current.
+	Ping(ctx context.Context) error
+	// Dialect is "postgres" or "sqlite".
+	Dialect() string
+	Close() error
+}
+
+// Accounts stores people and administrators.
+type Accounts interface {
+	CreateAccount(ctx context.Context, a Account) error
+	GetAccount(ctx context.Context, id string) (Account, error)
+	GetAccountByEmail(ctx context.Context, email string) (Account, error)
+	ListAccounts(ctx context.Context) ([]Account, error)
+	UpdateAccount(ctx context.Context, id string, fn func(Account) (Account, error)) (Account, error)
+}
+
+// WebSessions stores consent-UI sign-in sessions.
+type WebSessions interface {
+	CreateWebSession(ctx context.Context, s WebSession) error
+	GetWebSession(ctx context.Context, idHash string) (WebSession, error)
+	DeleteWebSession(ctx context.Context, idHash string) error
+	// DeleteAccountWebSessions removes every session of the account except
+	// keepIDHash (empty keeps none).
+	DeleteAccountWebSessions(ctx context.Context, accountID, keepIDHash string) error
+}
+
+// Clients stores OAuth clients.
+type Clients interface {
+	CreateClient(ctx context.Context, c Client) error
+	GetClient(ctx context.Context, id string) (Client, error)
+	ListClients(ctx context.Context) ([]Client, error)
+	UpdateClient(ctx context.Context, id string, fn func(Client) (Client, error)) (Client, error)
+	DeleteClient(ctx context.Context, id string) error
+}
+
+// Links stores connected identities.
+type Links interface {
+	// UpsertLink creates the active link of (account, client) or, when one
+	// exists, replaces its scopes and reactivates it. It returns the link.
+	UpsertLink(ctx context.Context, accountID, clientID string, scopes []string, now time.Time) (Link, error)
+	GetLink(ctx context.Context, id string) (Link, error)
+	// GetActiveLink returns the active link of (account, client).
+	GetActiveLink(ctx context.Context, accountID, clientID string) (Link, error)
+	ListAccountLinks(ctx context.Context, accountID string) ([]Link, error)
+	// TouchLink records use; it is best-effort and may be coalesced.
+	TouchLink(ctx context.Context, id string, now time.Time) error
+	// RevokeLink marks the link revoked and deactivates every token session
+	// issued for it, in one transaction.
+	RevokeLink(ctx context.Context, id string, now time.Time) error
+}
+
+// Tokens stores OAuth token sessions (fosite's storage, below the adapter).
+type Tokens interface {
+	CreateTokenSession(ctx context.Context, s TokenSession) error
+	GetTokenSession(ctx context.Context, kind TokenKind, signatureHash string) (TokenSession, error)
+	DeleteTokenSession(ctx context.Context, kind TokenKind, signatureHash string) error
+	// DeactivateTokenSession flips an active session to inactive. It answers
+	// ErrConflict when the session was already inactive (a second redemption
+	// or rotation lost the race) and ErrNotFound when it does not exist.
+	DeactivateTokenSession(ctx context.Context, kind TokenKind, signatureHash string) error
+	// DeactivateRequest deactivates every session of the kind in a grant
+	// family (empty kind: every kind).
+	DeactivateRequest(ctx context.Context, kind TokenKind, requestID string) error
+	// PurgeTokenSessions deletes sessions that expired before t.
+	PurgeTokenSessions(ctx context.Context, before time.Time) (int64, error)
+}
+
+// Keys stores signing keys.
+type Keys interface {
+	CreateSigningKey(ctx context.Context, k SigningKey) error
+	// ListSigningKeys returns the keys of a purpose, newest first.
+	ListSigningKeys(ctx context.Context, purpose string) ([]SigningKey, error)
+	// RetireSigningKey marks a key retired at t (it stays published).
+	RetireSigningKey(ctx context.Context, id string, t time.Time) error
+	DeleteSigningKey(ctx context.Context, id string) error
+}
+
+// CatalogStore stores businesses, services, staff and their hours.
+type CatalogStore interface {
+	// PutCatalog creates or replaces one business with everything below it,
+	// matched by business reference, in one transaction. Bookings are kept;
+	// services and staff are matched by reference so existing bookings stay
+	// attached.
+	PutCatalog(ctx context.Context, c Catalog) (Catalog, error)
+	// LoadCatalog loads a business and everything below it in a constant
+	// number of statements.
+	LoadCatalog(ctx context.Context, businessReference string) (Catalog, error)
+	LoadCatalogByID(ctx context.Context, businessID string) (Catalog, error)
+	GetBusiness(ctx context.Context, reference string) (Business, error)
+	ListBusinesses(ctx context.Context) ([]Business, error)
+	SetAgentBooking(ctx context.Context, reference string, on bool) (Business, error)
+	// SearchBusinesses ranks agent-enabled businesses by text over name,
+	// category, city and service names. It returns up to q.Limit+1 rows so
+	// the caller can tell whether more exist.
+	SearchBusinesses(ctx context.Context, q BusinessQuery) ([]Business, error)
+}
+
+// Bookings stores appointments.
+type Bookings interface {
+	// InsertBooking inserts a booking; a confirmed one that overlaps another
+	// confirmed booking of the same staff member answers ErrOverlap and
+	// writes nothing.
+	InsertBooking(ctx context.Context, b Booking) error
+	GetBooking(ctx context.Context, id string) (Booking, error)
+	GetBookingByReference(ctx context.Context, reference string) (Booking, error)
+	// UpdateBooking reads the booking, applies fn and writes the result with
+	// the same overlap guarantee, all in one transaction. fn sees the current
+	// row; returning an error writes nothing.
+	UpdateBooking(ctx context.Context, id string, fn func(Booking) (Booking, error)) (Booking, error)
+	// ListStaffBookings returns the confirmed bookings of the staff members
+	// whose blocked span intersects [from, to), in one statement.
+	ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]Booking, error)
+	// ListAccountBookings returns up to f.Limit+1 bookings of a person.
+	ListAccountBookings(ctx context.Context, f BookingFilter) ([]Booking, error)
+	AddBookingEvent(ctx context.Context, e BookingEvent) error
+	ListBookingEvents(ctx context.Context, bookingID string) ([]BookingEvent, error)
+}
+
+// Idempotency stores mutation idempotency records.
+type Idempotency interface {
+	// ClaimIdempotency inserts a pending record. When one already exists for
+	// (link, tool, key) it returns that record and ErrAlreadyExists.
+	ClaimIdempotency(ctx context.Context, r IdempotencyRecord) (IdempotencyRecord, error)
+	GetIdempotency(ctx context.Context, linkID, tool, key string) (IdempotencyRecord, error)
+	// CompleteIdempotency stores the answer and marks the record done.
+	CompleteIdempotency(ctx context.Context, linkID, tool, key string, response []byte) error
+	// ReleaseIdempotency deletes a pending record (the mutation changed
+	// nothing and may be retried with the same key).
+	ReleaseIdempotency(ctx context.Context, linkID, tool, key string) error
+	PurgeIdempotency(ctx context.Context, before time.Time) (int64, error)
+}
+
+// Activities stores the confirmed mutations shown on the Activity page.
+type Activities interface {
+	AddActivity(ctx context.Context, a Activity) error
+	// ListActivity returns up to limit+1 entries of an account, newest first.
+	ListActivity(ctx context.Context, accountID string, limit, offset int) ([]Activity, error)
+}
+
+// Audit stores administrative actions.
+type Audit interface {
+	AddAuditEvent(ctx context.Context, e AuditEvent) error
+	ListAuditEvents(ctx context.Context, limit, offset int) ([]AuditEvent, error)
+}
