@@ -1,0 +1,53 @@
+// Package consent is the boundary between the authorization server's
+// authorize endpoint and the pages a person sees (consent-ui). The endpoint
+// decides what must happen next — sign in, approve, or an error shown to the
+// person — and asks a UI to show it; the UI owns sessions, CSRF and
+// templates. Keeping the boundary this small lets the pages change without
+// touching the OAuth flow.
+package consent
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/linkslot/linkslot/internal/scope"
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// ConsentView is what the consent page shows: who asks, for which account,
+// for what, and how to answer.
+type ConsentView struct {
+	ClientName   string
+	ClientID     string
+	ClientLogo   string
+	RedirectHost string // host of the redirect URI, so the person sees where they will land
+	AccountEmail string
+	Scopes       []scope.Scope // exactly what will be granted
+	// Action is where the form posts (the authorize endpoint); Params are
+	// the authorize parameters to re-post as hidden fields together with
+	// "decision" = "allow" or "deny" and the CSRF token field.
+	Action    string
+	Params    url.Values
+	CSRFToken string
+}
+
+// UI renders the pages the authorize endpoint needs.
+type UI interface {
+	// CurrentAccount returns the signed-in account, if any.
+	CurrentAccount(r *http.Request) (store.Account, bool)
+	// LoginRedirect sends the browser to sign in, then back to next (a
+	// same-origin path).
+	LoginRedirect(w http.ResponseWriter, r *http.Request, next string)
+	// CSRFToken returns the token a form on this request must carry.
+	CSRFToken(w http.ResponseWriter, r *http.Request) string
+	// VerifyCSRF reports whether a POST carries a valid token.
+	VerifyCSRF(r *http.Request) bool
+	// RenderConsent shows the consent page.
+	RenderConsent(w http.ResponseWriter, r *http.Request, v ConsentView)
+	// RenderError shows a fixed, safe error page (never client-supplied
+	// text beyond what is escaped, never a secret).
+	RenderError(w http.ResponseWriter, r *http.Request, status int, title, message string)
+}
+
+// CSRFField is the form field carrying the CSRF token.
+const CSRFField = "csrf_token"
