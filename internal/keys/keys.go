@@ -1,0 +1,259 @@
+package keys
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// ErrNoKey is returned when no signing key exists (call Ensure).
+var ErrNoKey = errors.New("keys: no signing key")
+
+// ErrDecrypt is returned when a stored private key cannot be opened: wrong
+// secret key, or the ciphertext was altered.
+var ErrDecrypt = errors.New("keys: cannot decrypt signing key (wrong LINKSLOT_SECRET_KEY or tampered row)")
+
+// Published is how many keys the JWKS publishes: the current and the previous.
+const Published = 2
+
+// refreshEvery bounds how often SigningKey re-reads the key list.
+const refreshEvery = time.Second
+
+// Manager signs with the current key of one purpose and publishes the public
+// halves. It is safe for concurrent use.
+type Manager struct {
+	s       store.Keys
+	aead    cipher.AEAD
+	purpose string
+	clock   store.Clock
+
+	mu        sync.Mutex
+	checked   time.Time
+	currentID string
+	current   *ecdsa.PrivateKey
+	byID      map[string]*ecdsa.PrivateKey
+}
+
+// NewManager returns a Manager for keys of purpose, encrypted under a key
+// derived from secret. clock may be nil (system clock).
+func NewManager(s store.Keys, secret []byte, purpose string, clock store.Clock) *Manager {
+	if clock == nil {
+		clock = store.SystemClock
+	}
+	k, err := hkdf.Key(sha256.New, secret, []byte("linkslot-keys-salt"), "linkslot keys v1/"+purpose, 32)
+	if err != nil {
+		panic("keys: hkdf: " + err.Error())
+	}
+	block, err := aes.NewCipher(k)
+	if err != nil {
+		panic("keys: aes: " + err.Error())
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		panic("keys: gcm: " + err.Error())
+	}
+	return &Manager{s: s, aead: aead, purpose: purpose, clock: clock, byID: map[string]*ecdsa.PrivateKey{}}
+}
+
+// Purpose reports the manager's key purpose.
+func (m *Manager) Purpose() string { return m.purpose }
+
+// Ensure creates the first key when none exists.
+func (m *Manager) Ensure(ctx context.Context) error {
+	ks, err := m.s.ListSigningKeys(ctx, m.purpose)
+	if err != nil {
+		return fmt.Errorf("list signing keys: %w", err)
+	}
+	if len(ks) > 0 {
+		return nil
+	}
+	_, err = m.create(ctx)
+	return err
+}
+
+// Rotate creates a new current key and retires the previous one (it stays
+// published). It returns the new key id.
+func (m *Manager) Rotate(ctx context.Context) (string, error) {
+	old, err := m.s.ListSigningKeys(ctx, m.purpose)
+	if err != nil {
+		return "", fmt.Errorf("list signing keys: %w", err)
+	}
+	kid, err := m.create(ctx)
+	if err != nil {
+		return "", err
+	}
+	now := m.clock()
+	for _, k := range old {
+		if k.RetiredAt == nil {
+			if err := m.s.RetireSigningKey(ctx, k.ID, now); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return kid, fmt.Errorf("retire key %s: %w", k.ID, err)
+			}
+		}
+	}
+	m.mu.Lock()
+	m.checked = time.Time{}
+	m.mu.Unlock()
+	return kid, nil
+}
+
+func (m *Manager) create(ctx context.Context) (string, error) {
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return "", err
+	}
+	// Key ids sort by creation: the store orders by created_at, id.
+	kid := m.purpose + "-" + m.clock().Format("20060102T150405") + "-" + store.RandomString(5)
+	der, err := x509.MarshalECPrivateKey(priv)
+	if err != nil {
+		return "", err
+	}
+	pub, err := json.Marshal(jose.JSONWebKey{Key: &priv.PublicKey, KeyID: kid, Algorithm: string(jose.ES256), Use: "sig"})
+	if err != nil {
+		return "", err
+	}
+	k := store.SigningKey{ID: kid, Purpose: m.purpose, Algorithm: string(jose.ES256),
+		PrivateEncrypted: m.seal(kid, der), PublicJWK: pub, CreatedAt: m.clock()}
+	if err := m.s.CreateSigningKey(ctx, k); err != nil {
+		return "", fmt.Errorf("store signing key: %w", err)
+	}
+	return kid, nil
+}
+
+// seal encrypts plaintext as nonce || ciphertext, binding the key id.
+func (m *Manager) seal(kid string, plain []byte) []byte {
+	nonce := make([]byte, m.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		panic("keys: crypto/rand failed: " + err.Error())
+	}
+	return m.aead.Seal(nonce, nonce, plain, []byte(m.purpose+"/"+kid))
+}
+
+func (m *Manager) open(kid string, sealed []byte) ([]byte, error) {
+	n := m.aead.NonceSize()
+	if len(sealed) < n {
+		return nil, ErrDecrypt
+	}
+	plain, err := m.aead.Open(nil, sealed[:n], sealed[n:], []byte(m.purpose+"/"+kid))
+	if err != nil {
+		return nil, ErrDecrypt
+	}
+	return plain, nil
+}
+
+func (m *Manager) decrypt(k store.SigningKey) (*ecdsa.PrivateKey, error) {
+	der, err := m.open(k.ID, k.PrivateEncrypted)
+	if err != nil {
+		return nil, fmt.Errorf("key %s: %w", k.ID, err)
+	}
+	priv, err := x509.ParseECPrivateKey(der)
+	if err != nil {
+		return nil, fmt.Errorf("key %s: %w", k.ID, ErrDecrypt)
+	}
+	return priv, nil
+}
+
+// current returns the current private key, reloading the list when it was
+// last read more than refreshEvery ago.
+func (m *Manager) load(ctx context.Context) (string, *ecdsa.PrivateKey, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	if m.current != nil && now.Sub(m.checked) < refreshEvery {
+		return m.currentID, m.current, nil
+	}
+	ks, err := m.s.ListSigningKeys(ctx, m.purpose)
+	if err != nil {
+		if m.current != nil { // serve the cached key through a database hiccup
+			return m.currentID, m.current, nil
+		}
+		return "", nil, fmt.Errorf("list signing keys: %w", err)
+	}
+	if len(ks) == 0 {
+		return "", nil, ErrNoKey
+	}
+	m.checked = now
+	if ks[0].ID != m.currentID || m.current == nil {
+		priv, ok := m.byID[ks[0].ID]
+		if !ok {
+			if priv, err = m.decrypt(ks[0]); err != nil {
+				return "", nil, err
+			}
+			m.byID[ks[0].ID] = priv
+		}
+		m.currentID, m.current = ks[0].ID, priv
+	}
+	return m.currentID, m.current, nil
+}
+
+// SigningKey returns the current private key with its kid and algorithm.
+func (m *Manager) SigningKey(ctx context.Context) (jose.SigningKey, error) {
+	kid, priv, err := m.load(ctx)
+	if err != nil {
+		return jose.SigningKey{}, err
+	}
+	return jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: priv, KeyID: kid, Algorithm: string(jose.ES256), Use: "sig"}}, nil
+}
+
+// Current returns the current private key and its id (for signers that are
+// not go-jose v4, such as fosite's).
+func (m *Manager) Current(ctx context.Context) (string, *ecdsa.PrivateKey, error) {
+	return m.load(ctx)
+}
+
+// VerificationKeys returns the published public keys: current and previous.
+func (m *Manager) VerificationKeys(ctx context.Context) (*jose.JSONWebKeySet, error) {
+	ks, err := m.s.ListSigningKeys(ctx, m.purpose)
+	if err != nil {
+		return nil, fmt.Errorf("list signing keys: %w", err)
+	}
+	set := &jose.JSONWebKeySet{Keys: []jose.JSONWebKey{}}
+	for i, k := range ks {
+		if i >= Published {
+			break
+		}
+		var jwk jose.JSONWebKey
+		if err := jwk.UnmarshalJSON(k.PublicJWK); err != nil {
+			return nil, fmt.Errorf("key %s: public JWK: %w", k.ID, err)
+		}
+		set.Keys = append(set.Keys, jwk)
+	}
+	return set, nil
+}
+
+// PublicKey returns the published public key with the given kid.
+func (m *Manager) PublicKey(ctx context.Context, kid string) (*ecdsa.PublicKey, error) {
+	set, err := m.VerificationKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range set.Key(kid) {
+		if pub, ok := k.Key.(*ecdsa.PublicKey); ok {
+			return pub, nil
+		}
+	}
+	return nil, fmt.Errorf("keys: unknown kid %q", kid)
+}
+
+// PublicJWKS returns the JSON of VerificationKeys.
+func (m *Manager) PublicJWKS(ctx context.Context) ([]byte, error) {
+	set, err := m.VerificationKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(set)
+}
