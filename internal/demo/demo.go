@@ -1,0 +1,107 @@
+// Package demo loads the demonstration data of `make run` (CONTRACT §8): the
+// demo and admin accounts, the public client demo-mcp-client, and the demo
+// businesses. Loading is idempotent: accounts and the client are created only
+// when missing (their passwords and settings are left as an operator may have
+// changed them), and so are businesses (matched by reference), so running it
+// again duplicates and overwrites nothing.
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/scope"
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// The demo identities.
+const (
+	AccountEmail = "demo@example.com"
+	AdminEmail   = "admin@example.com"
+	ClientID     = "demo-mcp-client"
+)
+
+// Client is the demo client's registration.
+func Client(now time.Time) store.Client {
+	return store.Client{
+		ID:           ClientID,
+		Name:         "Demo MCP client",
+		Public:       true,
+		RedirectURIs: []string{"http://127.0.0.1/callback", "http://localhost/callback"},
+		AllowedScopes: []string{scope.OpenID, scope.Profile, scope.Email, scope.OfflineAccess,
+			scope.BookingsRead, scope.BookingsWrite},
+		DefaultScopes: []string{scope.BookingsRead, scope.BookingsWrite},
+		GrantTypes:    []string{"authorization_code", "refresh_token"},
+		Contact:       "admin@example.com",
+		CreatedAt:     now,
+		UpdatedAt:     now,
+	}
+}
+
+// Data is what Load writes.
+type Data struct {
+	Password string                       // of both accounts
+	Hash     func(string) (string, error) // password hashing
+	Catalogs []store.Catalog              // the demo businesses
+	Clock    store.Clock                  // defaults to the system clock
+}
+
+// Result says what Load created.
+type Result struct {
+	AccountsCreated int
+	ClientCreated   bool
+	Businesses      int
+}
+
+// Load writes the demo data, creating only what is missing.
+func Load(ctx context.Context, s store.Store, d Data) (Result, error) {
+	var res Result
+	clock := d.Clock
+	if clock == nil {
+		clock = store.SystemClock
+	}
+	now := clock()
+	for _, a := range []struct {
+		email string
+		admin bool
+	}{{AccountEmail, false}, {AdminEmail, true}} {
+		_, err := s.GetAccountByEmail(ctx, a.email)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return res, err
+		}
+		hash, err := d.Hash(d.Password)
+		if err != nil {
+			return res, fmt.Errorf("hash demo password: %w", err)
+		}
+		acc := store.Account{ID: store.NewID("acc"), Email: a.email, PasswordHash: hash, Admin: a.admin, CreatedAt: now, UpdatedAt: now}
+		if err := s.CreateAccount(ctx, acc); err != nil && !errors.Is(err, store.ErrAlreadyExists) {
+			return res, fmt.Errorf("create %s: %w", a.email, err)
+		}
+		res.AccountsCreated++
+	}
+	if _, err := s.GetClient(ctx, ClientID); errors.Is(err, store.ErrNotFound) {
+		if err := s.CreateClient(ctx, Client(now)); err != nil && !errors.Is(err, store.ErrAlreadyExists) {
+			return res, fmt.Errorf("create demo client: %w", err)
+		}
+		res.ClientCreated = true
+	} else if err != nil {
+		return res, err
+	}
+	for _, c := range d.Catalogs {
+		if _, err := s.GetBusiness(ctx, c.Business.Reference); err == nil {
+			continue // already loaded; an administrator may have changed it since
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return res, err
+		}
+		if _, err := s.PutCatalog(ctx, c); err != nil {
+			return res, fmt.Errorf("demo business %s: %w", c.Business.Reference, err)
+		}
+		res.Businesses++
+	}
+	return res, nil
+}
