@@ -1,0 +1,200 @@
+package clients
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/linkslot/linkslot/internal/scope"
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// Grant types a client may be registered for.
+const (
+	GrantAuthorizationCode = "authorization_code"
+	GrantRefreshToken      = "refresh_token"
+)
+
+// ValidationError lists every problem of a registration.
+type ValidationError struct{ Problems []string }
+
+func (e *ValidationError) Error() string {
+	return "invalid client registration: " + strings.Join(e.Problems, "; ")
+}
+
+// Validate checks a registration and reports every problem together.
+func Validate(c store.Client) error {
+	var p []string
+	bad := func(f string, a ...any) { p = append(p, fmt.Sprintf(f, a...)) }
+	if strings.TrimSpace(c.ID) == "" {
+		bad("client id is required")
+	} else if strings.ContainsAny(c.ID, " \t\r\n:") {
+		bad("client id %q must not contain spaces or colons", c.ID)
+	}
+	if strings.TrimSpace(c.Name) == "" {
+		bad("name is required")
+	}
+	if !c.Public && c.SecretHash == "" {
+		bad("a confidential client needs a secret")
+	}
+	if c.Public && c.SecretHash != "" {
+		bad("a public client has no secret")
+	}
+	if len(c.RedirectURIs) == 0 {
+		bad("at least one redirect URI is required")
+	}
+	for _, r := range c.RedirectURIs {
+		if err := ValidateRedirectURI(r); err != nil {
+			bad("%v", err)
+		}
+	}
+	for _, s := range c.AllowedScopes {
+		if !scope.Known(s) {
+			bad("unknown scope %q in allowed scopes", s)
+		}
+	}
+	for _, s := range c.DefaultScopes {
+		if !scope.Known(s) {
+			bad("unknown scope %q in default scopes", s)
+		} else if !slices.Contains(c.AllowedScopes, s) {
+			bad("default scope %q is not in the allowed scopes", s)
+		}
+	}
+	if len(c.GrantTypes) == 0 {
+		bad("at least one grant type is required")
+	}
+	for _, g := range c.GrantTypes {
+		if g != GrantAuthorizationCode && g != GrantRefreshToken {
+			bad("grant type %q is not supported (authorization_code, refresh_token)", g)
+		}
+	}
+	if len(c.GrantTypes) > 0 && !slices.Contains(c.GrantTypes, GrantAuthorizationCode) {
+		bad("grant types must include authorization_code")
+	}
+	if len(p) > 0 {
+		return &ValidationError{Problems: p}
+	}
+	return nil
+}
+
+// ValidateRedirectURI checks one redirect URI: absolute, https or http on a
+// loopback host, no fragment, no wildcard.
+func ValidateRedirectURI(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return fmt.Errorf("redirect URI %q is not an absolute URL", raw)
+	}
+	if u.Fragment != "" || strings.Contains(raw, "#") {
+		return fmt.Errorf("redirect URI %q must not have a fragment", raw)
+	}
+	if strings.Contains(raw, "*") {
+		return fmt.Errorf("redirect URI %q must not contain a wildcard", raw)
+	}
+	if u.User != nil {
+		return fmt.Errorf("redirect URI %q must not contain user information", raw)
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		if isLoopback(u) {
+			return nil
+		}
+		return fmt.Errorf("redirect URI %q must use https (http only for 127.0.0.1, [::1] or localhost)", raw)
+	}
+	return fmt.Errorf("redirect URI %q must use https", raw)
+}
+
+func isLoopback(u *url.URL) bool {
+	if u.Scheme != "http" {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && (ip.Equal(net.IPv4(127, 0, 0, 1)) || ip.Equal(net.IPv6loopback))
+}
+
+// MatchRedirect reports whether requested matches a registered redirect URI:
+// exactly, or, for a loopback http URI, exactly except for the port
+// (RFC 8252 §7.3).
+func MatchRedirect(registered []string, requested string) bool {
+	if requested == "" {
+		return false
+	}
+	if slices.Contains(registered, requested) {
+		return true
+	}
+	ru, err := url.Parse(requested)
+	if err != nil || !isLoopback(ru) || ru.Fragment != "" || ru.User != nil {
+		return false
+	}
+	for _, r := range registered {
+		g, err := url.Parse(r)
+		if err != nil || !isLoopback(g) || g.User != nil {
+			continue
+		}
+		if g.Hostname() == ru.Hostname() && g.EscapedPath() == ru.EscapedPath() && g.RawQuery == ru.RawQuery {
+			return true
+		}
+	}
+	return false
+}
+
+// GenerateSecret returns a new client secret: 256 random bits, base64url.
+func GenerateSecret() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic("clients: crypto/rand failed: " + err.Error())
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+const hashPrefix = "hs256$"
+
+// HashSecret returns the stored form of a client secret (see the package doc).
+func HashSecret(secret string) (string, error) {
+	if secret == "" {
+		return "", errors.New("clients: empty secret")
+	}
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", err
+	}
+	return hashPrefix + hex.EncodeToString(salt) + "$" + hex.EncodeToString(mac(salt, secret)), nil
+}
+
+func mac(salt []byte, secret string) []byte {
+	h := hmac.New(sha256.New, salt)
+	h.Write([]byte(secret))
+	return h.Sum(nil)
+}
+
+// CompareSecret reports, in constant time, whether secret matches hash.
+func CompareSecret(hash, secret string) bool {
+	rest, ok := strings.CutPrefix(hash, hashPrefix)
+	if !ok || secret == "" {
+		return false
+	}
+	saltHex, sumHex, ok := strings.Cut(rest, "$")
+	if !ok {
+		return false
+	}
+	salt, err1 := hex.DecodeString(saltHex)
+	want, err2 := hex.DecodeString(sumHex)
+	if err1 != nil || err2 != nil || len(want) != sha256.Size {
+		return false
+	}
+	return subtle.ConstantTimeCompare(mac(salt, secret), want) == 1
+}

@@ -1,0 +1,136 @@
+package clients_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/linkslot/linkslot/internal/clients"
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+func valid() store.Client {
+	return store.Client{ID: "demo", Name: "Demo", Public: true,
+		RedirectURIs:  []string{"http://127.0.0.1/callback", "https://app.example/cb"},
+		AllowedScopes: []string{"openid", "bookings:read", "bookings:write"},
+		DefaultScopes: []string{"bookings:read"},
+		GrantTypes:    []string{"authorization_code", "refresh_token"}}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		mod    func(*store.Client)
+		errors []string // substrings, every one must appear
+	}{
+		{"valid", func(*store.Client) {}, nil},
+		{"localhost and ipv6 loopback", func(c *store.Client) {
+			c.RedirectURIs = []string{"http://localhost:3000/cb", "http://[::1]/cb"}
+		}, nil},
+		{"http non loopback", func(c *store.Client) { c.RedirectURIs = []string{"http://app.example/cb"} }, []string{"must use https"}},
+		{"fragment", func(c *store.Client) { c.RedirectURIs = []string{"https://app.example/cb#x"} }, []string{"fragment"}},
+		{"wildcard", func(c *store.Client) { c.RedirectURIs = []string{"https://*.example/cb"} }, []string{"wildcard"}},
+		{"custom scheme", func(c *store.Client) { c.RedirectURIs = []string{"myapp://cb"} }, []string{"must use https"}},
+		{"relative", func(c *store.Client) { c.RedirectURIs = []string{"/cb"} }, []string{"absolute"}},
+		{"no redirect", func(c *store.Client) { c.RedirectURIs = nil }, []string{"at least one redirect"}},
+		{"unknown scope", func(c *store.Client) { c.AllowedScopes = append(c.AllowedScopes, "admin") }, []string{`unknown scope "admin"`}},
+		{"default not allowed", func(c *store.Client) { c.DefaultScopes = []string{"email"} }, []string{`default scope "email" is not in the allowed`}},
+		{"bad grant", func(c *store.Client) { c.GrantTypes = []string{"authorization_code", "client_credentials"} }, []string{"client_credentials"}},
+		{"confidential without secret", func(c *store.Client) { c.Public = false }, []string{"needs a secret"}},
+		{"every problem at once", func(c *store.Client) {
+			c.Name = ""
+			c.RedirectURIs = []string{"http://evil.example/cb"}
+			c.DefaultScopes = []string{"nope"}
+		}, []string{"name is required", "must use https", `unknown scope "nope"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := valid()
+			tt.mod(&c)
+			err := clients.Validate(c)
+			if len(tt.errors) == 0 {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			var ve *clients.ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("got %v, want ValidationError", err)
+			}
+			for _, want := range tt.errors {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+			if len(ve.Problems) < len(tt.errors) {
+				t.Errorf("got %d problems, want ≥ %d", len(ve.Problems), len(tt.errors))
+			}
+		})
+	}
+}
+
+func TestMatchRedirect(t *testing.T) {
+	reg := []string{"http://127.0.0.1/callback", "http://localhost/callback", "http://[::1]:8000/cb", "https://app.example/cb"}
+	tests := []struct {
+		req  string
+		want bool
+	}{
+		{"http://127.0.0.1/callback", true},
+		{"http://127.0.0.1:51234/callback", true},
+		{"http://localhost:9999/callback", true},
+		{"http://[::1]:1234/cb", true},
+		{"https://app.example/cb", true},
+		{"https://app.example:8443/cb", false},
+		{"https://app.example/cb/", false},
+		{"https://app.example/cb?x=1", false},
+		{"http://127.0.0.1:5000/other", false},
+		{"http://127.0.0.1:5000/callback?x=1", false},
+		{"https://127.0.0.1/callback", false},
+		{"http://localhost.evil.example/callback", false},
+		{"http://127.0.0.1:5000/callback#frag", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := clients.MatchRedirect(reg, tt.req); got != tt.want {
+			t.Errorf("MatchRedirect(%q) = %v, want %v", tt.req, got, tt.want)
+		}
+	}
+}
+
+func TestSecret(t *testing.T) {
+	s := clients.GenerateSecret()
+	if len(s) < 43 {
+		t.Fatalf("secret too short: %d", len(s))
+	}
+	if clients.GenerateSecret() == s {
+		t.Fatal("two secrets equal")
+	}
+	h, err := clients.HashSecret(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(h, s) {
+		t.Fatal("hash contains the secret")
+	}
+	h2, _ := clients.HashSecret(s)
+	if h == h2 {
+		t.Fatal("hash is not salted")
+	}
+	tests := []struct {
+		name, hash, secret string
+		want               bool
+	}{
+		{"match", h, s, true},
+		{"other salt match", h2, s, true},
+		{"wrong", h, s + "x", false},
+		{"empty secret", h, "", false},
+		{"garbage hash", "garbage", s, false},
+		{"truncated", h[:len(h)-2], s, false},
+	}
+	for _, tt := range tests {
+		if got := clients.CompareSecret(tt.hash, tt.secret); got != tt.want {
+			t.Errorf("%s: got %v", tt.name, got)
+		}
+	}
+}
