@@ -3,6 +3,8 @@ package booking
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,95 +35,206 @@ func NewService(s store.Store, clock store.Clock) *Service {
 
 func (s *Service) now() time.Time { return store.UTC(s.clock()) }
 
-var errTODO = errors.New("booking: not implemented yet")
-
-// SearchBusinesses finds agent-enabled businesses by free text and city.
-// limit is 1..50 (0 means 10); offset ≥ 0.
-func (s *Service) SearchBusinesses(ctx context.Context, query, city string, limit, offset int) (BusinessPage, error) {
-	return BusinessPage{}, errTODO
-}
-
-// Catalog describes a business, its services and its staff.
-func (s *Service) Catalog(ctx context.Context, businessRef string) (CatalogView, error) {
-	return CatalogView{}, errTODO
-}
-
-// Availability lists the open times of a service on a local date, per staff
-// member.
-func (s *Service) Availability(ctx context.Context, q AvailabilityQuery) (Availability, error) {
-	return Availability{}, errTODO
-}
-
-// MyBookings lists a person's bookings: status is upcoming (default), past,
-// cancelled or all; limit 1..50 (0 means 10).
-func (s *Service) MyBookings(ctx context.Context, accountID, status string, limit, offset int) (BookingPage, error) {
-	return BookingPage{}, errTODO
-}
-
-// MyBooking returns one of the person's bookings. Another person's booking
-// answers booking_not_found, exactly like a missing one.
-func (s *Service) MyBooking(ctx context.Context, accountID, bookingRef string) (BookingView, error) {
-	return BookingView{}, errTODO
-}
-
-// RescheduleAvailability lists the times a booking can move to on a local
-// date: the booking's own span does not block them. staffRef empty keeps
-// the booking's staff member.
-func (s *Service) RescheduleAvailability(ctx context.Context, accountID, bookingRef, localDate, staffRef string) (Availability, error) {
-	return Availability{}, errTODO
-}
-
-// PlanCreate validates a create and computes its summary; it writes nothing.
-func (s *Service) PlanCreate(ctx context.Context, r CreateRequest) (CreatePlan, error) {
-	return CreatePlan{}, errTODO
-}
-
-// Create executes a plan through tx (a store bound to the caller's
-// transaction, or the plain store). It re-checks the slot with the same
-// engine and inserts the booking with a fresh reference and version 1.
-func (s *Service) Create(ctx context.Context, tx store.Store, p CreatePlan) (store.Booking, error) {
-	return store.Booking{}, errTODO
-}
-
-// PlanReschedule validates a move and computes its summary; it writes nothing.
-func (s *Service) PlanReschedule(ctx context.Context, r RescheduleRequest) (ReschedulePlan, error) {
-	return ReschedulePlan{}, errTODO
-}
-
-// Reschedule moves the booking in place (same reference, version+1) and
-// records a history event keeping the previous time. A booking changed since
-// the plan answers booking_changed.
-func (s *Service) Reschedule(ctx context.Context, tx store.Store, p ReschedulePlan) (store.Booking, error) {
-	return store.Booking{}, errTODO
-}
-
-// PlanCancel validates a cancellation and computes its fee; it writes
-// nothing. An already cancelled booking is not an error: the plan says
-// AlreadyCancelled.
-func (s *Service) PlanCancel(ctx context.Context, r CancelRequest) (CancelPlan, error) {
-	return CancelPlan{}, errTODO
-}
-
-// Cancel cancels the booking (version+1) with the plan's fee. A plan with
-// AlreadyCancelled returns the booking unchanged; a booking cancelled
-// concurrently answers already_cancelled.
-func (s *Service) Cancel(ctx context.Context, tx store.Store, p CancelPlan) (store.Booking, error) {
-	return store.Booking{}, errTODO
-}
-
-// View renders a stored booking for its owner (names, zone, local times).
-func (s *Service) View(ctx context.Context, b store.Booking) (BookingView, error) {
-	return BookingView{}, errTODO
-}
-
 // catalogEntry is a loaded catalog with its indexes, cached until the
-// business row's UpdatedAt changes.
+// business row's UpdatedAt changes. It is never modified once built.
 type catalogEntry struct {
 	cat       store.Catalog
 	loc       *time.Location
 	updatedAt time.Time
-	services  map[string]*store.Service // by reference
+	svcByRef  map[string]*store.Service
 	svcByID   map[string]*store.Service
-	staff     map[string]*store.Staff // by reference
-	staffByID map[string]*store.Staff
+	stByRef   map[string]*store.Staff
+	stByID    map[string]*store.Staff
+}
+
+func newEntry(c store.Catalog) (*catalogEntry, error) {
+	loc, err := time.LoadLocation(c.Business.TimeZone)
+	if err != nil {
+		return nil, fmt.Errorf("business %s: time zone %q: %w", c.Business.Reference, c.Business.TimeZone, err)
+	}
+	e := &catalogEntry{cat: c, loc: loc, updatedAt: store.UTC(c.Business.UpdatedAt),
+		svcByRef: map[string]*store.Service{}, svcByID: map[string]*store.Service{},
+		stByRef: map[string]*store.Staff{}, stByID: map[string]*store.Staff{}}
+	for i := range e.cat.Services {
+		sv := &e.cat.Services[i]
+		e.svcByRef[sv.Reference], e.svcByID[sv.ID] = sv, sv
+	}
+	for i := range e.cat.Staff {
+		st := &e.cat.Staff[i]
+		e.stByRef[st.Reference], e.stByID[st.ID] = st, st
+	}
+	return e, nil
+}
+
+func (e *catalogEntry) performs(st *store.Staff, serviceID string) bool {
+	for _, id := range st.ServiceIDs {
+		if id == serviceID {
+			return true
+		}
+	}
+	return false
+}
+
+// bookable reports business_not_bookable for an agent-off business or a
+// restaurant.
+func (e *catalogEntry) bookable() *Error {
+	b := e.cat.Business
+	if !b.AgentBooking {
+		err := newErr(CodeBusinessNotBookable, "%s does not take bookings through agents. The person can book with the business directly%s.", b.Name, urlHint(b.BookingURL))
+		err.BookingURL = b.BookingURL
+		return err
+	}
+	if b.Category != store.CategoryAppointment {
+		err := newErr(CodeBusinessNotBookable, "%s is a %s, not an appointment business; it cannot be booked here. The person can reserve with the business directly%s.", b.Name, b.Category, urlHint(b.BookingURL))
+		err.BookingURL = b.BookingURL
+		return err
+	}
+	return nil
+}
+
+func urlHint(u string) string {
+	if u == "" {
+		return ""
+	}
+	return " at " + u
+}
+
+// entry returns the current catalog of a business row, from the cache when
+// the row's UpdatedAt matches.
+func (s *Service) entry(ctx context.Context, b store.Business) (*catalogEntry, error) {
+	s.mu.RLock()
+	e := s.cache[b.ID]
+	s.mu.RUnlock()
+	if e != nil && e.updatedAt.Equal(store.UTC(b.UpdatedAt)) {
+		return e, nil
+	}
+	c, err := s.store.LoadCatalogByID(ctx, b.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load catalog %s: %w", b.Reference, err)
+	}
+	if e, err = newEntry(c); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if cur := s.cache[b.ID]; cur == nil || !cur.updatedAt.After(e.updatedAt) {
+		s.cache[b.ID] = e
+	}
+	s.mu.Unlock()
+	return e, nil
+}
+
+// entryByRef resolves a business reference (unknown_business when none).
+func (s *Service) entryByRef(ctx context.Context, ref string) (*catalogEntry, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return nil, fieldErr(CodeInvalidArgument, "business_reference", "business_reference is required. Call search_bookable_business to find one.")
+	}
+	b, err := s.store.GetBusiness(ctx, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fieldErr(CodeUnknownBusiness, "business_reference", "No business has the reference %q. Call search_bookable_business to find the exact reference.", ref)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get business: %w", err)
+	}
+	return s.entry(ctx, b)
+}
+
+// entryByID returns the catalog of a business id (for a booking's business).
+func (s *Service) entryByID(ctx context.Context, id string) (*catalogEntry, error) {
+	s.mu.RLock()
+	e := s.cache[id]
+	s.mu.RUnlock()
+	if e != nil {
+		b, err := s.store.GetBusiness(ctx, e.cat.Business.Reference)
+		if err == nil && b.ID == id {
+			return s.entry(ctx, b)
+		}
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("get business: %w", err)
+		}
+	}
+	c, err := s.store.LoadCatalogByID(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("load catalog: %w", err)
+	}
+	if e, err = newEntry(c); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.cache[id] = e
+	s.mu.Unlock()
+	return e, nil
+}
+
+// service resolves a service reference of the business.
+func (e *catalogEntry) service(ref string) (*store.Service, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return nil, fieldErr(CodeInvalidArgument, "service_reference", "service_reference is required. Call check_business_availability with only the business_reference to list the services.")
+	}
+	sv := e.svcByRef[ref]
+	if sv == nil {
+		return nil, fieldErr(CodeUnknownService, "service_reference", "%s has no service with the reference %q. Call check_business_availability with only the business_reference to list its services.", e.cat.Business.Name, ref)
+	}
+	return sv, nil
+}
+
+// staff resolves a staff reference that must perform sv.
+func (e *catalogEntry) staff(ref, field string, sv *store.Service) (*store.Staff, error) {
+	st := e.stByRef[strings.TrimSpace(ref)]
+	if st == nil {
+		return nil, fieldErr(CodeUnknownStaff, field, "%s has no staff member with the reference %q. Call check_business_availability with only the business_reference to list its staff.", e.cat.Business.Name, ref)
+	}
+	if !e.performs(st, sv.ID) {
+		return nil, fieldErr(CodeStaffServiceMismatch, field, "%s does not perform %s. Call check_business_availability with the service_reference to see who does.", st.Name, sv.Name)
+	}
+	return st, nil
+}
+
+// staffFor lists the staff members performing sv (all, or only ref).
+func (e *catalogEntry) staffFor(sv *store.Service, ref, field string) ([]*store.Staff, error) {
+	if strings.TrimSpace(ref) != "" {
+		st, err := e.staff(ref, field, sv)
+		if err != nil {
+			return nil, err
+		}
+		return []*store.Staff{st}, nil
+	}
+	var out []*store.Staff
+	for i := range e.cat.Staff {
+		if st := &e.cat.Staff[i]; e.performs(st, sv.ID) {
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+func staffIDs(sts []*store.Staff) []string {
+	ids := make([]string, len(sts))
+	for i, st := range sts {
+		ids[i] = st.ID
+	}
+	return ids
+}
+
+// page validates limit (1..50, 0 → 10) and offset (≥ 0).
+func page(limit, offset int) (int, int, error) {
+	if limit == 0 {
+		limit = 10
+	}
+	if limit < 1 || limit > 50 {
+		return 0, 0, fieldErr(CodeInvalidArgument, "limit", "limit must be between 1 and 50.")
+	}
+	if offset < 0 {
+		return 0, 0, fieldErr(CodeInvalidArgument, "offset", "offset must be 0 or more; pass the next_offset of the previous answer.")
+	}
+	return limit, offset, nil
+}
+
+func nextOffset(n, limit, offset int) (bool, *int) {
+	if n > limit {
+		next := offset + limit
+		return true, &next
+	}
+	return false, nil
 }

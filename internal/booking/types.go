@@ -174,9 +174,9 @@ type CancelRequest struct {
 // the text is deterministic, so comparing two renderings detects a changed
 // price, staff, policy or time.
 type Facts struct {
-	Action                    string    // "create", "reschedule", "cancel"
-	BookingReference          string    // empty for create
-	BookingVersion            int       // current version (0 for create)
+	Action                    string // "create", "reschedule", "cancel"
+	BookingReference          string // empty for create
+	BookingVersion            int    // current version (0 for create)
 	BusinessReference         string
 	BusinessName              string
 	BusinessAddress           string

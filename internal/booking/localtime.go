@@ -1,0 +1,76 @@
+package booking
+
+import (
+	"fmt"
+	"time"
+)
+
+// date is a civil date in a business's zone.
+type date struct {
+	y int
+	m time.Month
+	d int
+}
+
+func (d date) String() string { return fmt.Sprintf("%04d-%02d-%02d", d.y, d.m, d.d) }
+
+// next returns the following calendar date (never +24h).
+func (d date) next() date {
+	t := time.Date(d.y, d.m, d.d+1, 12, 0, 0, 0, time.UTC)
+	return date{t.Year(), t.Month(), t.Day()}
+}
+
+// weekday is the civil weekday of the date, whatever the zone.
+func (d date) weekday() time.Weekday {
+	return time.Date(d.y, d.m, d.d, 12, 0, 0, 0, time.UTC).Weekday()
+}
+
+func dateOf(t time.Time) date { return date{t.Year(), t.Month(), t.Day()} }
+
+// parseDate reads YYYY-MM-DD strictly.
+func parseDate(s string) (date, bool) {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return date{}, false
+	}
+	return dateOf(t), true
+}
+
+// resolveLocal turns a local wall-clock time (a date and minutes after its
+// midnight, 0..1440) into an instant in loc, with the package's one rule:
+//
+//   - a time that exists once is that instant;
+//   - a time repeated by a backward DST change is its FIRST occurrence;
+//   - a time skipped by a forward DST change does not exist: ok is false and
+//     the instant returned is the end of the gap (the transition), which is
+//     what a window bound falling in the gap means.
+//
+// It does not rely on time.Date's unspecified choice for such times.
+func resolveLocal(loc *time.Location, d date, minute int) (t time.Time, ok bool) {
+	naive := time.Date(d.y, d.m, d.d, 0, 0, 0, 0, time.UTC).Add(time.Duration(minute) * time.Minute)
+	// The offsets in effect shortly before and after; any transition of a
+	// real zone near this wall time lies between them.
+	_, offA := naive.Add(-36 * time.Hour).In(loc).Zone()
+	_, offB := naive.Add(36 * time.Hour).In(loc).Zone()
+	found := false
+	for _, off := range [...]int{offA, offB} {
+		c := naive.Add(-time.Duration(off) * time.Second)
+		if _, o := c.In(loc).Zone(); o != off {
+			continue
+		}
+		if !found || c.Before(t) {
+			t, found = c, true
+		}
+	}
+	if found {
+		return t.In(loc), true
+	}
+	// In a gap: read with the earlier offset, the instant lies after the
+	// transition; the zone in effect there starts at the transition.
+	x := naive.Add(-time.Duration(offA) * time.Second).In(loc)
+	start, _ := x.ZoneBounds()
+	if start.IsZero() || start.After(x) {
+		start = x
+	}
+	return start.In(loc), false
+}

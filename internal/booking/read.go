@@ -1,0 +1,267 @@
+package booking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// SearchBusinesses finds agent-enabled businesses by free text and city.
+// limit is 1..50 (0 means 10); offset ≥ 0.
+func (s *Service) SearchBusinesses(ctx context.Context, query, city string, limit, offset int) (BusinessPage, error) {
+	limit, offset, err := page(limit, offset)
+	if err != nil {
+		return BusinessPage{}, err
+	}
+	if len(query) > 200 {
+		return BusinessPage{}, fieldErr(CodeInvalidArgument, "query", "query is too long; use at most 200 characters.")
+	}
+	rows, err := s.store.SearchBusinesses(ctx, store.BusinessQuery{Text: query, City: city, Limit: limit, Offset: offset})
+	if err != nil {
+		return BusinessPage{}, fmt.Errorf("search businesses: %w", err)
+	}
+	p := BusinessPage{Results: []BusinessSummary{}}
+	p.HasMore, p.NextOffset = nextOffset(len(rows), limit, offset)
+	for i, b := range rows {
+		if i == limit {
+			break
+		}
+		p.Results = append(p.Results, BusinessSummary{Reference: b.Reference, Name: b.Name, Description: b.Description,
+			Category: b.Category, City: b.City, Address: b.Address, TimeZone: b.TimeZone})
+	}
+	return p, nil
+}
+
+// Catalog describes a business, its services and its staff. A business that
+// turned agent booking off answers business_not_bookable; a restaurant is
+// described with bookable_by_agent false.
+func (s *Service) Catalog(ctx context.Context, businessRef string) (CatalogView, error) {
+	e, err := s.entryByRef(ctx, businessRef)
+	if err != nil {
+		return CatalogView{}, err
+	}
+	b := e.cat.Business
+	if !b.AgentBooking {
+		return CatalogView{}, e.bookable()
+	}
+	v := CatalogView{Business: BusinessView{Reference: b.Reference, Name: b.Name, Description: b.Description,
+		Category: b.Category, City: b.City, Address: b.Address, TimeZone: b.TimeZone, Bookable: e.bookable() == nil,
+		MinNoticeMinutes: b.MinNoticeMinutes, HorizonDays: b.HorizonDays, SlotIntervalMinutes: int(e.interval().Minutes()),
+		CancellationWindowMinutes: b.CancellationWindowMinutes, CancellationFeeCents: b.CancellationFeeCents,
+		Currency: b.Currency, CancellationPolicy: b.CancellationPolicy, PrivacyNotice: b.PrivacyNotice, BookingURL: b.BookingURL},
+		Services: []ServiceView{}, Staff: []StaffView{}}
+	if v.Business.HorizonDays <= 0 {
+		v.Business.HorizonDays = defaultHorizonDays
+	}
+	for _, sv := range e.cat.Services {
+		refs := []string{}
+		for i := range e.cat.Staff {
+			if st := &e.cat.Staff[i]; e.performs(st, sv.ID) {
+				refs = append(refs, st.Reference)
+			}
+		}
+		v.Services = append(v.Services, ServiceView{Reference: sv.Reference, Name: sv.Name, Description: sv.Description,
+			DurationMinutes: sv.DurationMinutes, PriceCents: sv.PriceCents, Currency: sv.Currency, DepositRequired: sv.DepositRequired,
+			BufferBeforeMinutes: sv.BufferBeforeMinutes, BufferAfterMinutes: sv.BufferAfterMinutes, StaffReferences: refs})
+	}
+	for _, st := range e.cat.Staff {
+		refs := []string{}
+		for _, id := range st.ServiceIDs {
+			if sv := e.svcByID[id]; sv != nil {
+				refs = append(refs, sv.Reference)
+			}
+		}
+		v.Staff = append(v.Staff, StaffView{Reference: st.Reference, Name: st.Name, ServiceReferences: refs})
+	}
+	return v, nil
+}
+
+// Availability lists the open times of a service on a local date, per staff
+// member. Two statements on a warm cache, whatever the staff count.
+func (s *Service) Availability(ctx context.Context, q AvailabilityQuery) (Availability, error) {
+	e, err := s.entryByRef(ctx, q.BusinessRef)
+	if err != nil {
+		return Availability{}, err
+	}
+	if err := e.bookable(); err != nil {
+		return Availability{}, err
+	}
+	return s.availability(ctx, e, q.ServiceRef, q.LocalDate, q.StaffRef, "with_staff_reference", nil)
+}
+
+func (s *Service) availability(ctx context.Context, e *catalogEntry, serviceRef, localDate, staffRef, staffField string, moving *store.Booking) (Availability, error) {
+	var sv *store.Service
+	var err error
+	if moving != nil {
+		sv = e.svcByID[moving.ServiceID]
+		if sv == nil {
+			return Availability{}, fmt.Errorf("booking %s: service %s not in catalog", moving.Reference, moving.ServiceID)
+		}
+	} else if sv, err = e.service(serviceRef); err != nil {
+		return Availability{}, err
+	}
+	d, ok := parseDate(strings.TrimSpace(localDate))
+	if !ok {
+		return Availability{}, fieldErr(CodeInvalidArgument, "local_date", "local_date must be a calendar date YYYY-MM-DD in the business's time zone (%s).", e.cat.Business.TimeZone)
+	}
+	sts, err := e.staffFor(sv, staffRef, staffField)
+	if err != nil {
+		return Availability{}, err
+	}
+	a := Availability{BusinessReference: e.cat.Business.Reference, BusinessName: e.cat.Business.Name,
+		ServiceReference: sv.Reference, ServiceName: sv.Name, DurationMinutes: sv.DurationMinutes,
+		TimeZone: e.cat.Business.TimeZone, LocalDate: d.String(), Staff: []StaffSlots{}}
+	ignore := ""
+	if moving != nil {
+		a.BookingReference, ignore = moving.Reference, moving.ID
+	}
+	from, to := e.dayBounds(d)
+	bks, err := s.store.ListStaffBookings(ctx, staffIDs(sts), from, to)
+	if err != nil {
+		return Availability{}, fmt.Errorf("list bookings: %w", err)
+	}
+	byStaff := map[string][]store.Booking{}
+	for _, b := range bks {
+		byStaff[b.StaffID] = append(byStaff[b.StaffID], b)
+	}
+	r := e.rulesAt(s.now())
+	for _, st := range sts {
+		sl := e.slots(st, sv, d, byStaff[st.ID], ignore, &r)
+		if sl == nil {
+			sl = []Slot{}
+		}
+		a.Staff = append(a.Staff, StaffSlots{StaffReference: st.Reference, StaffName: st.Name, Slots: sl})
+	}
+	return a, nil
+}
+
+// MyBookings lists a person's bookings: status is upcoming (default), past,
+// cancelled or all; limit 1..50 (0 means 10).
+func (s *Service) MyBookings(ctx context.Context, accountID, status string, limit, offset int) (BookingPage, error) {
+	limit, offset, err := page(limit, offset)
+	if err != nil {
+		return BookingPage{}, err
+	}
+	switch status {
+	case "":
+		status = "upcoming"
+	case "upcoming", "past", "cancelled", "all":
+	default:
+		return BookingPage{}, fieldErr(CodeInvalidArgument, "status", "status must be upcoming, past, cancelled or all.")
+	}
+	if accountID == "" {
+		return BookingPage{}, errors.New("booking: MyBookings without an account")
+	}
+	rows, err := s.store.ListAccountBookings(ctx, store.BookingFilter{AccountID: accountID, Status: status, Now: s.now(), Limit: limit, Offset: offset})
+	if err != nil {
+		return BookingPage{}, fmt.Errorf("list bookings: %w", err)
+	}
+	p := BookingPage{Results: []BookingView{}}
+	p.HasMore, p.NextOffset = nextOffset(len(rows), limit, offset)
+	entries := map[string]*catalogEntry{}
+	for i, b := range rows {
+		if i == limit {
+			break
+		}
+		e := entries[b.BusinessID]
+		if e == nil {
+			if e, err = s.entryByID(ctx, b.BusinessID); err != nil {
+				return BookingPage{}, err
+			}
+			entries[b.BusinessID] = e
+		}
+		p.Results = append(p.Results, e.view(b))
+	}
+	return p, nil
+}
+
+// MyBooking returns one of the person's bookings. Another person's booking
+// answers booking_not_found, exactly like a missing one.
+func (s *Service) MyBooking(ctx context.Context, accountID, bookingRef string) (BookingView, error) {
+	b, e, err := s.ownBooking(ctx, accountID, bookingRef)
+	if err != nil {
+		return BookingView{}, err
+	}
+	return e.view(b), nil
+}
+
+// RescheduleAvailability lists the times a booking can move to on a local
+// date: the booking's own span does not block them. staffRef empty keeps
+// the booking's staff member.
+func (s *Service) RescheduleAvailability(ctx context.Context, accountID, bookingRef, localDate, staffRef string) (Availability, error) {
+	b, e, err := s.ownBooking(ctx, accountID, bookingRef)
+	if err != nil {
+		return Availability{}, err
+	}
+	if err := movable(b, s.now()); err != nil {
+		return Availability{}, err
+	}
+	if err := e.bookable(); err != nil {
+		return Availability{}, err
+	}
+	if strings.TrimSpace(staffRef) == "" {
+		if st := e.stByID[b.StaffID]; st != nil {
+			staffRef = st.Reference
+		}
+	}
+	return s.availability(ctx, e, "", localDate, staffRef, "with_staff_reference", &b)
+}
+
+// View renders a stored booking for its owner (names, zone, local times).
+func (s *Service) View(ctx context.Context, b store.Booking) (BookingView, error) {
+	e, err := s.entryByID(ctx, b.BusinessID)
+	if err != nil {
+		return BookingView{}, err
+	}
+	return e.view(b), nil
+}
+
+// ownBooking finds a booking of the account by reference; any other
+// booking answers booking_not_found.
+func (s *Service) ownBooking(ctx context.Context, accountID, ref string) (store.Booking, *catalogEntry, error) {
+	ref = NormalizeReference(ref)
+	if ref == "" {
+		return store.Booking{}, nil, fieldErr(CodeInvalidArgument, "booking_reference", "booking_reference is required. Call search_my_bookings to list your bookings.")
+	}
+	b, err := s.store.GetBookingByReference(ctx, ref)
+	if errors.Is(err, store.ErrNotFound) || err == nil && (accountID == "" || b.AccountID != accountID) {
+		e := errBookingNotFound()
+		e.Field = "booking_reference"
+		return store.Booking{}, nil, e
+	}
+	if err != nil {
+		return store.Booking{}, nil, fmt.Errorf("get booking: %w", err)
+	}
+	e, err := s.entryByID(ctx, b.BusinessID)
+	if err != nil {
+		return store.Booking{}, nil, err
+	}
+	return b, e, nil
+}
+
+// view renders a booking with the catalog's names, in the business's zone.
+func (e *catalogEntry) view(b store.Booking) BookingView {
+	v := BookingView{Reference: b.Reference, Status: b.Status, Version: b.Version,
+		BusinessReference: e.cat.Business.Reference, BusinessName: e.cat.Business.Name,
+		TimeZone: e.cat.Business.TimeZone, StartsAt: b.StartsAt.In(e.loc), EndsAt: b.EndsAt.In(e.loc),
+		PriceCents: b.PriceCents, Currency: b.Currency, Notes: b.Notes, PaymentState: b.PaymentState,
+		CancellationPolicy: e.cat.Business.CancellationPolicy, CancelReason: b.CancelReason,
+		CancellationFeeCents: b.CancellationFeeCents, CreatedAt: b.CreatedAt.In(e.loc), Record: b}
+	if v.PaymentState == "" {
+		v.PaymentState = store.PaymentNone
+	}
+	if sv := e.svcByID[b.ServiceID]; sv != nil {
+		v.ServiceReference, v.ServiceName = sv.Reference, sv.Name
+	}
+	if st := e.stByID[b.StaffID]; st != nil {
+		v.StaffReference, v.StaffName = st.Reference, st.Name
+	}
+	if b.CancelledAt != nil {
+		t := b.CancelledAt.In(e.loc)
+		v.CancelledAt = &t
+	}
+	return v
+}
