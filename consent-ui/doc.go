@@ -1,0 +1,44 @@
+// Package consentui serves the pages a person sees on the Linkslot
+// authorization server: sign-up, sign-in, sign-out, the consent page, the
+// account page (change password), Connected apps (disconnect) and Activity.
+// Pages are html/template templates and one stylesheet, embedded in the
+// binary; nothing needs JavaScript.
+//
+// It implements consent.UI, the boundary the authorize endpoint talks to:
+// the endpoint decides what must happen (sign in, approve, show an error)
+// and this package owns sessions, CSRF, headers and templates. Account
+// rules (passwords, throttling, sessions, links) live in internal/identity.
+//
+// Sessions. The session cookie carries 32 random bytes; the database keeps
+// only their hash. Sign-in always creates a new session and deletes the one
+// the browser had (rotation). Cookies are HttpOnly, SameSite=Lax, Path=/,
+// and Secure with the __Host- prefix when the issuer is https.
+//
+// CSRF. Every form carries the field consent.CSRFField. Its value is an
+// HMAC-SHA256, under a key derived from the secret key, of the browser's
+// session cookie, or, before sign-in, of a random anonymous cookie set with
+// the form (a signed double-submit cookie). A POST whose token is missing or
+// does not match answers 403 with a page that explains the form expired and
+// how to start again. The token needs no database read.
+//
+// Headers. Every answer carries Content-Security-Policy (default-src
+// 'none'; style-src 'self'; img-src 'self' https: data:; form-action …;
+// frame-ancestors 'none'; base-uri 'none'), X-Content-Type-Options:
+// nosniff and Referrer-Policy: no-referrer; every page carries
+// Cache-Control: no-store. Chromium applies form-action to the redirects
+// that follow a form submission, so a page whose form can end in a redirect
+// to the OAuth client (the consent page, and the sign-in page when consent
+// is already remembered) adds the origin of the client's redirect_uri to
+// form-action; when that is not known it adds the redirect targets the
+// contract allows: https: and the loopback origins http://127.0.0.1:*,
+// http://localhost:* and http://[::1]:*. Every other page has form-action
+// 'self'.
+//
+// Redirects after sign-in go only to same-origin paths ("next" must start
+// with a single "/", contain no backslash and no scheme or host); anything
+// else falls back to the account page, with a notice.
+//
+// Sign-up answers a new and an already registered address the same way
+// (identity.SignUpNotice) and never signs in automatically, so the page does
+// not reveal whether an account exists.
+package consentui

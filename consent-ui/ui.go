@@ -1,0 +1,205 @@
+package consentui
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/identity"
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Config configures the pages. Store and SecretKey are required.
+type Config struct {
+	Store store.Store
+	// Identity is the account service; when nil one is built on Store
+	// with Clock and the default policy.
+	Identity *identity.Service
+	// SecretKey keys the CSRF tokens (at least 32 bytes).
+	SecretKey []byte
+	// Issuer is the server's public URL; an https issuer makes cookies
+	// Secure (with the __Host- prefix).
+	Issuer string
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Clock defaults to store.SystemClock.
+	Clock store.Clock
+	// ClientAddr names the client address sign-in throttling counts per;
+	// the default is the host of r.RemoteAddr (put a trusted proxy's
+	// X-Forwarded-For handling here).
+	ClientAddr func(r *http.Request) string
+	// ActivityPerPage is the Activity page size (default 20).
+	ActivityPerPage int
+}
+
+// UI serves the pages and implements consent.UI.
+type UI struct {
+	store      store.Store
+	id         *identity.Service
+	csrfKey    []byte
+	secure     bool
+	log        *slog.Logger
+	clock      store.Clock
+	clientAddr func(*http.Request) string
+	perPage    int
+	pages      map[string]*template.Template
+
+	sessionCookie string
+	anonCookie    string
+}
+
+var _ consent.UI = (*UI)(nil)
+
+// New builds the UI.
+func New(cfg Config) (*UI, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("consentui: Config.Store is required")
+	}
+	if len(cfg.SecretKey) < 32 {
+		return nil, errors.New("consentui: Config.SecretKey must have at least 32 bytes")
+	}
+	u := &UI{store: cfg.Store, id: cfg.Identity, log: cfg.Logger, clock: cfg.Clock,
+		clientAddr: cfg.ClientAddr, perPage: cfg.ActivityPerPage}
+	if u.log == nil {
+		u.log = slog.Default()
+	}
+	if u.clock == nil {
+		u.clock = store.SystemClock
+	}
+	if u.clientAddr == nil {
+		u.clientAddr = remoteHost
+	}
+	if u.perPage <= 0 {
+		u.perPage = 20
+	}
+	if u.id == nil {
+		id, err := identity.New(identity.Config{Store: cfg.Store, Clock: cfg.Clock})
+		if err != nil {
+			return nil, err
+		}
+		u.id = id
+	}
+	if cfg.Issuer != "" {
+		iu, err := url.Parse(cfg.Issuer)
+		if err != nil {
+			return nil, fmt.Errorf("consentui: issuer: %w", err)
+		}
+		u.secure = iu.Scheme == "https"
+	}
+	mac := hmac.New(sha256.New, cfg.SecretKey)
+	mac.Write([]byte("linkslot consent-ui csrf v1"))
+	u.csrfKey = mac.Sum(nil)
+	u.sessionCookie, u.anonCookie = "linkslot_session", "linkslot_csrf"
+	if u.secure {
+		u.sessionCookie, u.anonCookie = "__Host-linkslot_session", "__Host-linkslot_csrf"
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	u.pages = pages
+	return u, nil
+}
+
+func parsePages() (map[string]*template.Template, error) {
+	funcs := template.FuncMap{
+		"date":      formatDate,
+		"datetime":  formatDateTime,
+		"toolWords": toolWords,
+		"scopeText": scopeText,
+		"initial":   initial,
+	}
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*template.Template{}
+	for _, n := range names {
+		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if base == "layout" {
+			continue
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n)
+		if err != nil {
+			return nil, fmt.Errorf("consentui: parse %s: %w", n, err)
+		}
+		out[base] = t
+	}
+	return out, nil
+}
+
+// Mount registers every page on mux.
+func (u *UI) Mount(mux *http.ServeMux) {
+	mux.HandleFunc("GET /login", u.getLogin)
+	mux.HandleFunc("POST /login", u.postLogin)
+	mux.HandleFunc("GET /signup", u.getSignUp)
+	mux.HandleFunc("POST /signup", u.postSignUp)
+	mux.HandleFunc("GET /logout", u.getLogout)
+	mux.HandleFunc("POST /logout", u.postLogout)
+	mux.HandleFunc("GET /account", u.getAccount)
+	mux.HandleFunc("GET /account/password", u.getPassword)
+	mux.HandleFunc("POST /account/password", u.postPassword)
+	mux.HandleFunc("GET /account/connections", u.getConnections)
+	mux.HandleFunc("POST /account/connections/disconnect", u.postDisconnect)
+	mux.HandleFunc("GET /account/activity", u.getActivity)
+	static, _ := fs.Sub(staticFS, "static")
+	files := http.StripPrefix("/static/", http.FileServerFS(static))
+	mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setSecurityHeaders(w, nil)
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+}
+
+// Identity returns the account service the pages use.
+func (u *UI) Identity() *identity.Service { return u.id }
+
+func remoteHost(r *http.Request) string {
+	h, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return h
+}
+
+func initial(name string) string {
+	for _, r := range strings.TrimSpace(name) {
+		return strings.ToUpper(string(r))
+	}
+	return "?"
+}
+
+func formatDate(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format("2 Jan 2006")
+}
+
+func formatDateTime(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format("2 Jan 2006, 15:04 UTC")
+}

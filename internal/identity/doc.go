@@ -1,0 +1,41 @@
+// Package identity manages the people who sign in to Linkslot: accounts,
+// sign-in with throttling, browser sessions, the links (connected
+// identities) they have approved, and the activity agents performed through
+// those links. It is the domain layer under consent-ui and imports no HTTP,
+// gorm or OAuth package.
+//
+// Accounts. An account is a normalized (trimmed, lower-cased) email address
+// and an argon2id password hash (internal/password). Passwords must have at
+// least MinPasswordLength characters and must not be the email address.
+//
+// Sign-up never reveals whether an address already has an account: SignUp
+// answers ErrEmailUnavailable for a duplicate, after doing the same work (a
+// full password hash) as a successful sign-up, and callers must show both
+// outcomes identically. consent-ui answers every accepted sign-up with the
+// same sign-in page and the notice SignUpNotice: "If this address was not
+// registered yet, your Linkslot account now exists. Sign in below with the
+// address and the password you chose. If it was already registered, sign in
+// with that account's password." Nothing is signed in automatically, so the
+// answer is the same for a new and an existing address.
+//
+// Sign-in. Authenticate compares the password in constant time and, for an
+// unknown address, verifies against a dummy hash so that the answer takes
+// the same time. Failures are throttled in memory with a sliding window
+// (ThrottlePolicy): per account (keyed by the normalized address, known or
+// not) and, with a higher limit, per client address. Once a key reaches its
+// limit, further attempts are refused without checking the password until
+// a delay has passed since the last failure; the delay doubles with each
+// further failure, up to the window length. There is no permanent lockout:
+// after the wait a correct password always works, and it clears the
+// account's failures. The ThrottledError says when to try again.
+//
+// Sessions. A session cookie value is 32 random bytes (base64url); only its
+// SHA-256 (store.HashSecret) is stored. Sessions live SessionLifetime (12 h)
+// and are created anew at every sign-in (rotation: the caller deletes the
+// previous one). ChangePassword ends every other session of the account.
+//
+// Links. Connections lists the active links of an account; Disconnect
+// revokes one (store.RevokeLink: the link and every token session issued for
+// it). A link of another account answers ErrNotFound, exactly like a link
+// that does not exist.
+package identity

@@ -1,0 +1,368 @@
+package identity
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/linkslot/linkslot/internal/password"
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// Limits on passwords.
+const (
+	MinPasswordLength = 10
+	MaxPasswordLength = 256 // bounds the work an argon2id hash may be asked to do
+	maxEmailLength    = 254
+)
+
+// SessionLifetime is how long a sign-in lasts.
+const SessionLifetime = 12 * time.Hour
+
+// SignUpNotice is what a page shows after every accepted sign-up, whether
+// the address was new or already registered (see the package doc).
+const SignUpNotice = "If this address was not registered yet, your Linkslot account now exists. " +
+	"Sign in below with the address and the password you chose. " +
+	"If it was already registered, sign in with that account's password."
+
+// Store is the part of store.Store the Service uses.
+type Store interface {
+	store.Accounts
+	store.WebSessions
+	store.Links
+	store.Activities
+}
+
+// Hasher hashes and verifies passwords. The default is internal/password
+// (argon2id).
+type Hasher interface {
+	Hash(pw string) (string, error)
+	Verify(hash, pw string) bool
+}
+
+type argon2Hasher struct{}
+
+func (argon2Hasher) Hash(pw string) (string, error) { return password.Hash(pw) }
+func (argon2Hasher) Verify(hash, pw string) bool    { return password.Verify(hash, pw) }
+
+// Config configures a Service. Only Store is required.
+type Config struct {
+	Store Store
+	// Clock defaults to store.SystemClock.
+	Clock store.Clock
+	// Hasher defaults to internal/password (argon2id).
+	Hasher Hasher
+	// Throttle bounds failed sign-ins; zero fields take the defaults.
+	Throttle ThrottlePolicy
+	// SessionLifetime defaults to SessionLifetime (12 h).
+	SessionLifetime time.Duration
+}
+
+// Service is the identity domain. It is safe for concurrent use.
+type Service struct {
+	store     Store
+	clock     store.Clock
+	hasher    Hasher
+	throttle  *throttle
+	lifetime  time.Duration
+	dummyHash string
+}
+
+// New returns a Service.
+func New(cfg Config) (*Service, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("identity: Config.Store is required")
+	}
+	s := &Service{store: cfg.Store, clock: cfg.Clock, hasher: cfg.Hasher,
+		throttle: newThrottle(cfg.Throttle), lifetime: cfg.SessionLifetime}
+	if s.clock == nil {
+		s.clock = store.SystemClock
+	}
+	if s.hasher == nil {
+		s.hasher = argon2Hasher{}
+	}
+	if s.lifetime <= 0 {
+		s.lifetime = SessionLifetime
+	}
+	// Unknown addresses are verified against this hash so that they take
+	// as long as known ones.
+	h, err := s.hasher.Hash(store.RandomString(24))
+	if err != nil {
+		return nil, fmt.Errorf("identity: dummy hash: %w", err)
+	}
+	s.dummyHash = h
+	return s, nil
+}
+
+// NormalizeEmail trims and lower-cases an address and checks that it is a
+// plain address (no display name), with a dotted domain.
+func NormalizeEmail(email string) (string, error) {
+	e := strings.ToLower(strings.TrimSpace(email))
+	if e == "" || len(e) > maxEmailLength || strings.ContainsAny(e, " \t\r\n<>\"") {
+		return "", ErrInvalidEmail
+	}
+	a, err := mail.ParseAddress(e)
+	if err != nil || a.Address != e || a.Name != "" {
+		return "", ErrInvalidEmail
+	}
+	at := strings.LastIndexByte(e, '@')
+	domain := e[at+1:]
+	if at <= 0 || !strings.Contains(domain, ".") || strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") {
+		return "", ErrInvalidEmail
+	}
+	return e, nil
+}
+
+// CheckPassword reports why a new password is refused, wrapping
+// ErrWeakPassword, or nil.
+func CheckPassword(email, pw string) error {
+	n := utf8.RuneCountInString(pw)
+	switch {
+	case n < MinPasswordLength:
+		return fmt.Errorf("%w: use at least %d characters", ErrWeakPassword, MinPasswordLength)
+	case len(pw) > MaxPasswordLength:
+		return fmt.Errorf("%w: use at most %d characters", ErrWeakPassword, MaxPasswordLength)
+	case strings.EqualFold(strings.TrimSpace(pw), strings.TrimSpace(email)):
+		return fmt.Errorf("%w: it must not be your email address", ErrWeakPassword)
+	case strings.TrimSpace(pw) == "":
+		return fmt.Errorf("%w: it must not be only spaces", ErrWeakPassword)
+	}
+	return nil
+}
+
+// SignUp creates an account. A duplicate address answers
+// ErrEmailUnavailable after the same work as a success; callers show both
+// the same way.
+func (s *Service) SignUp(ctx context.Context, email, pw string) (store.Account, error) {
+	e, err := NormalizeEmail(email)
+	if err != nil {
+		return store.Account{}, err
+	}
+	if err := CheckPassword(e, pw); err != nil {
+		return store.Account{}, err
+	}
+	hash, err := s.hasher.Hash(pw)
+	if err != nil {
+		return store.Account{}, fmt.Errorf("identity: hash password: %w", err)
+	}
+	now := store.UTC(s.clock())
+	a := store.Account{ID: store.NewID("acct"), Email: e, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	if err := s.store.CreateAccount(ctx, a); err != nil {
+		if errors.Is(err, store.ErrAlreadyExists) {
+			return store.Account{}, ErrEmailUnavailable
+		}
+		return store.Account{}, fmt.Errorf("identity: create account: %w", err)
+	}
+	return a, nil
+}
+
+// Authenticate checks an email and password, throttled per account and per
+// client address. It answers ErrInvalidCredentials, ErrAccountDisabled, or a
+// *ThrottledError (errors.Is ErrThrottled).
+func (s *Service) Authenticate(ctx context.Context, email, pw, clientAddr string) (store.Account, error) {
+	now := s.clock()
+	e := strings.ToLower(strings.TrimSpace(email))
+	acctKey, addrKey := "acct:"+e, "addr:"+clientAddr
+	p := s.throttle.policy
+	at := s.throttle.retryAt(acctKey, p.AccountLimit, now)
+	if a := s.throttle.retryAt(addrKey, p.AddressLimit, now); a.After(at) {
+		at = a
+	}
+	if !at.IsZero() {
+		return store.Account{}, &ThrottledError{RetryAt: at, RetryAfter: at.Sub(now)}
+	}
+	acct, err := s.store.GetAccountByEmail(ctx, e)
+	hash := acct.PasswordHash
+	switch {
+	case err == nil:
+	case errors.Is(err, store.ErrNotFound):
+		hash = s.dummyHash
+	default:
+		return store.Account{}, fmt.Errorf("identity: look up account: %w", err)
+	}
+	ok := s.hasher.Verify(hash, pw) && err == nil && len(pw) <= MaxPasswordLength
+	if !ok {
+		s.throttle.fail(acctKey, now)
+		s.throttle.fail(addrKey, now)
+		return store.Account{}, ErrInvalidCredentials
+	}
+	s.throttle.reset(acctKey)
+	if acct.Disabled {
+		return store.Account{}, ErrAccountDisabled
+	}
+	return acct, nil
+}
+
+// ChangePassword replaces the password after checking the current one, and
+// ends every other session of the account (keepSession is the caller's own
+// cookie value; empty ends them all). Wrong current passwords count as
+// failed sign-ins for throttling.
+func (s *Service) ChangePassword(ctx context.Context, accountID, current, next, keepSession, clientAddr string) error {
+	acct, err := s.store.GetAccount(ctx, accountID)
+	if err != nil {
+		return fmt.Errorf("identity: change password: %w", err)
+	}
+	if _, err := s.Authenticate(ctx, acct.Email, current, clientAddr); err != nil {
+		if errors.Is(err, ErrInvalidCredentials) {
+			return ErrWrongPassword
+		}
+		return err
+	}
+	if err := CheckPassword(acct.Email, next); err != nil {
+		return err
+	}
+	hash, err := s.hasher.Hash(next)
+	if err != nil {
+		return fmt.Errorf("identity: hash password: %w", err)
+	}
+	if _, err := s.store.UpdateAccount(ctx, accountID, func(a store.Account) (store.Account, error) {
+		a.PasswordHash = hash
+		return a, nil
+	}); err != nil {
+		return fmt.Errorf("identity: change password: %w", err)
+	}
+	keep := ""
+	if keepSession != "" {
+		keep = store.HashSecret(keepSession)
+	}
+	if err := s.store.DeleteAccountWebSessions(ctx, accountID, keep); err != nil {
+		return fmt.Errorf("identity: end other sessions: %w", err)
+	}
+	return nil
+}
+
+// ErrWrongPassword: the current password given to ChangePassword is wrong.
+var ErrWrongPassword = errors.New("your current password is not correct")
+
+// Session is a signed-in browser session. Token is the cookie value; it is
+// only known at creation.
+type Session struct {
+	Token     string
+	AccountID string
+	ExpiresAt time.Time
+}
+
+// CreateSession starts a session for an account.
+func (s *Service) CreateSession(ctx context.Context, accountID string) (Session, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return Session{}, fmt.Errorf("identity: session randomness: %w", err)
+	}
+	tok := base64.RawURLEncoding.EncodeToString(b)
+	now := store.UTC(s.clock())
+	ws := store.WebSession{IDHash: store.HashSecret(tok), AccountID: accountID, CreatedAt: now, ExpiresAt: now.Add(s.lifetime)}
+	if err := s.store.CreateWebSession(ctx, ws); err != nil {
+		return Session{}, fmt.Errorf("identity: create session: %w", err)
+	}
+	return Session{Token: tok, AccountID: accountID, ExpiresAt: ws.ExpiresAt}, nil
+}
+
+// LookupSession returns the account of a live session, or ErrNoSession.
+func (s *Service) LookupSession(ctx context.Context, token string) (store.Account, Session, error) {
+	if token == "" || len(token) > 128 {
+		return store.Account{}, Session{}, ErrNoSession
+	}
+	h := store.HashSecret(token)
+	ws, err := s.store.GetWebSession(ctx, h)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Account{}, Session{}, ErrNoSession
+	}
+	if err != nil {
+		return store.Account{}, Session{}, fmt.Errorf("identity: look up session: %w", err)
+	}
+	if !s.clock().Before(ws.ExpiresAt) {
+		_ = s.store.DeleteWebSession(ctx, h)
+		return store.Account{}, Session{}, ErrNoSession
+	}
+	acct, err := s.store.GetAccount(ctx, ws.AccountID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && acct.Disabled) {
+		return store.Account{}, Session{}, ErrNoSession
+	}
+	if err != nil {
+		return store.Account{}, Session{}, fmt.Errorf("identity: look up session account: %w", err)
+	}
+	return acct, Session{Token: token, AccountID: ws.AccountID, ExpiresAt: ws.ExpiresAt}, nil
+}
+
+// DeleteSession ends a session; an unknown token is not an error.
+func (s *Service) DeleteSession(ctx context.Context, token string) error {
+	if token == "" {
+		return nil
+	}
+	if err := s.store.DeleteWebSession(ctx, store.HashSecret(token)); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("identity: delete session: %w", err)
+	}
+	return nil
+}
+
+// Connections returns the active links of an account, newest first.
+func (s *Service) Connections(ctx context.Context, accountID string) ([]store.Link, error) {
+	all, err := s.store.ListAccountLinks(ctx, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("identity: list links: %w", err)
+	}
+	out := all[:0]
+	for _, l := range all {
+		if l.Status == store.LinkActive {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// Disconnect revokes one of the account's active links and every token
+// issued for it. Another account's link, a revoked one, or an unknown id
+// all answer ErrNotFound.
+func (s *Service) Disconnect(ctx context.Context, accountID, linkID string) error {
+	l, err := s.store.GetLink(ctx, linkID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (l.AccountID != accountID || l.Status != store.LinkActive)) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("identity: get link: %w", err)
+	}
+	if err := s.store.RevokeLink(ctx, linkID, s.clock()); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return ErrNotFound
+		}
+		return fmt.Errorf("identity: revoke link: %w", err)
+	}
+	return nil
+}
+
+// ActivityPage is one page of an account's activity, newest first.
+type ActivityPage struct {
+	Entries []store.Activity
+	Page    int // 1-based
+	HasMore bool
+}
+
+// Activity returns page (1-based) of an account's activity, perPage
+// entries per page (default 20, at most 100).
+func (s *Service) Activity(ctx context.Context, accountID string, page, perPage int) (ActivityPage, error) {
+	if page < 1 {
+		page = 1
+	}
+	if perPage <= 0 || perPage > 100 {
+		perPage = 20
+	}
+	if page > 100000 {
+		page = 100000
+	}
+	rows, err := s.store.ListActivity(ctx, accountID, perPage, (page-1)*perPage)
+	if err != nil {
+		return ActivityPage{}, fmt.Errorf("identity: list activity: %w", err)
+	}
+	p := ActivityPage{Page: page, HasMore: len(rows) > perPage}
+	if p.HasMore {
+		rows = rows[:perPage]
+	}
+	p.Entries = rows
+	return p, nil
+}
