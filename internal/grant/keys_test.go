@@ -1,0 +1,58 @@
+package grant_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/linkslot/linkslot/internal/grant"
+	"github.com/linkslot/linkslot/internal/keys"
+	"github.com/linkslot/linkslot/internal/store/storetest"
+)
+
+// The real key manager: a grant signed before a rotation still verifies, and
+// grants issued after it carry the new kid.
+func TestKeyRotationWithManager(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.SQLite(t)
+	m := keys.NewManager(s, []byte("test secret, 32 bytes or more...."), "grant", pinned(now))
+	if err := m.Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	iss := grant.New(m, pinned(now))
+	b := testBooking()
+	old, err := iss.Issue(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newKid, err := m.Rotate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := iss.Issue(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kidOf(t, fresh) != newKid || kidOf(t, old) == newKid {
+		t.Errorf("kids: old %s fresh %s new %s", kidOf(t, old), kidOf(t, fresh), newKid)
+	}
+	for name, tok := range map[string]string{"previous key": old, "current key": fresh} {
+		if err := iss.Verify(ctx, tok, expectFor(b, grant.ScopeCancel)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if strings.Count(old, ".") != 2 {
+		t.Error("not compact")
+	}
+}
+
+func kidOf(t *testing.T, tok string) string {
+	t.Helper()
+	jws, err := jose.ParseSignedCompact(tok, []jose.SignatureAlgorithm{jose.ES256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jws.Signatures[0].Protected.KeyID
+}
