@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	_ "time/tzdata" // zone rules even on hosts without /usr/share/zoneinfo
 
 	"github.com/linkslot/linkslot/internal/store"
 )
