@@ -1,0 +1,27 @@
+// Package router wires the resource server's HTTP surface on Echo:
+//
+//	GET  /healthz, /readyz                             liveness and readiness (internal/app)
+//	GET  /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata
+//	POST /mcp                                          MCP Streamable HTTP (stateless)
+//	GET, DELETE, … /mcp                                405, Allow: POST
+//
+// A POST to /mcp passes, in order: the per-address rate limit (429 with
+// Retry-After), the Origin check (403 unless absent, the resource's own
+// origin, a configured origin, or a loopback origin when the resource is on
+// loopback), the Host check for a loopback resource (DNS rebinding), the
+// 1 MiB body limit (413), the batch refusal (a JSON array answers a 400
+// JSON-RPC error), bearer verification (401 with a WWW-Authenticate
+// challenge naming the metadata URL and scope "openid"), and the per-tool
+// scope check, which peeks at the JSON-RPC body: a tools/call of a tool
+// whose scope the token lacks answers 403 insufficient_scope naming the
+// scopes to ask for, so a read-only link reads freely and is stepped up
+// only when it writes. The verified identity then travels to the tool
+// handlers in the SDK's auth.TokenInfo, never in tool arguments.
+//
+// The SDK's own localhost Host protection is switched off (it would refuse
+// every request a reverse proxy forwards to a loopback listener); the
+// Origin check above, and our Host check when the public resource itself
+// is on loopback, take its place.
+//
+// Every answer carries X-Request-Id and every log line the same id.
+package router

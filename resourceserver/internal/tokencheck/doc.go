@@ -1,0 +1,27 @@
+// Package tokencheck verifies the bearer tokens the resource server accepts.
+//
+// An access token is an RFC 9068 JWT (header typ "at+jwt", ES256) issued by
+// the configured authorization server. Verification happens in two steps:
+//
+//  1. Cryptographic and claim checks with github.com/coreos/go-oidc/v3: the
+//     signature against the issuer's JWKS (a RemoteKeySet, cached and
+//     refreshed when a token names a kid the cache does not hold), iss equal
+//     to the issuer, aud containing this resource's canonical URI, and exp
+//     with a small clock skew. Only ES256 is accepted, so "alg": "none" and
+//     HMAC confusion are refused by construction. The JOSE header's typ is
+//     checked here too, so an ID token can never be replayed as an access
+//     token.
+//  2. Liveness checks against the store: the token's link is still active,
+//     belongs to the token's subject and client, and the client is not
+//     disabled. These lookups are cached per link for at most LinkTTL (4 s by
+//     default), so a disconnected link stops working within 5 seconds while
+//     a busy agent costs no database round trip per call.
+//
+// Unknown kids make go-oidc refetch the JWKS; to keep a stream of forged
+// tokens from turning into a stream of JWKS fetches, a token whose kid has
+// never verified may trigger at most one refetch per RefetchInterval.
+//
+// Errors wrap ErrInvalidToken (answer 401 with error="invalid_token") or
+// ErrUnavailable (the store could not be asked; answer 503). Messages never
+// contain the token.
+package tokencheck

@@ -1,0 +1,321 @@
+package tokencheck
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+
+	"github.com/linkslot/linkslot/internal/scope"
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// Errors returned by Verify; test with errors.Is.
+var (
+	// ErrInvalidToken: the token is malformed, forged, expired, for another
+	// audience, or its link or client is no longer active.
+	ErrInvalidToken = errors.New("invalid token")
+	// ErrUnavailable: the link could not be checked (database down).
+	ErrUnavailable = errors.New("token check unavailable")
+)
+
+// Identity is who a verified token speaks for.
+type Identity struct {
+	AccountID string   // sub
+	ClientID  string   // client_id
+	LinkID    string   // link_id
+	Scopes    []string // scope, limited to what the link still grants
+	TokenID   string   // jti
+	Expiry    time.Time
+}
+
+// LinkSource is the narrow store view the checker needs.
+type LinkSource interface {
+	GetLink(ctx context.Context, id string) (store.Link, error)
+	GetClient(ctx context.Context, id string) (store.Client, error)
+}
+
+// Options configure a Checker. Zero values mean the documented defaults.
+type Options struct {
+	Issuer   string // required: expected iss, no trailing slash
+	Resource string // required: expected member of aud, byte for byte
+	// JWKSURL defaults to Issuer + "/jwks.json".
+	JWKSURL string
+	// HTTPClient fetches the JWKS (default http.DefaultClient).
+	HTTPClient *http.Client
+	// KeySet replaces the remote JWKS (tests); JWKSURL and HTTPClient are
+	// then unused.
+	KeySet oidc.KeySet
+	Links  LinkSource  // required
+	Clock  store.Clock // default store.SystemClock
+	// Skew tolerated on exp (default 30 s, at most 30 s).
+	Skew time.Duration
+	// LinkTTL bounds how stale a cached link/client lookup may be
+	// (default 4 s, at most 5 s).
+	LinkTTL time.Duration
+	// RefetchInterval spaces JWKS refetches triggered by never-seen kids
+	// (default 1 s).
+	RefetchInterval time.Duration
+}
+
+// Checker verifies access tokens. It is safe for concurrent use.
+type Checker struct {
+	opts     Options
+	verifier *oidc.IDTokenVerifier
+	keys     *gatedKeySet
+
+	mu    sync.Mutex
+	links map[string]linkEntry
+}
+
+type linkEntry struct {
+	link    store.Link
+	client  store.Client
+	err     error // ErrInvalidToken-wrapped when the link or client is gone
+	fetched time.Time
+}
+
+// New builds a Checker. The JWKS is fetched lazily, on the first token.
+func New(ctx context.Context, o Options) (*Checker, error) {
+	var problems []string
+	if o.Issuer == "" {
+		problems = append(problems, "issuer is required")
+	}
+	if o.Resource == "" {
+		problems = append(problems, "resource is required")
+	}
+	if o.Links == nil {
+		problems = append(problems, "link source is required")
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("tokencheck: %s", strings.Join(problems, "; "))
+	}
+	o.Issuer = strings.TrimSuffix(o.Issuer, "/")
+	if o.Clock == nil {
+		o.Clock = store.SystemClock
+	}
+	if o.Skew <= 0 || o.Skew > 30*time.Second {
+		o.Skew = 30 * time.Second
+	}
+	if o.LinkTTL <= 0 || o.LinkTTL > 5*time.Second {
+		o.LinkTTL = 4 * time.Second
+	}
+	if o.RefetchInterval <= 0 {
+		o.RefetchInterval = time.Second
+	}
+	ks := o.KeySet
+	if ks == nil {
+		if o.JWKSURL == "" {
+			o.JWKSURL = o.Issuer + "/jwks.json"
+		}
+		kctx := context.WithoutCancel(ctx)
+		if o.HTTPClient != nil {
+			kctx = oidc.ClientContext(kctx, o.HTTPClient)
+		}
+		ks = oidc.NewRemoteKeySet(kctx, o.JWKSURL)
+	}
+	gated := &gatedKeySet{inner: ks, known: map[string]bool{}, interval: o.RefetchInterval, clock: o.Clock}
+	clock, skew := o.Clock, o.Skew
+	v := oidc.NewVerifier(o.Issuer, gated, &oidc.Config{
+		ClientID:             o.Resource,
+		SupportedSigningAlgs: []string{oidc.ES256},
+		// go-oidc refuses exp < now; shifting now back by the skew
+		// tolerates tokens that expired less than Skew ago.
+		Now: func() time.Time { return clock().Add(-skew) },
+	})
+	return &Checker{opts: o, verifier: v, keys: gated, links: map[string]linkEntry{}}, nil
+}
+
+type header struct {
+	Alg string `json:"alg"`
+	Typ string `json:"typ"`
+	Kid string `json:"kid"`
+}
+
+type claims struct {
+	Subject  string `json:"sub"`
+	ClientID string `json:"client_id"`
+	Scope    string `json:"scope"`
+	LinkID   string `json:"link_id"`
+	JTI      string `json:"jti"`
+}
+
+func parseHeader(raw string) (header, error) {
+	var h header
+	dot := strings.IndexByte(raw, '.')
+	if dot <= 0 || strings.Count(raw, ".") != 2 {
+		return h, errors.New("not a compact JWS")
+	}
+	b, err := base64.RawURLEncoding.DecodeString(raw[:dot])
+	if err != nil {
+		return h, errors.New("header is not base64url")
+	}
+	if err := json.Unmarshal(b, &h); err != nil {
+		return h, errors.New("header is not JSON")
+	}
+	return h, nil
+}
+
+func invalid(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidToken, fmt.Sprintf(format, a...))
+}
+
+// Verify checks a raw bearer token and returns its identity.
+func (c *Checker) Verify(ctx context.Context, raw string) (Identity, error) {
+	h, err := parseHeader(raw)
+	if err != nil {
+		return Identity{}, invalid("%v", err)
+	}
+	if typ := strings.ToLower(h.Typ); typ != "at+jwt" && typ != "application/at+jwt" {
+		return Identity{}, invalid("header typ must be at+jwt")
+	}
+	if h.Alg != oidc.ES256 {
+		return Identity{}, invalid("alg must be ES256")
+	}
+	tok, err := c.verifier.Verify(ctx, raw)
+	if err != nil {
+		var exp *oidc.TokenExpiredError
+		if errors.As(err, &exp) {
+			return Identity{}, invalid("token expired")
+		}
+		return Identity{}, invalid("%v", err)
+	}
+	var cl claims
+	if err := tok.Claims(&cl); err != nil {
+		return Identity{}, invalid("claims: %v", err)
+	}
+	if cl.Subject == "" || cl.ClientID == "" || cl.LinkID == "" {
+		return Identity{}, invalid("sub, client_id and link_id are required")
+	}
+	e, err := c.lookup(ctx, cl.LinkID)
+	if err != nil {
+		return Identity{}, err
+	}
+	if e.link.AccountID != cl.Subject || e.link.ClientID != cl.ClientID {
+		return Identity{}, invalid("link does not match the token")
+	}
+	// A token never grants more than its link still does (a person who
+	// re-consented to fewer scopes narrows older tokens too).
+	var scopes []string
+	for _, s := range scope.Parse(cl.Scope) {
+		if (s == scope.BookingsRead || s == scope.BookingsWrite) && !scope.Has(e.link.Scopes, s) {
+			continue
+		}
+		scopes = append(scopes, s)
+	}
+	return Identity{
+		AccountID: cl.Subject,
+		ClientID:  cl.ClientID,
+		LinkID:    cl.LinkID,
+		Scopes:    scopes,
+		TokenID:   cl.JTI,
+		Expiry:    tok.Expiry,
+	}, nil
+}
+
+// lookup returns the link and its client, from the cache when fresh.
+func (c *Checker) lookup(ctx context.Context, linkID string) (linkEntry, error) {
+	now := c.opts.Clock()
+	c.mu.Lock()
+	e, ok := c.links[linkID]
+	c.mu.Unlock()
+	if ok && now.Sub(e.fetched) < c.opts.LinkTTL && !now.Before(e.fetched) {
+		return e, e.err
+	}
+	e = linkEntry{fetched: now}
+	link, err := c.opts.Links.GetLink(ctx, linkID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		e.err = invalid("unknown link")
+	case err != nil:
+		return e, fmt.Errorf("%w: read link: %w", ErrUnavailable, err)
+	case link.Status != store.LinkActive:
+		e.err = invalid("link is not active")
+	default:
+		e.link = link
+		client, err := c.opts.Links.GetClient(ctx, link.ClientID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			e.err = invalid("unknown client")
+		case err != nil:
+			return e, fmt.Errorf("%w: read client: %w", ErrUnavailable, err)
+		case client.Disabled:
+			e.err = invalid("client is disabled")
+		default:
+			e.client = client
+		}
+	}
+	c.mu.Lock()
+	if len(c.links) > 100_000 { // bound memory: drop everything stale
+		for k, v := range c.links {
+			if now.Sub(v.fetched) >= c.opts.LinkTTL {
+				delete(c.links, k)
+			}
+		}
+	}
+	c.links[linkID] = e
+	c.mu.Unlock()
+	return e, e.err
+}
+
+// Forget drops the cached state of a link (the next token re-reads it).
+func (c *Checker) Forget(linkID string) {
+	c.mu.Lock()
+	delete(c.links, linkID)
+	c.mu.Unlock()
+}
+
+// gatedKeySet lets a token whose kid never verified reach the inner key set
+// (which refetches the JWKS for unknown kids) at most once per interval.
+type gatedKeySet struct {
+	inner    oidc.KeySet
+	interval time.Duration
+	clock    store.Clock
+
+	mu    sync.RWMutex
+	known map[string]bool
+
+	fetchMu   sync.Mutex
+	lastFetch time.Time
+}
+
+func (g *gatedKeySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error) {
+	h, err := parseHeader(jwt)
+	if err != nil {
+		return nil, err
+	}
+	g.mu.RLock()
+	known := g.known[h.Kid]
+	g.mu.RUnlock()
+	if known {
+		return g.inner.VerifySignature(ctx, jwt)
+	}
+	// Serialize first sightings: concurrent tokens with the same new kid
+	// wait for one fetch and then find the kid known.
+	g.fetchMu.Lock()
+	defer g.fetchMu.Unlock()
+	g.mu.RLock()
+	known = g.known[h.Kid]
+	g.mu.RUnlock()
+	if !known {
+		now := g.clock()
+		if !g.lastFetch.IsZero() && now.Sub(g.lastFetch) < g.interval && now.After(g.lastFetch) {
+			return nil, errors.New("unknown signing key")
+		}
+		g.lastFetch = now
+	}
+	payload, err := g.inner.VerifySignature(ctx, jwt)
+	if err == nil && !known {
+		g.mu.Lock()
+		g.known[h.Kid] = true
+		g.mu.Unlock()
+	}
+	return payload, err
+}

@@ -1,0 +1,293 @@
+package tools
+
+import (
+	"context"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/linkslot/linkslot/internal/booking"
+)
+
+// ---- search_bookable_business ----
+
+// SearchBusinessInput are the arguments of search_bookable_business.
+type SearchBusinessInput struct {
+	Query  string `json:"query" jsonschema:"free text matched against business names, categories, cities and service names, e.g. 'haircut' or 'dentist Lisbon'"`
+	City   string `json:"city,omitempty" jsonschema:"optional city to narrow the search, e.g. 'Lisbon'"`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"results per page, 1 to 50; default 10"`
+	Offset *int   `json:"offset,omitempty" jsonschema:"results to skip; pass next_offset from the previous page; default 0"`
+}
+
+// SearchBusinessOutput is the answer of search_bookable_business.
+type SearchBusinessOutput struct {
+	Results    []booking.BusinessSummary `json:"results" jsonschema:"matching businesses that accept bookings made by agents, best match first"`
+	HasMore    bool                      `json:"has_more" jsonschema:"true when another page exists"`
+	NextOffset *int                      `json:"next_offset" jsonschema:"offset of the next page, or null"`
+	Error      *ToolError                `json:"error,omitempty" jsonschema:"present only when the call failed"`
+}
+
+var searchBusinessTool = &mcp.Tool{
+	Name:  SearchBookableBusiness,
+	Title: "Search bookable businesses",
+	Description: `Find businesses the person can book through Linkslot, by free text and optionally city. Call this first when the person names a kind of service or a business; it returns each business's business_reference, which every other business tool needs.
+Only businesses that accept bookings made by agents are listed. Results are paged: when has_more is true, call again with offset = next_offset.
+Errors: invalid_argument (field names the bad argument: query empty, limit outside 1–50, negative offset) — fix the argument and retry; rate_limited — wait retry_after_sec seconds.`,
+	OutputSchema: outputSchema[SearchBusinessOutput](),
+	Annotations:  readOnly(),
+}
+
+func (t *toolSet) searchBusiness(ctx context.Context, req *mcp.CallToolRequest, in SearchBusinessInput) (*mcp.CallToolResult, any, error) {
+	if _, e := t.begin(req); e != nil {
+		return fail(e)
+	}
+	if e := required("query", in.Query); e != nil {
+		e.Message = "query is required: describe the business or service, e.g. 'haircut' or 'physiotherapy'."
+		return fail(e)
+	}
+	limit, offset, e := pageArgs(in.Limit, in.Offset)
+	if e != nil {
+		return fail(e)
+	}
+	page, err := t.d.Domain.SearchBusinesses(ctx, strings.TrimSpace(in.Query), strings.TrimSpace(in.City), limit, offset)
+	if err != nil {
+		return t.domainFail(ctx, SearchBookableBusiness, err)
+	}
+	if page.Results == nil {
+		page.Results = []booking.BusinessSummary{}
+	}
+	return nil, SearchBusinessOutput{Results: page.Results, HasMore: page.HasMore, NextOffset: page.NextOffset}, nil
+}
+
+// ---- check_business_availability ----
+
+// AvailabilityInput are the arguments of check_business_availability.
+type AvailabilityInput struct {
+	BusinessReference  string `json:"business_reference" jsonschema:"the business, as returned by search_bookable_business"`
+	ServiceReference   string `json:"service_reference,omitempty" jsonschema:"the service to find times for (from this tool's catalog answer); give it together with local_date"`
+	LocalDate          string `json:"local_date,omitempty" jsonschema:"the day to list, YYYY-MM-DD in the business's time zone; give it together with service_reference"`
+	WithStaffReference string `json:"with_staff_reference,omitempty" jsonschema:"optional: only this staff member's times"`
+}
+
+// AvailabilityOutput is the answer of check_business_availability: the
+// catalog (without a service and date) or the open times.
+type AvailabilityOutput struct {
+	TimeZone     string                `json:"timezone" jsonschema:"the business's IANA time zone; every instant below carries its UTC offset"`
+	Catalog      *booking.CatalogView  `json:"catalog,omitempty" jsonschema:"present when no service_reference/local_date was given: the business, its services (duration, price, currency, deposit) and staff (who performs what)"`
+	Availability *booking.Availability `json:"availability,omitempty" jsonschema:"present when service_reference and local_date were given: open start times per staff member"`
+	Error        *ToolError            `json:"error,omitempty" jsonschema:"present only when the call failed"`
+}
+
+var availabilityTool = &mcp.Tool{
+	Name:  CheckBusinessAvailability,
+	Title: "Check a business's services and open times",
+	Description: `Two uses, one tool.
+1. With business_reference only: the business's catalog — its time zone, booking rules (minimum notice, horizon, cancellation policy and fee), services (service_reference, duration, price and currency, whether a deposit is required) and staff (staff_reference and which services each performs). Call this before asking for times.
+2. With business_reference, service_reference and local_date (YYYY-MM-DD in the business's time zone): the open start times of that service on that day, per staff member (optionally only with_staff_reference). Every slot is an RFC 3339 instant with the business's UTC offset; pass a slot's starts_at and staff_reference unchanged to create_my_booking.
+An empty slot list means nothing is open that day: try another date.
+Errors: unknown_business (search again), unknown_service / unknown_staff (use a reference from the catalog), staff_service_mismatch (that person does not perform the service), business_not_bookable (agent booking is off or it is not an appointment business: tell the person to contact it directly), invalid_time (local_date is not YYYY-MM-DD), invalid_argument (field names the argument), too_soon / beyond_booking_horizon / in_the_past (pick a date inside the booking window), rate_limited (wait retry_after_sec).`,
+	OutputSchema: outputSchema[AvailabilityOutput](),
+	Annotations:  readOnly(),
+}
+
+func (t *toolSet) availability(ctx context.Context, req *mcp.CallToolRequest, in AvailabilityInput) (*mcp.CallToolResult, any, error) {
+	if _, e := t.begin(req); e != nil {
+		return fail(e)
+	}
+	if e := required("business_reference", in.BusinessReference); e != nil {
+		e.Message = "business_reference is required: get one from search_bookable_business."
+		return fail(e)
+	}
+	svc, day := strings.TrimSpace(in.ServiceReference), strings.TrimSpace(in.LocalDate)
+	switch {
+	case svc == "" && day == "":
+		if strings.TrimSpace(in.WithStaffReference) != "" {
+			return fail(invalidArg("service_reference", "with_staff_reference needs service_reference and local_date: give all three to list that person's times, or none of them for the catalog."))
+		}
+		cat, err := t.d.Domain.Catalog(ctx, strings.TrimSpace(in.BusinessReference))
+		if err != nil {
+			return t.domainFail(ctx, CheckBusinessAvailability, err)
+		}
+		return nil, AvailabilityOutput{TimeZone: cat.Business.TimeZone, Catalog: &cat}, nil
+	case svc == "":
+		return fail(invalidArg("service_reference", "service_reference is required with local_date: call this tool with business_reference alone to list the services."))
+	case day == "":
+		return fail(invalidArg("local_date", "local_date (YYYY-MM-DD in the business's time zone) is required with service_reference."))
+	}
+	if e := checkLocalDate("local_date", day); e != nil {
+		return fail(e)
+	}
+	av, err := t.d.Domain.Availability(ctx, booking.AvailabilityQuery{
+		BusinessRef: strings.TrimSpace(in.BusinessReference), ServiceRef: svc, LocalDate: day,
+		StaffRef: strings.TrimSpace(in.WithStaffReference),
+	})
+	if err != nil {
+		return t.domainFail(ctx, CheckBusinessAvailability, err)
+	}
+	return nil, AvailabilityOutput{TimeZone: av.TimeZone, Availability: &av}, nil
+}
+
+// ---- booking answers ----
+
+// BookingOut is one of the person's bookings with its current grant.
+type BookingOut struct {
+	booking.BookingView
+	Grant string `json:"grant,omitempty" jsonschema:"the booking's current grant: pass it unchanged to reschedule_my_booking or cancel_my_booking; it changes after every change to the booking"`
+}
+
+func (t *toolSet) withGrant(ctx context.Context, v booking.BookingView) BookingOut {
+	out := BookingOut{BookingView: v}
+	if t.d.Grants == nil || v.Status == "cancelled" {
+		return out
+	}
+	g, err := t.d.Grants.Issue(ctx, v.Record)
+	if err != nil {
+		t.d.Logger.WarnContext(ctx, "issue booking grant", "booking", v.Reference, "err", err)
+		return out
+	}
+	out.Grant = g
+	return out
+}
+
+// ---- search_my_bookings ----
+
+// MyBookingsInput are the arguments of search_my_bookings.
+type MyBookingsInput struct {
+	Status string `json:"status,omitempty" jsonschema:"which bookings: upcoming (default), past, cancelled or all"`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"results per page, 1 to 50; default 10"`
+	Offset *int   `json:"offset,omitempty" jsonschema:"results to skip; pass next_offset from the previous page; default 0"`
+}
+
+// MyBookingsOutput is the answer of search_my_bookings.
+type MyBookingsOutput struct {
+	Results    []BookingOut `json:"results" jsonschema:"the person's bookings; upcoming soonest first, others latest first"`
+	HasMore    bool         `json:"has_more" jsonschema:"true when another page exists"`
+	NextOffset *int         `json:"next_offset" jsonschema:"offset of the next page, or null"`
+	Error      *ToolError   `json:"error,omitempty" jsonschema:"present only when the call failed"`
+}
+
+var myBookingsTool = &mcp.Tool{
+	Name:  SearchMyBookings,
+	Title: "List my bookings",
+	Description: `List the bookings of the person who connected this account (never anyone else's): status upcoming (default), past, cancelled or all.
+Each booking carries its booking_reference, business, service, staff, local times with the business's UTC offset, price, status and its current grant (needed to reschedule or cancel it).
+Results are paged: when has_more is true, call again with offset = next_offset.
+Errors: invalid_argument (field names the bad argument: status not one of upcoming/past/cancelled/all, limit outside 1–50, negative offset); rate_limited (wait retry_after_sec).`,
+	OutputSchema: outputSchema[MyBookingsOutput](),
+	Annotations:  readOnly(),
+}
+
+func (t *toolSet) myBookings(ctx context.Context, req *mcp.CallToolRequest, in MyBookingsInput) (*mcp.CallToolResult, any, error) {
+	c, e := t.begin(req)
+	if e != nil {
+		return fail(e)
+	}
+	status := strings.ToLower(strings.TrimSpace(in.Status))
+	switch status {
+	case "":
+		status = "upcoming"
+	case "upcoming", "past", "cancelled", "all":
+	default:
+		return fail(invalidArg("status", "status must be upcoming, past, cancelled or all."))
+	}
+	limit, offset, e := pageArgs(in.Limit, in.Offset)
+	if e != nil {
+		return fail(e)
+	}
+	page, err := t.d.Domain.MyBookings(ctx, c.AccountID, status, limit, offset)
+	if err != nil {
+		return t.domainFail(ctx, SearchMyBookings, err)
+	}
+	out := MyBookingsOutput{Results: make([]BookingOut, 0, len(page.Results)), HasMore: page.HasMore, NextOffset: page.NextOffset}
+	for _, v := range page.Results {
+		out.Results = append(out.Results, t.withGrant(ctx, v))
+	}
+	return nil, out, nil
+}
+
+// ---- get_my_booking ----
+
+// MyBookingInput are the arguments of get_my_booking.
+type MyBookingInput struct {
+	BookingReference string `json:"booking_reference" jsonschema:"the booking, as returned by search_my_bookings or create_my_booking"`
+}
+
+// MyBookingOutput is the answer of get_my_booking.
+type MyBookingOutput struct {
+	Booking *BookingOut `json:"booking,omitempty" jsonschema:"the booking with its current grant"`
+	Error   *ToolError  `json:"error,omitempty" jsonschema:"present only when the call failed"`
+}
+
+var myBookingTool = &mcp.Tool{
+	Name:  GetMyBooking,
+	Title: "Get one of my bookings",
+	Description: `Fetch one of the person's bookings by booking_reference: status, business, service, staff, local times with the business's UTC offset, price, cancellation policy, and its current grant. Call it right before rescheduling or cancelling, to show the person the booking and to get the grant those tools require.
+Errors: booking_not_found (no booking of this person has that reference — it may be mistyped or belong to someone else; call search_my_bookings); invalid_argument (booking_reference empty); rate_limited (wait retry_after_sec).`,
+	OutputSchema: outputSchema[MyBookingOutput](),
+	Annotations:  readOnly(),
+}
+
+func (t *toolSet) myBooking(ctx context.Context, req *mcp.CallToolRequest, in MyBookingInput) (*mcp.CallToolResult, any, error) {
+	c, e := t.begin(req)
+	if e != nil {
+		return fail(e)
+	}
+	if e := required("booking_reference", in.BookingReference); e != nil {
+		e.Message = "booking_reference is required: get one from search_my_bookings."
+		return fail(e)
+	}
+	v, err := t.d.Domain.MyBooking(ctx, c.AccountID, strings.TrimSpace(in.BookingReference))
+	if err != nil {
+		return t.domainFail(ctx, GetMyBooking, err)
+	}
+	b := t.withGrant(ctx, v)
+	return nil, MyBookingOutput{Booking: &b}, nil
+}
+
+// ---- check_my_booking_availability ----
+
+// MyBookingAvailabilityInput are the arguments of check_my_booking_availability.
+type MyBookingAvailabilityInput struct {
+	BookingReference   string `json:"booking_reference" jsonschema:"the booking to move, from search_my_bookings"`
+	LocalDate          string `json:"local_date" jsonschema:"the day to list, YYYY-MM-DD in the business's time zone"`
+	WithStaffReference string `json:"with_staff_reference,omitempty" jsonschema:"optional: another staff member to move to; default the booking's own"`
+}
+
+// MyBookingAvailabilityOutput is the answer of check_my_booking_availability.
+type MyBookingAvailabilityOutput struct {
+	TimeZone     string                `json:"timezone" jsonschema:"the business's IANA time zone"`
+	Availability *booking.Availability `json:"availability,omitempty" jsonschema:"the times this booking can move to on that day; the booking's own time does not block them"`
+	Error        *ToolError            `json:"error,omitempty" jsonschema:"present only when the call failed"`
+}
+
+var myBookingAvailabilityTool = &mcp.Tool{
+	Name:  CheckMyBookingAvailability,
+	Title: "Check times to move one of my bookings to",
+	Description: `List the times one of the person's bookings could be moved to on local_date (YYYY-MM-DD in the business's time zone): same service, same staff member unless with_staff_reference names another. Instants are RFC 3339 with the business's UTC offset; pass a chosen starts_at unchanged to reschedule_my_booking as requested_starts_at.
+Errors: booking_not_found (not one of the person's bookings; call search_my_bookings), already_cancelled (a cancelled booking cannot move: create a new one), invalid_time (local_date is not YYYY-MM-DD), unknown_staff / staff_service_mismatch (choose a staff member from check_business_availability's catalog), too_soon / beyond_booking_horizon / in_the_past (pick another date), invalid_argument (field names the argument), rate_limited (wait retry_after_sec).`,
+	OutputSchema: outputSchema[MyBookingAvailabilityOutput](),
+	Annotations:  readOnly(),
+}
+
+func (t *toolSet) myBookingAvailability(ctx context.Context, req *mcp.CallToolRequest, in MyBookingAvailabilityInput) (*mcp.CallToolResult, any, error) {
+	c, e := t.begin(req)
+	if e != nil {
+		return fail(e)
+	}
+	if e := required("booking_reference", in.BookingReference); e != nil {
+		e.Message = "booking_reference is required: get one from search_my_bookings."
+		return fail(e)
+	}
+	day := strings.TrimSpace(in.LocalDate)
+	if day == "" {
+		return fail(&ToolError{Code: booking.CodeInvalidTime, Field: "local_date", Message: "local_date (YYYY-MM-DD in the business's time zone) is required."})
+	}
+	if e := checkLocalDate("local_date", day); e != nil {
+		return fail(e)
+	}
+	av, err := t.d.Domain.RescheduleAvailability(ctx, c.AccountID, strings.TrimSpace(in.BookingReference), day, strings.TrimSpace(in.WithStaffReference))
+	if err != nil {
+		return t.domainFail(ctx, CheckMyBookingAvailability, err)
+	}
+	return nil, MyBookingAvailabilityOutput{TimeZone: av.TimeZone, Availability: &av}, nil
+}

@@ -1,0 +1,314 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/scope"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/resourceserver/internal/tokencheck"
+)
+
+// Domain is the part of the booking engine the read tools call;
+// *booking.Service implements it.
+type Domain interface {
+	SearchBusinesses(ctx context.Context, query, city string, limit, offset int) (booking.BusinessPage, error)
+	Catalog(ctx context.Context, businessRef string) (booking.CatalogView, error)
+	Availability(ctx context.Context, q booking.AvailabilityQuery) (booking.Availability, error)
+	MyBookings(ctx context.Context, accountID, status string, limit, offset int) (booking.BookingPage, error)
+	MyBooking(ctx context.Context, accountID, bookingRef string) (booking.BookingView, error)
+	RescheduleAvailability(ctx context.Context, accountID, bookingRef, localDate, staffRef string) (booking.Availability, error)
+}
+
+var _ Domain = (*booking.Service)(nil)
+
+// Grants issues the current booking grant (internal/grant.Issuer).
+type Grants interface {
+	Issue(ctx context.Context, b store.Booking) (string, error)
+}
+
+// Limiter is a per-key rate limit (internal/ratelimit.Limiter).
+type Limiter interface {
+	Allow(key string) (ok bool, retryAfter time.Duration)
+}
+
+// Deps are the tools' dependencies.
+type Deps struct {
+	Domain Domain
+	Grants Grants  // nil: booking answers carry no grant
+	Links  Limiter // per-link limit; nil: unlimited
+	Logger *slog.Logger
+}
+
+// Tool names.
+const (
+	SearchBookableBusiness     = "search_bookable_business"
+	CheckBusinessAvailability  = "check_business_availability"
+	SearchMyBookings           = "search_my_bookings"
+	GetMyBooking               = "get_my_booking"
+	CheckMyBookingAvailability = "check_my_booking_availability"
+	CreateMyBooking            = "create_my_booking"
+	RescheduleMyBooking        = "reschedule_my_booking"
+	CancelMyBooking            = "cancel_my_booking"
+)
+
+// RequiredScope is the scope a tools/call of name needs: bookings:read for
+// the read tools, bookings:write for the mutations. Unknown tools answer
+// ok=false (the SDK then answers the call itself).
+func RequiredScope(name string) (string, bool) {
+	switch name {
+	case SearchBookableBusiness, CheckBusinessAvailability, SearchMyBookings, GetMyBooking, CheckMyBookingAvailability:
+		return scope.BookingsRead, true
+	case CreateMyBooking, RescheduleMyBooking, CancelMyBooking:
+		return scope.BookingsWrite, true
+	}
+	return "", false
+}
+
+// Extra keys of auth.TokenInfo.
+const (
+	extraLinkID   = "link_id"
+	extraClientID = "client_id"
+)
+
+// TokenInfo turns a verified identity into the SDK's TokenInfo, which the
+// streamable transport hands to every tool call as req.Extra.TokenInfo.
+func TokenInfo(id tokencheck.Identity) *auth.TokenInfo {
+	return &auth.TokenInfo{
+		Scopes:     id.Scopes,
+		Expiration: id.Expiry,
+		UserID:     id.AccountID,
+		Extra:      map[string]any{extraLinkID: id.LinkID, extraClientID: id.ClientID},
+	}
+}
+
+// caller is who a tool call speaks for.
+type caller struct {
+	AccountID, LinkID, ClientID string
+}
+
+func callerOf(req *mcp.CallToolRequest) (caller, bool) {
+	if req == nil || req.Extra == nil || req.Extra.TokenInfo == nil {
+		return caller{}, false
+	}
+	ti := req.Extra.TokenInfo
+	c := caller{AccountID: ti.UserID}
+	c.LinkID, _ = ti.Extra[extraLinkID].(string)
+	c.ClientID, _ = ti.Extra[extraClientID].(string)
+	return c, c.AccountID != ""
+}
+
+// ToolError is the "error" object of a failed tool result.
+type ToolError struct {
+	Code          string `json:"code" jsonschema:"machine-readable error code, e.g. invalid_argument, unknown_business, booking_not_found, rate_limited"`
+	Message       string `json:"message" jsonschema:"what went wrong and what to do next, written for the agent"`
+	Field         string `json:"field,omitempty" jsonschema:"the argument at fault, for invalid_argument and invalid_time"`
+	BookingURL    string `json:"booking_url,omitempty" jsonschema:"deposit_required: the business's web page where the person can finish booking"`
+	RetryAfterSec int    `json:"retry_after_sec,omitempty" jsonschema:"rate_limited: seconds to wait before calling again"`
+}
+
+// errorOut is the structured content of every failed result.
+type errorOut struct {
+	Error *ToolError `json:"error"`
+}
+
+func fail(e *ToolError) (*mcp.CallToolResult, any, error) {
+	return &mcp.CallToolResult{IsError: true}, errorOut{Error: e}, nil
+}
+
+func invalidArg(field, format string, a ...any) *ToolError {
+	return &ToolError{Code: booking.CodeInvalidArgument, Field: field, Message: fmt.Sprintf(format, a...)}
+}
+
+// toolSet carries the dependencies into the handlers.
+type toolSet struct{ d Deps }
+
+// domainFail maps an engine error to a result: a *booking.Error is shown as
+// is (its message is written for agents); anything else is logged and
+// answered as server_error.
+func (t *toolSet) domainFail(ctx context.Context, tool string, err error) (*mcp.CallToolResult, any, error) {
+	if be, ok := booking.AsError(err); ok {
+		return fail(&ToolError{Code: be.Code, Message: be.Message, Field: be.Field, BookingURL: be.BookingURL, RetryAfterSec: be.RetryAfterSec})
+	}
+	t.d.Logger.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
+	if errors.Is(err, store.ErrUnavailable) {
+		return fail(&ToolError{Code: "server_error", RetryAfterSec: 2, Message: "Linkslot could not reach its database. Retry the same call in a few seconds."})
+	}
+	return fail(&ToolError{Code: "server_error", Message: "Something went wrong on Linkslot's side. Retry the same call once; if it fails again, tell the person Linkslot is having trouble."})
+}
+
+// begin identifies the caller and applies the per-link rate limit.
+func (t *toolSet) begin(req *mcp.CallToolRequest) (caller, *ToolError) {
+	c, ok := callerOf(req)
+	if !ok {
+		// The router never lets an unauthenticated call through; this is
+		// a wiring fault, not the agent's.
+		return c, &ToolError{Code: "server_error", Message: "The call carried no verified identity. Reconnect the Linkslot account and retry."}
+	}
+	if t.d.Links != nil {
+		key := c.LinkID
+		if key == "" {
+			key = "account:" + c.AccountID
+		}
+		if ok, after := t.d.Links.Allow(key); !ok {
+			secs := int(after / time.Second)
+			if secs < 1 {
+				secs = 1
+			}
+			return c, &ToolError{Code: "rate_limited", RetryAfterSec: secs,
+				Message: fmt.Sprintf("Too many calls through this connection. Wait %d seconds, then retry the same call.", secs)}
+		}
+	}
+	return c, nil
+}
+
+var localDateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+func checkLocalDate(field, v string) *ToolError {
+	if !localDateRE.MatchString(v) {
+		return &ToolError{Code: booking.CodeInvalidTime, Field: field,
+			Message: fmt.Sprintf("%s must be a calendar date YYYY-MM-DD in the business's time zone (for example 2026-03-14); words like \"tomorrow\" are not accepted — work out the date first.", field)}
+	}
+	if _, err := time.Parse("2006-01-02", v); err != nil {
+		return &ToolError{Code: booking.CodeInvalidTime, Field: field,
+			Message: fmt.Sprintf("%s %q is not a real calendar date; use YYYY-MM-DD.", field, v)}
+	}
+	return nil
+}
+
+func pageArgs(limit, offset *int) (int, int, *ToolError) {
+	l, o := 10, 0
+	if limit != nil {
+		if *limit < 1 || *limit > 50 {
+			return 0, 0, invalidArg("limit", "limit must be between 1 and 50 (default 10).")
+		}
+		l = *limit
+	}
+	if offset != nil {
+		if *offset < 0 {
+			return 0, 0, invalidArg("offset", "offset must be 0 or more; pass the next_offset of the previous page.")
+		}
+		o = *offset
+	}
+	return l, o, nil
+}
+
+func required(field, v string) *ToolError {
+	if strings.TrimSpace(v) == "" {
+		return invalidArg(field, "%s is required.", field)
+	}
+	return nil
+}
+
+// outputSchema infers T's schema and makes every top-level property
+// optional, so that a failed result ({"error": {...}}) also matches it.
+func outputSchema[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tools: output schema of %T: %v", *new(T), err))
+	}
+	s.Required = nil
+	return s
+}
+
+func readOnly() *mcp.ToolAnnotations {
+	f := false
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &f, IdempotentHint: true, OpenWorldHint: &f}
+}
+
+// NewServer returns the MCP server with every tool registered.
+func NewServer(d Deps, impl *mcp.Implementation) *mcp.Server {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if impl == nil {
+		impl = &mcp.Implementation{Name: "linkslot", Title: "Linkslot bookings", Version: "1.0.0"}
+	}
+	s := mcp.NewServer(impl, &mcp.ServerOptions{
+		Instructions: serverInstructions,
+		Logger:       d.Logger,
+	})
+	Register(s, d)
+	s.AddReceivingMiddleware(argumentErrors)
+	return s
+}
+
+// Register adds the read tools to s.
+func Register(s *mcp.Server, d Deps) {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	t := &toolSet{d: d}
+	mcp.AddTool(s, searchBusinessTool, t.searchBusiness)
+	mcp.AddTool(s, availabilityTool, t.availability)
+	mcp.AddTool(s, myBookingsTool, t.myBookings)
+	mcp.AddTool(s, myBookingTool, t.myBooking)
+	mcp.AddTool(s, myBookingAvailabilityTool, t.myBookingAvailability)
+}
+
+const serverInstructions = `Linkslot books appointments at local businesses for the person who connected this account.
+Find a business with search_bookable_business, list its services and staff with check_business_availability (business_reference only), then open times with check_business_availability (business_reference, service_reference, local_date).
+The person's own bookings: search_my_bookings, get_my_booking, check_my_booking_availability.
+All times are RFC 3339 instants with the business's UTC offset; local dates are YYYY-MM-DD in the business's time zone.
+Failed calls answer {"error": {"code", "message"}}; the message says what to do next.`
+
+// argumentErrors rewrites the SDK's own argument-validation failures
+// (a result with isError and no structured content whose text starts with
+// "validating \"arguments\"" or is a JSON unmarshal error) into
+// invalid_argument results naming the field.
+func argumentErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "tools/call" || err != nil {
+			return res, err
+		}
+		r, ok := res.(*mcp.CallToolResult)
+		if !ok || r == nil || !r.IsError || r.StructuredContent != nil || len(r.Content) != 1 {
+			return res, err
+		}
+		tc, ok := r.Content[0].(*mcp.TextContent)
+		if !ok {
+			return res, err
+		}
+		te := translateValidation(tc.Text)
+		b, _ := json.Marshal(errorOut{Error: te})
+		return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+	}
+}
+
+var (
+	propRE     = regexp.MustCompile(`/properties/([A-Za-z0-9_]+)`)
+	missingRE  = regexp.MustCompile(`missing properties?:? \[?"?([A-Za-z0-9_]+)`)
+	unexpectRE = regexp.MustCompile(`unexpected (?:additional )?propert(?:y|ies):? \[?"?([A-Za-z0-9_]+)`)
+	goFieldRE  = regexp.MustCompile(`(?:Go struct field|field) [A-Za-z0-9_]*\.?([a-z_][A-Za-z0-9_]*)`)
+)
+
+func translateValidation(msg string) *ToolError {
+	field := ""
+	for _, re := range []*regexp.Regexp{missingRE, unexpectRE, propRE, goFieldRE} {
+		if m := re.FindStringSubmatch(msg); m != nil {
+			field = m[1]
+			break
+		}
+	}
+	switch {
+	case missingRE.MatchString(msg):
+		return invalidArg(field, "%s is required; see the tool's input schema.", field)
+	case unexpectRE.MatchString(msg):
+		return invalidArg(field, "%s is not an argument of this tool; remove it and see the tool's input schema.", field)
+	case field != "":
+		return invalidArg(field, "%s has the wrong type or format; see the tool's input schema (numbers as JSON numbers, text as JSON strings).", field)
+	}
+	return invalidArg("", "The arguments do not match the tool's input schema: pass a JSON object with the documented fields.")
+}

@@ -1,0 +1,154 @@
+// Package rshttp builds the whole resource server as one http.Handler, for
+// the resourceserver binary, tests and the cluster harness: token checker,
+// booking engine, grants, MCP tools, the SDK's stateless Streamable HTTP
+// handler and the Echo router around them.
+package rshttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/linkslot/linkslot/internal/app"
+	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/grant"
+	"github.com/linkslot/linkslot/internal/keys"
+	"github.com/linkslot/linkslot/internal/scope"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/resourceserver/internal/ratelimit"
+	"github.com/linkslot/linkslot/resourceserver/internal/router"
+	"github.com/linkslot/linkslot/resourceserver/internal/tokencheck"
+	"github.com/linkslot/linkslot/resourceserver/internal/tools"
+)
+
+// Limit is a sustained rate per second and a burst.
+type Limit struct {
+	PerSecond float64
+	Burst     int
+}
+
+// Default rate limits.
+var (
+	DefaultPerAddress = Limit{PerSecond: 100, Burst: 200} // before authentication, 429
+	DefaultPerLink    = Limit{PerSecond: 20, Burst: 40}   // per connected link, rate_limited result
+)
+
+// Deps are the resource server's dependencies. Zero values of the optional
+// fields mean the documented defaults.
+type Deps struct {
+	Store  store.Store   // required
+	Config config.Config // Issuer, Resource, AllowedOrigins, SecretKey (grants)
+	Logger *slog.Logger  // default: discard
+	Clock  store.Clock   // default: store.SystemClock
+	// HTTPClient fetches the issuer's JWKS (default http.DefaultClient).
+	HTTPClient *http.Client
+	// AuthDisabled switches bearer verification off: every request speaks
+	// for a fixed account (demo@example.com when it exists). Benchmarks only.
+	AuthDisabled bool
+
+	// PerAddress and PerLink override the rate limits; NoRateLimits
+	// switches both off (benchmarks).
+	PerAddress, PerLink *Limit
+	NoRateLimits        bool
+	// Domain replaces the booking engine (the no-op benchmark baseline).
+	Domain tools.Domain
+}
+
+// New builds the resource server handler.
+func New(ctx context.Context, d Deps) (http.Handler, error) {
+	if d.Store == nil {
+		return nil, errors.New("rshttp: Store is required")
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Clock == nil {
+		d.Clock = store.SystemClock
+	}
+	cfg := d.Config
+	if cfg.Resource == "" || cfg.Issuer == "" {
+		return nil, errors.New("rshttp: Config.Resource and Config.Issuer are required")
+	}
+
+	var domain tools.Domain = d.Domain
+	if domain == nil {
+		domain = booking.NewService(d.Store, d.Clock)
+	}
+	var grants tools.Grants
+	if len(cfg.SecretKey) > 0 {
+		km := keys.NewManager(d.Store, cfg.SecretKey, store.KeyPurposeGrant, d.Clock)
+		if err := km.Ensure(ctx); err != nil {
+			return nil, fmt.Errorf("rshttp: grant signing key: %w", err)
+		}
+		grants = grant.New(km, d.Clock)
+	} else {
+		d.Logger.Warn("no secret key configured: booking answers carry no grant")
+	}
+
+	perAddr, perLink := DefaultPerAddress, DefaultPerLink
+	if d.PerAddress != nil {
+		perAddr = *d.PerAddress
+	}
+	if d.PerLink != nil {
+		perLink = *d.PerLink
+	}
+	var addrLim, linkLim *ratelimit.Limiter
+	if !d.NoRateLimits {
+		addrLim = ratelimit.New(ratelimit.Limit(perAddr), d.Clock)
+		linkLim = ratelimit.New(ratelimit.Limit(perLink), d.Clock)
+	}
+	td := tools.Deps{Domain: domain, Grants: grants, Logger: d.Logger}
+	if linkLim != nil {
+		td.Links = linkLim
+	}
+	server := tools.NewServer(td, nil)
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Stateless:    true,
+		JSONResponse: true,
+		Logger:       d.Logger,
+		// The router checks Origin (and Host for a loopback resource);
+		// the SDK's check would refuse requests a reverse proxy forwards
+		// to a loopback listener under the public Host.
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        router.MaxBody,
+	})
+
+	ro := router.Options{
+		Resource:       cfg.Resource,
+		Issuer:         cfg.Issuer,
+		AllowedOrigins: cfg.AllowedOrigins,
+		MCP:            mcpHandler,
+		RequiredScope:  tools.RequiredScope,
+		TokenInfo:      tools.TokenInfo,
+		Health:         app.HealthHandler(d.Store),
+		Addresses:      addrLim,
+		Logger:         d.Logger,
+	}
+	if d.AuthDisabled {
+		id := tokencheck.Identity{AccountID: "acct_benchmark", ClientID: "benchmark", LinkID: "link_benchmark",
+			Scopes: []string{scope.OpenID, scope.BookingsRead, scope.BookingsWrite}}
+		if a, err := d.Store.GetAccountByEmail(ctx, "demo@example.com"); err == nil {
+			id.AccountID = a.ID
+		}
+		ro.FixedIdentity = id
+		d.Logger.Warn("authentication is OFF: every request speaks for a fixed account (benchmark mode)", "account", id.AccountID)
+	} else {
+		checker, err := tokencheck.New(ctx, tokencheck.Options{
+			Issuer:     cfg.Issuer,
+			Resource:   cfg.Resource,
+			HTTPClient: d.HTTPClient,
+			Links:      d.Store,
+			Clock:      d.Clock,
+		})
+		if err != nil {
+			return nil, err
+		}
+		ro.Auth = checker
+	}
+	return router.New(ro)
+}
