@@ -21,7 +21,7 @@ func fromAccount(a store.Account) accountRow {
 
 // CreateAccount inserts an account; the email is unique, case-insensitively.
 func (s *Store) CreateAccount(ctx context.Context, a store.Account) error {
-	return translate(s.q(ctx).Create(ptr(fromAccount(a))).Error)
+	return s.create(ctx, ptr(fromAccount(a)))
 }
 
 // GetAccount returns an account by id.
@@ -82,7 +82,7 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, fn func(store.Acco
 // CreateWebSession stores a sign-in session.
 func (s *Store) CreateWebSession(ctx context.Context, ws store.WebSession) error {
 	r := webSessionRow{IDHash: ws.IDHash, AccountID: ws.AccountID, CreatedAt: store.UTC(ws.CreatedAt), ExpiresAt: store.UTC(ws.ExpiresAt)}
-	return translate(s.q(ctx).Create(&r).Error)
+	return s.create(ctx, &r)
 }
 
 // GetWebSession returns a session by the hash of its id.

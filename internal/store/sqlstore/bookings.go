@@ -97,11 +97,16 @@ func (s *Store) UpdateBooking(ctx context.Context, id string, fn func(store.Book
 			return err
 		}
 		b.ID, b.Reference, b.CreatedAt = old.ID, old.Reference, old.CreatedAt
+		if b.UpdatedAt.IsZero() {
+			b.UpdatedAt = store.SystemClock()
+		}
 		nr := fromBooking(b)
 		if err := s.checkOverlap(tx, nr); err != nil {
 			return err
 		}
-		if err := tx.Save(&nr).Error; err != nil {
+		// SkipHooks: gorm's Save would otherwise overwrite updated_at with
+		// the wall clock, ignoring the caller's (possibly pinned) clock.
+		if err := tx.Session(&gorm.Session{SkipHooks: true}).Save(&nr).Error; err != nil {
 			return err
 		}
 		out = b
@@ -168,7 +173,7 @@ func (s *Store) AddBookingEvent(ctx context.Context, e store.BookingEvent) error
 	}
 	r := bookingEventRow{ID: e.ID, BookingID: e.BookingID, Version: e.Version, Action: e.Action, StaffID: e.StaffID,
 		StartsAt: store.UTC(e.StartsAt), EndsAt: store.UTC(e.EndsAt), At: store.UTC(e.At)}
-	return translate(s.q(ctx).Create(&r).Error)
+	return s.create(ctx, &r)
 }
 
 // ListBookingEvents returns a booking's history, oldest first.

@@ -29,7 +29,7 @@ func fromClient(c store.Client) clientRow {
 
 // CreateClient inserts a client; a taken id answers ErrAlreadyExists.
 func (s *Store) CreateClient(ctx context.Context, c store.Client) error {
-	return translate(s.q(ctx).Create(ptr(fromClient(c))).Error)
+	return s.create(ctx, ptr(fromClient(c)))
 }
 
 // GetClient returns a client by id.

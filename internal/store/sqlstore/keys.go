@@ -11,7 +11,7 @@ import (
 func (s *Store) CreateSigningKey(ctx context.Context, k store.SigningKey) error {
 	r := keyRow{ID: k.ID, Purpose: k.Purpose, Algorithm: k.Algorithm, PrivateEncrypted: k.PrivateEncrypted,
 		PublicJWK: k.PublicJWK, CreatedAt: store.UTC(k.CreatedAt), RetiredAt: utcPtr(k.RetiredAt)}
-	return translate(s.q(ctx).Create(&r).Error)
+	return s.create(ctx, &r)
 }
 
 // ListSigningKeys returns the keys of a purpose, newest first.

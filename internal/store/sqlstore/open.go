@@ -88,12 +88,19 @@ func ParseURL(raw string, busy time.Duration) (dialect, dsn string, err error) {
 			busy = 10 * time.Second
 		}
 		q := url.Values{}
-		q.Add("_pragma", "journal_mode(WAL)")
+		// busy_timeout first: the driver runs these pragmas in order on
+		// every new connection, and journal_mode needs a lock that another
+		// connection may be holding; without a busy timeout yet, it would
+		// fail at once with SQLITE_BUSY.
 		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
+		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Add("_pragma", "synchronous(NORMAL)")
+		// No _time_format: glebarez/go-sqlite v1.21 stops reading the DSN
+		// after it, silently dropping _txlock (transactions then begin
+		// DEFERRED and concurrent writers fail with SQLITE_BUSY). Its
+		// default write format is the "sqlite" one anyway.
 		q.Set("_txlock", "immediate")
-		q.Set("_time_format", "sqlite")
 		return "sqlite", "file:" + path + "?" + q.Encode(), nil
 	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
 		u, perr := url.Parse(raw)

@@ -78,7 +78,7 @@ func (s *Store) AddActivity(ctx context.Context, a store.Activity) error {
 	r := activityRow{ID: a.ID, AccountID: a.AccountID, LinkID: a.LinkID, ClientID: a.ClientID, Tool: a.Tool,
 		Arguments: string(a.Arguments), Summary: a.Summary, ConfirmationText: a.ConfirmationText,
 		IdempotencyKey: a.IdempotencyKey, Outcome: string(a.Outcome), RequestID: a.RequestID, CreatedAt: store.UTC(a.CreatedAt)}
-	return translate(s.q(ctx).Create(&r).Error)
+	return s.create(ctx, &r)
 }
 
 // ListActivity returns up to limit+1 entries, newest first.
@@ -108,7 +108,7 @@ func (s *Store) AddAuditEvent(ctx context.Context, e store.AuditEvent) error {
 	}
 	r := auditRow{ID: e.ID, ActorID: e.ActorID, Action: e.Action, Target: e.Target, Before: string(e.Before),
 		After: string(e.After), RequestID: e.RequestID, CreatedAt: store.UTC(e.CreatedAt)}
-	return translate(s.q(ctx).Create(&r).Error)
+	return s.create(ctx, &r)
 }
 
 // ListAuditEvents returns up to limit+1 events, newest first.
@@ -127,4 +127,3 @@ func (s *Store) ListAuditEvents(ctx context.Context, limit, offset int) ([]store
 	}
 	return out, nil
 }
-

@@ -21,7 +21,7 @@ func (s *Store) CreateTokenSession(ctx context.Context, t store.TokenSession) er
 	if r.Request == nil {
 		r.Request = []byte{}
 	}
-	return translate(s.q(ctx).Create(&r).Error)
+	return s.create(ctx, &r)
 }
 
 // GetTokenSession returns a session whether active or not.

@@ -1,8 +1,10 @@
 package sqlstore
 
 import (
+	"context"
 	"time"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -10,4 +12,15 @@ func weekday(d int) time.Weekday { return time.Weekday(d) }
 
 func orderBy(e clause.Expression) clause.OrderBy {
 	return clause.OrderBy{Expression: e}
+}
+
+// create inserts one row. Inside InTx it runs in a savepoint, so a failed
+// insert (a taken key answering ErrAlreadyExists) leaves the enclosing
+// transaction usable on PostgreSQL as it is on SQLite; outside a transaction
+// it is a single statement.
+func (s *Store) create(ctx context.Context, row any) error {
+	if s.sqlDB == nil && s.dialect == "postgres" {
+		return s.tx(ctx, func(tx *gorm.DB) error { return tx.Create(row).Error })
+	}
+	return translate(s.q(ctx).Create(row).Error)
 }
