@@ -1,0 +1,28 @@
+// Package fositestore implements fosite's storage interfaces on top of
+// Linkslot's store: authorization codes, access and refresh tokens, PKCE and
+// OpenID Connect sessions are store.TokenSession rows keyed by the SHA-256 of
+// the token signature (a stolen table yields no usable token), and clients
+// come from store.Clients.
+//
+// Requests are serialized to JSON faithfully: id, time, client id,
+// requested and granted scopes and audience, the (already sanitized) form,
+// and the Session with its subject, link id, expiries, ID-token claims and
+// extra values. The grant family (fosite's request id) is a column, so
+// revoking a family is one UPDATE.
+//
+// Single use is enforced by the database, not by reading first: redeeming a
+// code and rotating a refresh token both go through
+// store.DeactivateTokenSession, a conditional UPDATE that exactly one of any
+// number of concurrent callers wins. A used code answers
+// fosite.ErrInvalidatedAuthorizeCode with its request (fosite then revokes
+// every token issued from it); a used refresh token answers
+// fosite.ErrInactiveToken (fosite then revokes the family). The store does
+// not implement fosite's storage.Transactional: the conditional update is the
+// only step that must be atomic, and a failure after it leaves at worst a
+// consumed code or refresh token, which is the safe direction.
+//
+// Refresh tokens are refused when their link is no longer active, and their
+// expiry is capped at the family's absolute lifetime (Session.GrantedAt +
+// RefreshAbsolute). Expiry is checked against the injected clock as well as
+// by fosite, so tests can age a code without sleeping.
+package fositestore

@@ -1,0 +1,398 @@
+package fositestore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/handler/oauth2"
+	"github.com/ory/fosite/handler/openid"
+	"github.com/ory/fosite/handler/pkce"
+
+	"github.com/linkslot/linkslot/internal/clients"
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// Options configure a Store.
+type Options struct {
+	// Audience is what clients may request as audience: the configured
+	// resources.
+	Audience []string
+	// RefreshAbsolute caps a refresh family's lifetime from its first grant.
+	RefreshAbsolute time.Duration
+	// Clock is checked against stored expiries (default store.SystemClock).
+	Clock store.Clock
+}
+
+// Store is fosite's storage on top of store.Store.
+type Store struct {
+	s    store.Store
+	opts Options
+}
+
+var (
+	_ fosite.ClientManager               = (*Store)(nil)
+	_ oauth2.CoreStorage                 = (*Store)(nil)
+	_ oauth2.TokenRevocationStorage      = (*Store)(nil)
+	_ pkce.PKCERequestStorage            = (*Store)(nil)
+	_ openid.OpenIDConnectRequestStorage = (*Store)(nil)
+	_ fosite.Hasher                      = SecretHasher{}
+	_ fosite.Client                      = (*Client)(nil)
+)
+
+// New returns the fosite storage.
+func New(s store.Store, opts Options) *Store {
+	if opts.Clock == nil {
+		opts.Clock = store.SystemClock
+	}
+	return &Store{s: s, opts: opts}
+}
+
+// Client adapts a store.Client to fosite.
+type Client struct {
+	C        store.Client
+	Audience []string
+	// extraRedirect is a loopback redirect URI that matched a registered
+	// one on every part but the port (RFC 8252 §7.3); fosite's own matcher
+	// compares strings.
+	extraRedirect string
+}
+
+func (c *Client) GetID() string           { return c.C.ID }
+func (c *Client) GetHashedSecret() []byte { return []byte(c.C.SecretHash) }
+func (c *Client) GetRedirectURIs() []string {
+	if c.extraRedirect != "" {
+		return append(append([]string(nil), c.C.RedirectURIs...), c.extraRedirect)
+	}
+	return c.C.RedirectURIs
+}
+func (c *Client) GetGrantTypes() fosite.Arguments    { return c.C.GrantTypes }
+func (c *Client) GetResponseTypes() fosite.Arguments { return fosite.Arguments{"code"} }
+func (c *Client) GetScopes() fosite.Arguments        { return c.C.AllowedScopes }
+func (c *Client) IsPublic() bool                     { return c.C.Public }
+func (c *Client) GetAudience() fosite.Arguments      { return c.Audience }
+
+type redirectKey struct{}
+
+// WithRequestedRedirect tells GetClient which redirect URI the current
+// request names, so a loopback URI with another port can be accepted.
+func WithRequestedRedirect(ctx context.Context, redirect string) context.Context {
+	return context.WithValue(ctx, redirectKey{}, redirect)
+}
+
+// GetClient implements fosite.ClientManager. A disabled client is not found.
+func (st *Store) GetClient(ctx context.Context, id string) (fosite.Client, error) {
+	c, err := st.s.GetClient(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fosite.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.Disabled {
+		return nil, fosite.ErrNotFound
+	}
+	fc := &Client{C: c, Audience: st.opts.Audience}
+	if r, _ := ctx.Value(redirectKey{}).(string); r != "" && clients.MatchRedirect(c.RedirectURIs, r) {
+		fc.extraRedirect = r
+	}
+	return fc, nil
+}
+
+// ClientAssertionJWTValid implements fosite.ClientManager; Linkslot accepts
+// no client assertions, so every jti is unknown.
+func (st *Store) ClientAssertionJWTValid(context.Context, string) error { return nil }
+
+// SetClientAssertionJWT implements fosite.ClientManager (unused).
+func (st *Store) SetClientAssertionJWT(context.Context, string, time.Time) error { return nil }
+
+// SecretHasher compares client secrets with clients.CompareSecret.
+type SecretHasher struct{}
+
+// Compare implements fosite.Hasher.
+func (SecretHasher) Compare(_ context.Context, hash, data []byte) error {
+	if clients.CompareSecret(string(hash), string(data)) {
+		return nil
+	}
+	return errors.New("client secret mismatch")
+}
+
+// Hash implements fosite.Hasher.
+func (SecretHasher) Hash(_ context.Context, data []byte) ([]byte, error) {
+	h, err := clients.HashSecret(string(data))
+	return []byte(h), err
+}
+
+// storedRequest is the JSON form of a fosite request.
+type storedRequest struct {
+	ID                string     `json:"id"`
+	RequestedAt       time.Time  `json:"requested_at"`
+	ClientID          string     `json:"client_id"`
+	RequestedScopes   []string   `json:"requested_scopes"`
+	GrantedScopes     []string   `json:"granted_scopes"`
+	RequestedAudience []string   `json:"requested_audience"`
+	GrantedAudience   []string   `json:"granted_audience"`
+	Form              url.Values `json:"form"`
+	Session           *Session   `json:"session"`
+}
+
+func sessionOf(r fosite.Requester) (*Session, error) {
+	s, ok := r.GetSession().(*Session)
+	if !ok || s == nil {
+		return nil, fmt.Errorf("fositestore: session is %T, want *fositestore.Session", r.GetSession())
+	}
+	return s, nil
+}
+
+// Encode serializes a request (exported for tests).
+func Encode(r fosite.Requester) ([]byte, error) {
+	sess, err := sessionOf(r)
+	if err != nil {
+		return nil, err
+	}
+	sr := storedRequest{ID: r.GetID(), RequestedAt: r.GetRequestedAt(), ClientID: r.GetClient().GetID(),
+		RequestedScopes: r.GetRequestedScopes(), GrantedScopes: r.GetGrantedScopes(),
+		RequestedAudience: r.GetRequestedAudience(), GrantedAudience: r.GetGrantedAudience(),
+		Form: r.GetRequestForm(), Session: sess}
+	return json.Marshal(sr)
+}
+
+// decode rebuilds a request; the client is loaded fresh, so a deleted or
+// disabled client makes every stored token unusable.
+func (st *Store) decode(ctx context.Context, raw []byte, into fosite.Session) (*fosite.Request, error) {
+	var sr storedRequest
+	if err := json.Unmarshal(raw, &sr); err != nil {
+		return nil, fmt.Errorf("fositestore: decode request: %w", err)
+	}
+	c, err := st.GetClient(ctx, sr.ClientID)
+	if err != nil {
+		return nil, err
+	}
+	if sr.Session == nil {
+		sr.Session = &Session{}
+	}
+	var sess fosite.Session = sr.Session
+	if dst, ok := into.(*Session); ok && dst != nil {
+		*dst = *sr.Session
+		sess = dst
+	}
+	if sr.Form == nil {
+		sr.Form = url.Values{}
+	}
+	return &fosite.Request{ID: sr.ID, RequestedAt: sr.RequestedAt, Client: c,
+		RequestedScope: sr.RequestedScopes, GrantedScope: sr.GrantedScopes,
+		RequestedAudience: sr.RequestedAudience, GrantedAudience: sr.GrantedAudience,
+		Form: sr.Form, Session: sess}, nil
+}
+
+func (st *Store) create(ctx context.Context, kind store.TokenKind, signature string, r fosite.Requester, exp time.Time) error {
+	sess, err := sessionOf(r)
+	if err != nil {
+		return err
+	}
+	raw, err := Encode(r)
+	if err != nil {
+		return err
+	}
+	if exp.IsZero() {
+		exp = st.opts.Clock().Add(24 * time.Hour)
+	}
+	return st.s.CreateTokenSession(ctx, store.TokenSession{Kind: kind, SignatureHash: store.HashSecret(signature),
+		RequestID: r.GetID(), ClientID: r.GetClient().GetID(), AccountID: sess.Subject, LinkID: sess.LinkID,
+		Active: true, Request: raw, ExpiresAt: exp, CreatedAt: st.opts.Clock()})
+}
+
+// get loads a session row; inactive rows are returned with active=false.
+func (st *Store) get(ctx context.Context, kind store.TokenKind, signature string, into fosite.Session) (*fosite.Request, store.TokenSession, error) {
+	ts, err := st.s.GetTokenSession(ctx, kind, store.HashSecret(signature))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, ts, fosite.ErrNotFound
+	}
+	if err != nil {
+		return nil, ts, err
+	}
+	req, err := st.decode(ctx, ts.Request, into)
+	if err != nil {
+		return nil, ts, err
+	}
+	return req, ts, nil
+}
+
+func (st *Store) del(ctx context.Context, kind store.TokenKind, signature string) error {
+	err := st.s.DeleteTokenSession(ctx, kind, store.HashSecret(signature))
+	if errors.Is(err, store.ErrNotFound) {
+		return fosite.ErrNotFound
+	}
+	return err
+}
+
+// CreateAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage.
+func (st *Store) CreateAuthorizeCodeSession(ctx context.Context, code string, r fosite.Requester) error {
+	return st.create(ctx, store.KindAuthorizeCode, code, r, r.GetSession().GetExpiresAt(fosite.AuthorizeCode))
+}
+
+// GetAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage.
+func (st *Store) GetAuthorizeCodeSession(ctx context.Context, code string, s fosite.Session) (fosite.Requester, error) {
+	req, ts, err := st.get(ctx, store.KindAuthorizeCode, code, s)
+	if err != nil {
+		return nil, err
+	}
+	if !ts.Active {
+		return req, fosite.ErrInvalidatedAuthorizeCode
+	}
+	if !st.opts.Clock().Before(ts.ExpiresAt) {
+		return nil, fosite.ErrNotFound
+	}
+	return req, nil
+}
+
+// InvalidateAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage: the
+// one conditional UPDATE that makes a code single-use. The loser of a race
+// answers fosite.ErrInvalidatedAuthorizeCode.
+func (st *Store) InvalidateAuthorizeCodeSession(ctx context.Context, code string) error {
+	err := st.s.DeactivateTokenSession(ctx, store.KindAuthorizeCode, store.HashSecret(code))
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return fosite.ErrInvalidatedAuthorizeCode
+	case errors.Is(err, store.ErrNotFound):
+		return fosite.ErrNotFound
+	}
+	return err
+}
+
+// CreateAccessTokenSession implements oauth2.AccessTokenStorage.
+func (st *Store) CreateAccessTokenSession(ctx context.Context, sig string, r fosite.Requester) error {
+	return st.create(ctx, store.KindAccessToken, sig, r, r.GetSession().GetExpiresAt(fosite.AccessToken))
+}
+
+// GetAccessTokenSession implements oauth2.AccessTokenStorage; a revoked or
+// expired access token is not found.
+func (st *Store) GetAccessTokenSession(ctx context.Context, sig string, s fosite.Session) (fosite.Requester, error) {
+	req, ts, err := st.get(ctx, store.KindAccessToken, sig, s)
+	if err != nil {
+		return nil, err
+	}
+	if !ts.Active || !st.opts.Clock().Before(ts.ExpiresAt) {
+		return nil, fosite.ErrNotFound
+	}
+	return req, nil
+}
+
+// DeleteAccessTokenSession implements oauth2.AccessTokenStorage.
+func (st *Store) DeleteAccessTokenSession(ctx context.Context, sig string) error {
+	return st.del(ctx, store.KindAccessToken, sig)
+}
+
+// CreateRefreshTokenSession implements oauth2.RefreshTokenStorage. The
+// expiry is capped at the family's absolute lifetime.
+func (st *Store) CreateRefreshTokenSession(ctx context.Context, sig, _ string, r fosite.Requester) error {
+	sess, err := sessionOf(r)
+	if err != nil {
+		return err
+	}
+	exp := sess.GetExpiresAt(fosite.RefreshToken)
+	if st.opts.RefreshAbsolute > 0 && !sess.GrantedAt.IsZero() {
+		if limit := sess.GrantedAt.Add(st.opts.RefreshAbsolute); exp.IsZero() || exp.After(limit) {
+			exp = limit
+			sess.SetExpiresAt(fosite.RefreshToken, exp)
+		}
+	}
+	return st.create(ctx, store.KindRefreshToken, sig, r, exp)
+}
+
+// GetRefreshTokenSession implements oauth2.RefreshTokenStorage. A used
+// (rotated or revoked) token answers its request with
+// fosite.ErrInactiveToken, so fosite revokes the family; a token whose link
+// was revoked, or that expired, is not found.
+func (st *Store) GetRefreshTokenSession(ctx context.Context, sig string, s fosite.Session) (fosite.Requester, error) {
+	req, ts, err := st.get(ctx, store.KindRefreshToken, sig, s)
+	if err != nil {
+		return nil, err
+	}
+	if !ts.Active {
+		return req, fosite.ErrInactiveToken
+	}
+	if !st.opts.Clock().Before(ts.ExpiresAt) {
+		return nil, fosite.ErrNotFound
+	}
+	if ts.LinkID != "" {
+		l, err := st.s.GetLink(ctx, ts.LinkID)
+		if errors.Is(err, store.ErrNotFound) || err == nil && l.Status != store.LinkActive {
+			return nil, fosite.ErrNotFound
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return req, nil
+}
+
+// DeleteRefreshTokenSession implements oauth2.RefreshTokenStorage.
+func (st *Store) DeleteRefreshTokenSession(ctx context.Context, sig string) error {
+	return st.del(ctx, store.KindRefreshToken, sig)
+}
+
+// RotateRefreshToken implements oauth2.RefreshTokenStorage: it consumes the
+// presented refresh token with one conditional UPDATE; of two concurrent
+// rotations exactly one wins, the other answers fosite.ErrInactiveToken.
+func (st *Store) RotateRefreshToken(ctx context.Context, _ string, sig string) error {
+	err := st.s.DeactivateTokenSession(ctx, store.KindRefreshToken, store.HashSecret(sig))
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return fosite.ErrInactiveToken
+	case errors.Is(err, store.ErrNotFound):
+		return fosite.ErrNotFound
+	}
+	return err
+}
+
+// RevokeRefreshToken implements oauth2.TokenRevocationStorage: every refresh
+// token of the family.
+func (st *Store) RevokeRefreshToken(ctx context.Context, requestID string) error {
+	return st.s.DeactivateRequest(ctx, store.KindRefreshToken, requestID)
+}
+
+// RevokeAccessToken implements oauth2.TokenRevocationStorage: every access
+// token of the family.
+func (st *Store) RevokeAccessToken(ctx context.Context, requestID string) error {
+	return st.s.DeactivateRequest(ctx, store.KindAccessToken, requestID)
+}
+
+// CreatePKCERequestSession implements pkce.PKCERequestStorage.
+func (st *Store) CreatePKCERequestSession(ctx context.Context, sig string, r fosite.Requester) error {
+	return st.create(ctx, store.KindPKCE, sig, r, r.GetSession().GetExpiresAt(fosite.AuthorizeCode))
+}
+
+// GetPKCERequestSession implements pkce.PKCERequestStorage.
+func (st *Store) GetPKCERequestSession(ctx context.Context, sig string, s fosite.Session) (fosite.Requester, error) {
+	req, _, err := st.get(ctx, store.KindPKCE, sig, s)
+	return req, err
+}
+
+// DeletePKCERequestSession implements pkce.PKCERequestStorage.
+func (st *Store) DeletePKCERequestSession(ctx context.Context, sig string) error {
+	return st.del(ctx, store.KindPKCE, sig)
+}
+
+// CreateOpenIDConnectSession implements openid.OpenIDConnectRequestStorage.
+func (st *Store) CreateOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) error {
+	return st.create(ctx, store.KindOpenID, code, r, r.GetSession().GetExpiresAt(fosite.AuthorizeCode))
+}
+
+// GetOpenIDConnectSession implements openid.OpenIDConnectRequestStorage.
+func (st *Store) GetOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) (fosite.Requester, error) {
+	req, _, err := st.get(ctx, store.KindOpenID, code, r.GetSession())
+	if errors.Is(err, fosite.ErrNotFound) {
+		return nil, openid.ErrNoSessionFound
+	}
+	return req, err
+}
+
+// DeleteOpenIDConnectSession implements openid.OpenIDConnectRequestStorage.
+func (st *Store) DeleteOpenIDConnectSession(ctx context.Context, code string) error {
+	return st.del(ctx, store.KindOpenID, code)
+}
