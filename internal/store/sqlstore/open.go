@@ -182,7 +182,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	db, err := gorm.Open(dialector, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("open %s database: %w", dialect, redactErr(err))
+		// The PostgreSQL dialector connects while it initializes, so an
+		// unreachable server fails here, not at the ping below.
+		return nil, connectErr(dialect, err)
 	}
 	sqlDB, err := db.DB()
 	if err != nil {
@@ -204,7 +206,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	defer cancel()
 	if err := sqlDB.PingContext(pctx); err != nil {
 		sqlDB.Close()
-		return nil, fmt.Errorf("cannot reach the %s database: %w", dialect, redactErr(err))
+		return nil, connectErr(dialect, err)
 	}
 	return s, nil
 }
@@ -292,3 +294,28 @@ func (s *Store) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 }
 
 func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// openError is a connection failure: one line, password redacted, and
+// errors.Is(err, store.ErrUnavailable) when the database could not be
+// reached (as opposed to, say, a refused password).
+type openError struct {
+	msg         string
+	unavailable bool
+}
+
+func (e *openError) Error() string { return e.msg }
+
+func (e *openError) Unwrap() error {
+	if e.unavailable {
+		return store.ErrUnavailable
+	}
+	return nil
+}
+
+func connectErr(dialect string, err error) error {
+	msg := strings.ReplaceAll(redactErr(err).Error(), "\n", " ")
+	return &openError{
+		msg:         fmt.Sprintf("cannot connect to the %s database: %s", dialect, msg),
+		unavailable: errors.Is(translate(err), store.ErrUnavailable),
+	}
+}
