@@ -1,0 +1,234 @@
+package consentui_test
+
+import (
+	"bytes"
+	"context"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	consentui "github.com/linkslot/linkslot/consent-ui"
+	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/identity"
+	"github.com/linkslot/linkslot/internal/scope"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/store/storetest"
+)
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// syncBuffer collects log output from concurrent handlers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// env is a running UI on a real store, with a test route that renders the
+// consent page and a fake authorize endpoint that it posts to.
+type env struct {
+	t     *testing.T
+	store *sqlstore.Store
+	ui    *consentui.UI
+	srv   *httptest.Server
+	clock *fakeClock
+	logs  *syncBuffer
+	// redirectTo is where the fake authorize endpoint sends an allowed or
+	// denied consent (the client's redirect URI).
+	redirectTo string
+}
+
+type envOpts struct {
+	issuer   string
+	throttle identity.ThrottlePolicy
+	store    *sqlstore.Store
+}
+
+func newEnv(t *testing.T, o envOpts) *env {
+	t.Helper()
+	e := &env{t: t, store: o.store, clock: &fakeClock{t: time.Now().UTC().Truncate(time.Second)}, logs: &syncBuffer{}}
+	if e.store == nil {
+		e.store = storetest.SQLite(t)
+	}
+	logger := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	id, err := identity.New(identity.Config{Store: e.store, Clock: e.clock.Now, Throttle: o.throttle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.ui, err = consentui.New(consentui.Config{Store: e.store, Identity: id, SecretKey: bytes.Repeat([]byte("k"), 32),
+		Issuer: o.issuer, Logger: logger, Clock: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	e.ui.Mount(mux)
+	mux.HandleFunc("GET /test/authorize", e.testAuthorize)
+	mux.HandleFunc("POST /test/authorize", e.testAuthorize)
+	e.srv = httptest.NewServer(mux)
+	t.Cleanup(e.srv.Close)
+	if err := e.store.CreateClient(context.Background(), store.Client{ID: "agent", Name: "Trip Planner", Public: true,
+		RedirectURIs: []string{"http://127.0.0.1/callback"}, AllowedScopes: []string{"openid", "bookings:read", "bookings:write"},
+		CreatedAt: e.clock.Now(), UpdatedAt: e.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// testAuthorize stands in for the authorize endpoint: it uses only the
+// consent.UI methods, the way the authorization server does.
+func (e *env) testAuthorize(w http.ResponseWriter, r *http.Request) {
+	acct, ok := e.ui.CurrentAccount(r)
+	if !ok {
+		e.ui.LoginRedirect(w, r, r.URL.RequestURI())
+		return
+	}
+	if r.Method == http.MethodPost {
+		if !e.ui.VerifyCSRF(r) {
+			e.ui.RenderError(w, r, http.StatusForbidden, "This request has expired", "Start again from the app.")
+			return
+		}
+		target := r.PostFormValue("redirect_uri")
+		if target == "" {
+			target = e.redirectTo
+		}
+		q := url.Values{"state": {r.PostFormValue("state")}}
+		if r.PostFormValue("decision") == "allow" {
+			if _, err := e.store.UpsertLink(r.Context(), acct.ID, r.PostFormValue("client_id"),
+				scope.Parse(r.PostFormValue("scope")), e.clock.Now()); err != nil {
+				http.Error(w, "link", 500)
+				return
+			}
+			q.Set("code", "test-code")
+		} else {
+			q.Set("error", "access_denied")
+		}
+		http.Redirect(w, r, target+"?"+q.Encode(), http.StatusFound)
+		return
+	}
+	params := url.Values{"client_id": {"agent"}, "response_type": {"code"}, "scope": {"openid bookings:read bookings:write"},
+		"state": {"st-123"}, "redirect_uri": {r.URL.Query().Get("redirect_uri")}}
+	var scopes []scope.Scope
+	for _, n := range scope.Parse(params.Get("scope")) {
+		s, _ := scope.Lookup(n)
+		scopes = append(scopes, s)
+	}
+	ru, _ := url.Parse(params.Get("redirect_uri"))
+	e.ui.RenderConsent(w, r, consent.ConsentView{ClientName: "Trip Planner", ClientID: "agent", RedirectHost: ru.Host,
+		AccountEmail: acct.Email, Scopes: scopes, Action: "/test/authorize", Params: params, CSRFToken: e.ui.CSRFToken(w, r)})
+}
+
+// client is a cookie-keeping HTTP client that does not follow redirects.
+type client struct {
+	e      *env
+	hc     *http.Client
+	bodies []string
+}
+
+func (e *env) client() *client {
+	jar, _ := cookiejar.New(nil)
+	return &client{e: e, hc: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}}
+}
+
+type resp struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (c *client) do(method, path string, form url.Values) resp {
+	c.e.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, c.e.srv.URL+path, body)
+	if err != nil {
+		c.e.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	res, err := c.hc.Do(req)
+	if err != nil {
+		c.e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	c.bodies = append(c.bodies, string(b))
+	return resp{res.StatusCode, res.Header, string(b)}
+}
+
+func (c *client) get(path string) resp { return c.do(http.MethodGet, path, nil) }
+
+var csrfRE = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
+
+// csrf fetches a page and returns its form token.
+func (c *client) csrf(path string) string {
+	c.e.t.Helper()
+	r := c.get(path)
+	if r.status == http.StatusSeeOther {
+		r = c.get(r.header.Get("Location"))
+	}
+	m := csrfRE.FindStringSubmatch(r.body)
+	if m == nil {
+		c.e.t.Fatalf("no CSRF field on %s (status %d)", path, r.status)
+	}
+	return html.UnescapeString(m[1])
+}
+
+// post submits a form with the token of the page at from.
+func (c *client) post(from, path string, form url.Values) resp {
+	c.e.t.Helper()
+	form.Set("csrf_token", c.csrf(from))
+	return c.do(http.MethodPost, path, form)
+}
+
+func (c *client) signUp(email, pw string) {
+	c.e.t.Helper()
+	r := c.post("/signup", "/signup", url.Values{"email": {email}, "password": {pw}, "password_repeat": {pw}})
+	if r.status != 200 || !strings.Contains(r.body, "Sign in") {
+		c.e.t.Fatalf("sign-up: %d %s", r.status, r.body)
+	}
+}
+
+func (c *client) logIn(email, pw string) resp {
+	c.e.t.Helper()
+	return c.post("/login", "/login", url.Values{"email": {email}, "password": {pw}})
+}
+
+func (c *client) signUpAndIn(email, pw string) store.Account {
+	c.e.t.Helper()
+	c.signUp(email, pw)
+	if r := c.logIn(email, pw); r.status != http.StatusSeeOther {
+		c.e.t.Fatalf("log in: %d", r.status)
+	}
+	a, err := c.e.store.GetAccountByEmail(context.Background(), email)
+	if err != nil {
+		c.e.t.Fatal(err)
+	}
+	return a
+}
