@@ -1,0 +1,136 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) Getenv { return func(k string) string { return m[k] } }
+
+func TestDefaults(t *testing.T) {
+	c, err := FromEnv(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DatabaseURL != "sqlite://var/linkslot.db" || c.AuthListen != "127.0.0.1:8080" || c.RSListen != "127.0.0.1:8081" ||
+		c.Issuer != "http://127.0.0.1:8080" || c.Resource != "http://127.0.0.1:8081/mcp" || c.LogFormat != "text" ||
+		c.Production || c.RefreshIdle != 720*time.Hour || c.RefreshAbsolute != 2160*time.Hour || c.ShutdownTimeout != 15*time.Second {
+		t.Errorf("defaults = %+v", c)
+	}
+}
+
+func TestValid(t *testing.T) {
+	c, err := FromEnv(env(map[string]string{
+		"LINKSLOT_ENV":              "production",
+		"LINKSLOT_DATABASE_URL":     "postgres://u:p@db:5432/linkslot",
+		"LINKSLOT_ISSUER":           "https://auth.example.com/",
+		"LINKSLOT_RESOURCE":         "https://api.example.com/mcp",
+		"LINKSLOT_SECRET_KEY":       strings.Repeat("k", 32),
+		"LINKSLOT_ALLOWED_ORIGINS":  "https://a.example, https://b.example:8443",
+		"LINKSLOT_DB_MAX_CONNS":     "32",
+		"LINKSLOT_REFRESH_IDLE":     "24h",
+		"LINKSLOT_METRICS_LISTEN":   "127.0.0.1:9090",
+		"LINKSLOT_LOG_FORMAT":       "json",
+		"LINKSLOT_SHUTDOWN_TIMEOUT": "5s",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Production || c.Issuer != "https://auth.example.com" || len(c.AllowedOrigins) != 2 || c.DBMaxConns != 32 ||
+		c.RefreshIdle != 24*time.Hour || c.LogFormat != "json" || c.ShutdownTimeout != 5*time.Second || string(c.SecretKey) != strings.Repeat("k", 32) {
+		t.Errorf("config = %+v", c)
+	}
+}
+
+// TestAllProblemsTogether: every bad variable is reported in one error, one
+// line each, and a database password never appears in it.
+func TestAllProblemsTogether(t *testing.T) {
+	bad := map[string]string{
+		"LINKSLOT_ENV":              "staging",
+		"LINKSLOT_DATABASE_URL":     "mysql://root:hunter2@db/x",
+		"LINKSLOT_AUTH_LISTEN":      "8080",
+		"LINKSLOT_RS_LISTEN":        "nope",
+		"LINKSLOT_ISSUER":           "ftp://x",
+		"LINKSLOT_RESOURCE":         "http://127.0.0.1:8081/mcp?x=1",
+		"LINKSLOT_LOG_FORMAT":       "xml",
+		"LINKSLOT_METRICS_LISTEN":   "9090",
+		"LINKSLOT_ALLOWED_ORIGINS":  "https://ok.example,not-an-origin",
+		"LINKSLOT_DB_MAX_CONNS":     "-1",
+		"LINKSLOT_REFRESH_IDLE":     "forever",
+		"LINKSLOT_SHUTDOWN_TIMEOUT": "0s",
+		"LINKSLOT_SECRET_KEY":       "short",
+	}
+	_, err := FromEnv(env(bad))
+	if err == nil {
+		t.Fatal("FromEnv accepted bad configuration")
+	}
+	msg := err.Error()
+	for k := range bad {
+		if !strings.Contains(msg, k) {
+			t.Errorf("error does not mention %s:\n%s", k, msg)
+		}
+	}
+	if n := strings.Count(msg, "\n  - "); n != len(bad) {
+		t.Errorf("error lists %d problems, want %d:\n%s", n, len(bad), msg)
+	}
+	if strings.Contains(msg, "hunter2") {
+		t.Errorf("error shows the database password:\n%s", msg)
+	}
+}
+
+func TestProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"production needs a secret", map[string]string{"LINKSLOT_ENV": "production", "LINKSLOT_ISSUER": "https://a.example", "LINKSLOT_RESOURCE": "https://b.example/mcp"}, "LINKSLOT_SECRET_KEY is required"},
+		{"production needs https", map[string]string{"LINKSLOT_ENV": "production", "LINKSLOT_SECRET_KEY": strings.Repeat("k", 32)}, "must be https in production"},
+		{"issuer has no path", map[string]string{"LINKSLOT_ISSUER": "http://127.0.0.1:8080/auth"}, "LINKSLOT_ISSUER must have no path"},
+		{"idle above absolute", map[string]string{"LINKSLOT_REFRESH_IDLE": "100h", "LINKSLOT_REFRESH_ABSOLUTE": "10h"}, "must not exceed"},
+		{"malformed postgres URL", map[string]string{"LINKSLOT_DATABASE_URL": "postgres://u:hunter2@[::1/x"}, "LINKSLOT_DATABASE_URL"},
+		{"empty sqlite path", map[string]string{"LINKSLOT_DATABASE_URL": "sqlite://"}, "no file path"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := FromEnv(env(tc.env))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("FromEnv = %v, want an error containing %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("error shows the password: %v", err)
+			}
+		})
+	}
+}
+
+func TestEnsureSecretKey(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "var")
+	c := Config{VarDir: dir}
+	if err := c.EnsureSecretKey(); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.SecretKey) < 32 {
+		t.Fatalf("generated key has %d bytes", len(c.SecretKey))
+	}
+	fi, err := os.Stat(filepath.Join(dir, "secret.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("secret.key mode %v, want 0600", fi.Mode().Perm())
+	}
+	again := Config{VarDir: dir}
+	if err := again.EnsureSecretKey(); err != nil {
+		t.Fatal(err)
+	}
+	if string(again.SecretKey) != string(c.SecretKey) {
+		t.Error("second start generated a different key")
+	}
+	given := Config{VarDir: dir, SecretKey: []byte("given")}
+	if err := given.EnsureSecretKey(); err != nil || string(given.SecretKey) != "given" {
+		t.Errorf("EnsureSecretKey replaced a configured key: %q, %v", given.SecretKey, err)
+	}
+}
