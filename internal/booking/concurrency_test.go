@@ -1,0 +1,97 @@
+package booking
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/store/storetest"
+)
+
+// race runs n creates at once (plan, then execute in a transaction) and
+// counts the outcomes by error code ("" for confirmed).
+func race(t *testing.T, f *fixture, reqs []CreateRequest) map[string]int {
+	t.Helper()
+	ctx := context.Background()
+	var mu sync.Mutex
+	got := map[string]int{}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for _, r := range reqs {
+		wg.Add(1)
+		go func(r CreateRequest) {
+			defer wg.Done()
+			<-start
+			_, err := f.create(ctx, r)
+			mu.Lock()
+			got[code(err)]++
+			mu.Unlock()
+		}(r)
+	}
+	close(start)
+	wg.Wait()
+	return got
+}
+
+func TestConcurrentCreates(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		f := newFixture(t, s, bigCatalog("biz-race", 5, 1))
+		day := time.Date(2026, 6, 3, 0, 0, 0, 0, time.UTC)
+		loc, _ := time.LoadLocation("America/Chicago")
+		at := func(h, m int) time.Time { return time.Date(day.Year(), day.Month(), day.Day(), h, m, 0, 0, loc) }
+
+		same := make([]CreateRequest, 50)
+		for i := range same {
+			same[i] = CreateRequest{AccountID: fmt.Sprintf("acc_%d", i), BusinessRef: "biz-race", ServiceRef: "svc-00", StaffRef: "stf-00", StartsAt: at(9, 0)}
+		}
+		if got := race(t, f, same); got[""] != 1 || got[CodeSlotTaken] != 49 {
+			t.Fatalf("same slot: %v, want 1 confirmed and 49 slot_taken", got)
+		}
+
+		var diff []CreateRequest
+		for st := 0; st < 5; st++ {
+			for k := 0; k < 10; k++ {
+				diff = append(diff, CreateRequest{AccountID: fmt.Sprintf("acc_%d_%d", st, k), BusinessRef: "biz-race", ServiceRef: "svc-00",
+					StaffRef: fmt.Sprintf("stf-%02d", st), StartsAt: at(12, 30).Add(time.Duration(k) * 30 * time.Minute)})
+			}
+		}
+		if got := race(t, f, diff); got[""] != 50 {
+			t.Fatalf("different slots: %v, want 50 confirmed", got)
+		}
+		bks, err := s.ListStaffBookings(context.Background(), staffIDsOf(t, s, "biz-race"), day.Add(-24*time.Hour), day.Add(48*time.Hour))
+		if err != nil || len(bks) != 51 {
+			t.Fatalf("%d confirmed bookings, want 51 (%v)", len(bks), err)
+		}
+		assertNoOverlap(t, bks)
+	})
+}
+
+func staffIDsOf(t testing.TB, s store.Store, ref string) []string {
+	c, err := s.LoadCatalog(context.Background(), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, st := range c.Staff {
+		ids = append(ids, st.ID)
+	}
+	return ids
+}
+
+// assertNoOverlap checks that no two confirmed bookings of one staff member
+// overlap, buffers included.
+func assertNoOverlap(t testing.TB, bks []store.Booking) {
+	t.Helper()
+	for i, a := range bks {
+		for _, b := range bks[i+1:] {
+			if a.StaffID == b.StaffID && a.Status == store.BookingConfirmed && b.Status == store.BookingConfirmed &&
+				a.BlockStart.Before(b.BlockEnd) && b.BlockStart.Before(a.BlockEnd) {
+				t.Fatalf("overlap: %s [%v,%v) and %s [%v,%v)", a.Reference, a.BlockStart, a.BlockEnd, b.Reference, b.BlockStart, b.BlockEnd)
+			}
+		}
+	}
+}
