@@ -1,0 +1,246 @@
+package idempotency
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// MinTTL is the shortest time a record is kept.
+const MinTTL = 24 * time.Hour
+
+// RetryAfterSec is what a rate_limited answer tells the agent to wait.
+const RetryAfterSec = 1
+
+// Key length bounds (CONTRACT.md §5).
+const (
+	MinKeyLen = 16
+	MaxKeyLen = 200
+)
+
+// Codes of the tool results for the errors below.
+const (
+	CodeConflict   = "idempotency_conflict"
+	CodeInProgress = "rate_limited"
+	CodeInvalidKey = "invalid_idempotency_key"
+)
+
+var (
+	// ErrConflict: the key was already used, by this link for this tool,
+	// with different arguments. Nothing was executed.
+	ErrConflict = errors.New(CodeConflict + ": this idempotency_key was already used for a different request; " +
+		"use a new key for a new request, or resend the original arguments unchanged to get the original answer")
+	// ErrInProgress: a request with this key is still running.
+	ErrInProgress = errors.New(CodeInProgress + ": a request with this idempotency_key is still running; " +
+		"retry in a second with the same key and arguments")
+	// ErrInvalidKey: the key is not 16–200 printable ASCII characters.
+	ErrInvalidKey = errors.New(CodeInvalidKey + ": idempotency_key must be 16–200 printable ASCII characters")
+)
+
+// confirmationFields are excluded from ArgsHash.
+var confirmationFields = []string{
+	"confirmed_summary", "confirmation_summary_presented", "confirmation_obtained",
+	"user_confirmation_text", "idempotency_key",
+}
+
+// ArgsHash returns the hex SHA-256 of the canonical JSON of a tool's
+// arguments (a struct with JSON tags, or a map), leaving out the confirmation
+// fields and null values. Object keys are sorted at every level and numbers
+// keep their written form.
+func ArgsHash(args any) (string, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return "", fmt.Errorf("idempotency: encode arguments: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", fmt.Errorf("idempotency: decode arguments: %w", err)
+	}
+	if m, ok := v.(map[string]any); ok {
+		for _, f := range confirmationFields {
+			delete(m, f)
+		}
+	}
+	canon, err := json.Marshal(dropNulls(v))
+	if err != nil {
+		return "", fmt.Errorf("idempotency: canonical arguments: %w", err)
+	}
+	sum := sha256.Sum256(canon)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// dropNulls removes null members of objects at every level (an absent
+// optional argument and an explicit null mean the same).
+func dropNulls(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if e == nil {
+				delete(x, k)
+				continue
+			}
+			x[k] = dropNulls(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = dropNulls(e)
+		}
+	}
+	return v
+}
+
+// ValidKey reports whether k is 16–200 printable ASCII characters.
+func ValidKey(k string) bool {
+	if len(k) < MinKeyLen || len(k) > MaxKeyLen {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// Keeper runs mutations under idempotency keys.
+type Keeper struct {
+	s     store.Store
+	clock store.Clock
+	ttl   time.Duration
+
+	// beforeComplete, when set (tests only), runs after exec and before the
+	// answer is stored, inside the transaction; an error aborts it.
+	beforeComplete func() error
+	// afterLookup, when set (tests only), runs after Run's fast-path lookup
+	// missed, before the transaction begins.
+	afterLookup func()
+}
+
+// New returns a Keeper over s. ttl below MinTTL is raised to MinTTL; clock
+// may be nil (system clock).
+func New(s store.Store, clock store.Clock, ttl time.Duration) *Keeper {
+	if clock == nil {
+		clock = store.SystemClock
+	}
+	if ttl < MinTTL {
+		ttl = MinTTL
+	}
+	return &Keeper{s: s, clock: clock, ttl: ttl}
+}
+
+// TTL reports how long records are kept.
+func (k *Keeper) TTL() time.Duration { return k.ttl }
+
+// answer turns an existing record into Run's result.
+func answer(rec store.IdempotencyRecord, argsHash string) ([]byte, error) {
+	switch {
+	case rec.ArgsHash != argsHash:
+		return nil, ErrConflict
+	case rec.State != store.IdemDone:
+		return nil, ErrInProgress
+	}
+	return rec.Response, nil
+}
+
+// Lookup reports whether (link, tool, key) already has an answer: found with
+// the stored response when it was used with the same arguments, ErrConflict
+// when with others, ErrInProgress when still running. It writes nothing.
+func (k *Keeper) Lookup(ctx context.Context, linkID, tool, key, argsHash string) (response []byte, found bool, err error) {
+	if !ValidKey(key) {
+		return nil, false, ErrInvalidKey
+	}
+	rec, err := k.s.GetIdempotency(ctx, linkID, tool, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("idempotency: lookup: %w", err)
+	}
+	resp, err := answer(rec, argsHash)
+	return resp, err == nil, err
+}
+
+// Run executes exec at most once per (link, tool, key). exec receives the
+// transaction-bound store; everything it writes through it commits together
+// with the idempotency record, or not at all.
+//
+// The first call with a key runs exec and, when exec succeeds, stores and
+// returns its response (replay false). A later call with the same arguments
+// returns the stored response with replay true and does not run exec. A
+// call with other arguments answers ErrConflict. When exec fails, its error
+// is returned unchanged (errors.As still finds a booking error), the
+// transaction rolls back and no record is kept.
+func (k *Keeper) Run(ctx context.Context, linkID, tool, key, argsHash string,
+	exec func(tx store.Store) ([]byte, error)) (response []byte, replay bool, err error) {
+	if linkID == "" || tool == "" || argsHash == "" {
+		return nil, false, errors.New("idempotency: link, tool and arguments hash are required")
+	}
+	// Fast path: an answered key needs no write transaction.
+	if resp, found, err := k.Lookup(ctx, linkID, tool, key, argsHash); err != nil || found {
+		return resp, found, err
+	}
+	if k.afterLookup != nil {
+		k.afterLookup()
+	}
+	var execErr error
+	err = k.s.InTx(ctx, func(tx store.Store) error {
+		now := k.clock()
+		rec, err := tx.ClaimIdempotency(ctx, store.IdempotencyRecord{
+			LinkID: linkID, Tool: tool, Key: key, ArgsHash: argsHash, State: store.IdemPending,
+			CreatedAt: now, ExpiresAt: now.Add(k.ttl),
+		})
+		switch {
+		case errors.Is(err, store.ErrAlreadyExists):
+			// Another request committed this key first.
+			response, err = answer(rec, argsHash)
+			replay = err == nil
+			return err
+		case errors.Is(err, store.ErrNotFound):
+			// Claimed by someone, then purged before we could read it.
+			return ErrInProgress
+		case err != nil:
+			return fmt.Errorf("idempotency: claim: %w", err)
+		}
+		resp, err := exec(tx)
+		if err != nil {
+			response, execErr = resp, err
+			return err
+		}
+		if k.beforeComplete != nil {
+			if err := k.beforeComplete(); err != nil {
+				return err
+			}
+		}
+		if err := tx.CompleteIdempotency(ctx, linkID, tool, key, resp); err != nil {
+			return fmt.Errorf("idempotency: store answer: %w", err)
+		}
+		response = resp
+		return nil
+	})
+	if execErr != nil {
+		// exec's own error, unchanged (InTx may have translated it).
+		return response, false, execErr
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return response, replay, nil
+}
+
+// Purge deletes the records that expired before now and reports how many.
+func (k *Keeper) Purge(ctx context.Context) (int64, error) {
+	n, err := k.s.PurgeIdempotency(ctx, k.clock())
+	if err != nil {
+		return n, fmt.Errorf("idempotency: purge: %w", err)
+	}
+	return n, nil
+}
