@@ -18,8 +18,11 @@
 //     a busy agent costs no database round trip per call.
 //
 // Unknown kids make go-oidc refetch the JWKS; to keep a stream of forged
-// tokens from turning into a stream of JWKS fetches, a token whose kid has
-// never verified may trigger at most one refetch per RefetchInterval.
+// tokens from turning into a stream of JWKS fetches, tokens whose kid has
+// never verified may trigger a refetch only while a token bucket allows
+// (burst 3, then one per RefetchInterval). A kid in the JWKS whose
+// signature fails still makes go-oidc refetch; those are bounded by the
+// per-address rate limit in front and by go-oidc's single in-flight fetch.
 //
 // Errors wrap ErrInvalidToken (answer 401 with error="invalid_token") or
 // ErrUnavailable (the store could not be asked; answer 503). Messages never

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/time/rate"
 
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
@@ -61,7 +62,7 @@ type Options struct {
 	// (default 4 s, at most 5 s).
 	LinkTTL time.Duration
 	// RefetchInterval spaces JWKS refetches triggered by never-seen kids
-	// (default 1 s).
+	// after a burst of 3 (default 2 s).
 	RefetchInterval time.Duration
 }
 
@@ -108,7 +109,7 @@ func New(ctx context.Context, o Options) (*Checker, error) {
 		o.LinkTTL = 4 * time.Second
 	}
 	if o.RefetchInterval <= 0 {
-		o.RefetchInterval = time.Second
+		o.RefetchInterval = 2 * time.Second
 	}
 	ks := o.KeySet
 	if ks == nil {
@@ -121,7 +122,7 @@ func New(ctx context.Context, o Options) (*Checker, error) {
 		}
 		ks = oidc.NewRemoteKeySet(kctx, o.JWKSURL)
 	}
-	gated := &gatedKeySet{inner: ks, known: map[string]bool{}, interval: o.RefetchInterval, clock: o.Clock}
+	gated := newGatedKeySet(ks, o.RefetchInterval)
 	clock, skew := o.Clock, o.Skew
 	v := oidc.NewVerifier(o.Issuer, gated, &oidc.Config{
 		ClientID:             o.Resource,
@@ -272,18 +273,29 @@ func (c *Checker) Forget(linkID string) {
 	c.mu.Unlock()
 }
 
-// gatedKeySet lets a token whose kid never verified reach the inner key set
-// (which refetches the JWKS for unknown kids) at most once per interval.
+// gatedKeySet lets tokens whose kid never verified reach the inner key set
+// (which refetches the JWKS for unknown kids) only while a small token
+// bucket allows: a burst of 3, then one every interval, on the wall clock.
+// A rotation is absorbed by the burst; a stream of forged kids costs at most
+// one JWKS fetch per interval.
 type gatedKeySet struct {
-	inner    oidc.KeySet
-	interval time.Duration
-	clock    store.Clock
+	inner oidc.KeySet
+	lim   *rate.Limiter
 
 	mu    sync.RWMutex
 	known map[string]bool
 
-	fetchMu   sync.Mutex
-	lastFetch time.Time
+	fetchMu sync.Mutex
+}
+
+func newGatedKeySet(inner oidc.KeySet, interval time.Duration) *gatedKeySet {
+	return &gatedKeySet{inner: inner, lim: rate.NewLimiter(rate.Every(interval), 3), known: map[string]bool{}}
+}
+
+func (g *gatedKeySet) isKnown(kid string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.known[kid]
 }
 
 func (g *gatedKeySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error) {
@@ -291,25 +303,16 @@ func (g *gatedKeySet) VerifySignature(ctx context.Context, jwt string) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	g.mu.RLock()
-	known := g.known[h.Kid]
-	g.mu.RUnlock()
-	if known {
+	if g.isKnown(h.Kid) {
 		return g.inner.VerifySignature(ctx, jwt)
 	}
 	// Serialize first sightings: concurrent tokens with the same new kid
 	// wait for one fetch and then find the kid known.
 	g.fetchMu.Lock()
 	defer g.fetchMu.Unlock()
-	g.mu.RLock()
-	known = g.known[h.Kid]
-	g.mu.RUnlock()
-	if !known {
-		now := g.clock()
-		if !g.lastFetch.IsZero() && now.Sub(g.lastFetch) < g.interval && now.After(g.lastFetch) {
-			return nil, errors.New("unknown signing key")
-		}
-		g.lastFetch = now
+	known := g.isKnown(h.Kid)
+	if !known && !g.lim.Allow() {
+		return nil, errors.New("unknown signing key")
 	}
 	payload, err := g.inner.VerifySignature(ctx, jwt)
 	if err == nil && !known {
