@@ -91,8 +91,19 @@ func New(keys KeySource, clock store.Clock) *Issuer {
 	return &Issuer{keys: keys, clock: clock}
 }
 
-// Issue returns the current grant of b, valid until b starts.
+// Issue returns the current grant of b for the link that made it
+// (b.LinkID), valid until b starts. It is IssueFor(ctx, b, b.LinkID).
 func (i *Issuer) Issue(ctx context.Context, b store.Booking) (string, error) {
+	return i.IssueFor(ctx, b, b.LinkID)
+}
+
+// IssueFor returns the current grant of b for linkID, the link whose request
+// the answer goes to. get_my_booking and search_my_bookings answer a
+// person's bookings to any of the person's agents, and each must receive a
+// grant bound to its own link, since Verify refuses a grant presented by
+// another link.
+func (i *Issuer) IssueFor(ctx context.Context, b store.Booking, linkID string) (string, error) {
+	b.LinkID = linkID
 	if b.ID == "" || b.BusinessID == "" || b.LinkID == "" || b.Version < 1 || b.StartsAt.IsZero() {
 		return "", errors.New("grant: booking lacks id, business, link, version or start")
 	}

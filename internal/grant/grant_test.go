@@ -332,3 +332,23 @@ func TestKeyRotationStaticKeys(t *testing.T) {
 		t.Errorf("unpublished key: %v", err)
 	}
 }
+
+// A grant issued to another agent of the same person is bound to that
+// agent's link.
+func TestIssueFor(t *testing.T) {
+	ctx := context.Background()
+	iss := grant.New(&staticKeys{keys: []jose.JSONWebKey{newKey(t, "k1")}}, pinned(now))
+	b := testBooking()
+	tok, err := iss.IssueFor(ctx, b, "lnk_2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := expectFor(b, grant.ScopeCancel)
+	if err := iss.Verify(ctx, tok, want); !errors.Is(err, grant.ErrInvalidGrant) {
+		t.Errorf("creating link: %v", err)
+	}
+	want.LinkID = "lnk_2"
+	if err := iss.Verify(ctx, tok, want); err != nil {
+		t.Errorf("requesting link: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
 
@@ -17,7 +18,10 @@ import (
 func TestKeyRotationWithManager(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.SQLite(t)
-	m := keys.NewManager(s, []byte("test secret, 32 bytes or more...."), "grant", pinned(now))
+	// Key order is by creation time, so the clock moves between the two
+	// keys (with equal times the newest key would be ambiguous).
+	at := now
+	m := keys.NewManager(s, []byte("test secret, 32 bytes or more...."), "grant", func() time.Time { return at })
 	if err := m.Ensure(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -27,6 +31,7 @@ func TestKeyRotationWithManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	at = at.Add(24 * time.Hour)
 	newKid, err := m.Rotate(ctx)
 	if err != nil {
 		t.Fatal(err)
