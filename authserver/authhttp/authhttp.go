@@ -1,0 +1,108 @@
+// Package authhttp builds the whole authorization server as one
+// http.Handler: signing keys, fosite storage and provider, the OAuth
+// endpoints, health endpoints, and the consent UI's pages when the UI
+// provides them. It is the one constructor both the authserver command and
+// other packages' end-to-end tests (the resource server's, for instance)
+// mount — on a listener or on httptest.Server — so every caller gets exactly
+// the production wiring.
+package authhttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/linkslot/linkslot/authserver/internal/endpoint"
+	"github.com/linkslot/linkslot/authserver/internal/fositestore"
+	"github.com/linkslot/linkslot/authserver/internal/provider"
+	"github.com/linkslot/linkslot/internal/app"
+	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/keys"
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// Deps are the server's dependencies. Store, Config (Issuer, Resource,
+// SecretKey, RefreshIdle, RefreshAbsolute) and UI are required.
+type Deps struct {
+	Store  store.Store
+	Config config.Config
+	// UI renders sign-in, consent and error pages. When it also has a
+	// Mount(*http.ServeMux) method (consentui.UI does), its pages are
+	// mounted on the same server.
+	UI consent.UI
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Clock defaults to store.SystemClock. fosite reads the system time for
+	// its own expiry checks; the store checks stored expiries against Clock
+	// as well, so a clock set ahead ages codes and tokens in tests.
+	Clock store.Clock
+}
+
+// Mounter is implemented by UIs that serve their own pages.
+type Mounter interface{ Mount(*http.ServeMux) }
+
+// New builds the handler. It creates the first token signing key when none
+// exists.
+func New(ctx context.Context, d Deps) (http.Handler, error) {
+	if d.Store == nil || d.UI == nil {
+		return nil, errors.New("authhttp: Store and UI are required")
+	}
+	c := d.Config
+	if c.Issuer == "" || c.Resource == "" {
+		return nil, errors.New("authhttp: Config.Issuer and Config.Resource are required")
+	}
+	if len(c.SecretKey) < 32 {
+		return nil, errors.New("authhttp: Config.SecretKey must have at least 32 bytes")
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Clock == nil {
+		d.Clock = store.SystemClock
+	}
+	if c.RefreshIdle <= 0 {
+		c.RefreshIdle = 30 * 24 * time.Hour
+	}
+	km := keys.NewManager(d.Store, c.SecretKey, store.KeyPurposeToken, d.Clock)
+	if err := km.Ensure(ctx); err != nil {
+		return nil, fmt.Errorf("signing keys: %w", err)
+	}
+	if _, err := km.SigningKey(ctx); err != nil {
+		return nil, fmt.Errorf("signing keys: %w", err)
+	}
+	fs := fositestore.New(d.Store, fositestore.Options{Audience: []string{c.Resource},
+		RefreshAbsolute: c.RefreshAbsolute, Clock: d.Clock})
+	p, err := provider.New(fs, km, provider.Config{Issuer: c.Issuer, Secret: c.SecretKey, RefreshIdle: c.RefreshIdle})
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	endpoint.New(endpoint.Deps{Provider: p, Store: d.Store, Keys: km, UI: d.UI, Log: d.Logger, Clock: d.Clock,
+		Issuer: c.Issuer, Resources: []string{c.Resource}}).Mount(mux)
+	app.Health(mux, d.Store)
+	if m, ok := d.UI.(Mounter); ok {
+		m.Mount(mux)
+	}
+	return recoverer(d.Logger, mux), nil
+}
+
+// recoverer turns a panic into a logged 500 without the panic value in the
+// response.
+func recoverer(log *slog.Logger, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.ErrorContext(r.Context(), "panic serving request", "path", r.URL.Path, "panic", fmt.Sprintf("%T", v))
+				http.Error(w, `{"error":"server_error"}`, http.StatusInternalServerError)
+			}
+		}()
+		h.ServeHTTP(w, r)
+	})
+}

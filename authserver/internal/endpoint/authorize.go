@@ -1,0 +1,193 @@
+package endpoint
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/token/jwt"
+
+	"github.com/linkslot/linkslot/authserver/internal/fositestore"
+	"github.com/linkslot/linkslot/internal/clients"
+	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/scope"
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// Form fields of the consent decision, posted back to the authorize endpoint.
+const (
+	FieldDecision = "decision"
+	DecisionAllow = "allow"
+	DecisionDeny  = "deny"
+)
+
+func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	if err := r.ParseForm(); err != nil {
+		h.displayError(w, r, http.StatusBadRequest, "Invalid request", "The authorization request could not be read.")
+		return
+	}
+	// The decision and CSRF token are ours, not the client's: take them out
+	// before fosite sees the form (and before anything is stored).
+	decision := r.Form.Get(FieldDecision)
+	r.Form.Del(FieldDecision)
+	r.Form.Del(consent.CSRFField)
+	if r.PostForm != nil {
+		r.PostForm.Del(FieldDecision)
+		r.PostForm.Del(consent.CSRFField)
+	}
+
+	// 1. Client and redirect URI: an error here is shown, never redirected.
+	client, err := h.d.Store.GetClient(ctx, r.Form.Get("client_id"))
+	if err != nil || client.Disabled {
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			h.logError(ctx, r, err)
+			h.displayError(w, r, http.StatusInternalServerError, "Something went wrong", "The request could not be completed. Please try again.")
+			return
+		}
+		h.displayError(w, r, http.StatusBadRequest, "Unknown application", "The application that sent you here is not registered with Linkslot, or has been disabled.")
+		return
+	}
+	redirect := r.Form.Get("redirect_uri")
+	if redirect == "" && len(client.RedirectURIs) != 1 || redirect != "" && !clients.MatchRedirect(client.RedirectURIs, redirect) {
+		h.displayError(w, r, http.StatusBadRequest, "Invalid redirect address", "The application asked to send you back to an address it has not registered. Nothing was shared.")
+		return
+	}
+	ctx = fositestore.WithRequestedRedirect(ctx, redirect)
+
+	// 2. fosite's validation; errors now go back to the client.
+	ar, err := h.d.Provider.NewAuthorizeRequest(ctx, r)
+	if err != nil {
+		h.authorizeError(w, r, ar, err)
+		return
+	}
+	state := ar.GetState()
+	back := ar.GetRedirectURI()
+	if m := r.Form.Get("code_challenge_method"); r.Form.Get("code_challenge") == "" {
+		h.redirectError(w, r, back, state, errPKCE("PKCE is required: send code_challenge with code_challenge_method=S256."))
+		return
+	} else if m != "S256" {
+		h.redirectError(w, r, back, state, errPKCE("Only the S256 code_challenge_method is supported."))
+		return
+	}
+	resource, ok := h.resource(r.Form["resource"])
+	if !ok {
+		h.redirectError(w, r, back, state, errInvalidTarget)
+		return
+	}
+	granted := grantedScopes(ar.GetRequestedScopes(), client)
+
+	// 3. The person.
+	acct, signedIn := h.d.UI.CurrentAccount(r)
+	if !signedIn {
+		h.d.UI.LoginRedirect(w, r, PathAuthorize+"?"+r.Form.Encode())
+		return
+	}
+
+	var link store.Link
+	switch {
+	case r.Method == http.MethodPost && decision != "":
+		if !h.d.UI.VerifyCSRF(r) {
+			h.displayError(w, r, http.StatusForbidden, "Request expired", "This form has expired. Go back to the application and start again.")
+			return
+		}
+		if decision != DecisionAllow {
+			h.redirectError(w, r, back, state, errAccessDenied)
+			return
+		}
+		link, err = h.d.Store.UpsertLink(ctx, acct.ID, client.ID, granted, h.d.Clock())
+		if err != nil {
+			h.authorizeError(w, r, ar, err)
+			return
+		}
+	default:
+		link, err = h.d.Store.GetActiveLink(ctx, acct.ID, client.ID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			h.authorizeError(w, r, ar, err)
+			return
+		}
+		if err != nil || !scope.Covers(link.Scopes, granted) {
+			h.renderConsent(w, r, client, acct, back, granted)
+			return
+		}
+		// Remembered consent. Recording use is best-effort.
+		if err := h.d.Store.TouchLink(ctx, link.ID, h.d.Clock()); err != nil {
+			h.d.Log.WarnContext(ctx, "touch link failed", "link_id", link.ID, "err", err.Error())
+		}
+	}
+
+	// 4. Issue the code.
+	now := h.d.Clock()
+	sess := &fositestore.Session{Subject: acct.ID, LinkID: link.ID, ClientID: client.ID, AuthTime: now, GrantedAt: now,
+		IDClaims: &jwt.IDTokenClaims{Subject: acct.ID, AuthTime: now, RequestedAt: now, Extra: map[string]any{}}}
+	if slices.Contains(granted, scope.Email) {
+		sess.IDClaims.Extra["email"] = acct.Email
+	}
+	for _, s := range granted {
+		ar.GrantScope(s)
+	}
+	ar.GrantAudience(resource)
+	resp, err := h.d.Provider.NewAuthorizeResponse(ctx, ar, sess)
+	if err != nil {
+		h.authorizeError(w, r, ar, err)
+		return
+	}
+	resp.AddParameter("iss", h.d.Issuer)
+	w.Header().Set("Cache-Control", "no-store")
+	h.d.Provider.WriteAuthorizeResponse(ctx, w, ar, resp)
+}
+
+// grantedScopes applies the scope rule: openid alone (or nothing) is granted
+// openid plus the client's defaults; anything else exactly as asked.
+func grantedScopes(requested fosite.Arguments, c store.Client) []string {
+	if len(requested) == 0 || len(requested) == 1 && requested[0] == scope.OpenID {
+		set := map[string]bool{}
+		if slices.Contains(c.AllowedScopes, scope.OpenID) {
+			set[scope.OpenID] = true
+		}
+		for _, s := range c.DefaultScopes {
+			set[s] = true
+		}
+		return scope.Ordered(set)
+	}
+	set := map[string]bool{}
+	for _, s := range requested {
+		set[s] = true
+	}
+	return scope.Ordered(set)
+}
+
+// authorizeError sends err to the client when the redirect URI is known,
+// and shows it otherwise.
+func (h *Handler) authorizeError(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, err error) {
+	e, internal := classify(err)
+	if internal {
+		h.logError(r.Context(), r, err)
+	}
+	if ar == nil || ar.GetRedirectURI() == nil || ar.GetRedirectURI().String() == "" {
+		h.displayError(w, r, e.Status, "The request could not be completed", e.Description)
+		return
+	}
+	h.redirectError(w, r, ar.GetRedirectURI(), ar.GetState(), e)
+}
+
+func (h *Handler) renderConsent(w http.ResponseWriter, r *http.Request, c store.Client, acct store.Account, back *url.URL, granted []string) {
+	scopes := make([]scope.Scope, 0, len(granted))
+	for _, s := range granted {
+		if sc, ok := scope.Lookup(s); ok {
+			scopes = append(scopes, sc)
+		}
+	}
+	params := url.Values{}
+	for k, v := range r.Form {
+		params[k] = slices.Clone(v)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	h.d.UI.RenderConsent(w, r, consent.ConsentView{
+		ClientName: c.Name, ClientID: c.ID, ClientLogo: c.LogoURL, RedirectHost: back.Host,
+		AccountEmail: acct.Email, Scopes: scopes, Action: PathAuthorize, Params: params,
+		CSRFToken: h.d.UI.CSRFToken(w, r),
+	})
+}

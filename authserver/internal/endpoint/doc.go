@@ -1,0 +1,35 @@
+// Package endpoint holds the authorization server's HTTP surface: the
+// discovery documents (RFC 8414 and OpenID Connect, one JSON body), the
+// JWKS, and the OAuth endpoints on top of the fosite provider — authorize
+// (with sign-in and consent), token, revocation, introspection and userinfo.
+//
+// Errors take one of two paths, decided explicitly (as in Dex):
+//
+//   - displayed: an unknown or disabled client, or a redirect URI that does
+//     not match the registration, is shown to the person on an error page
+//     and never redirected to (RFC 6749 §4.1.2.1);
+//   - redirected: once the client and redirect URI are known good, every
+//     authorize error goes back to the client with error, state and iss
+//     (RFC 9207).
+//
+// Token, revocation, introspection and userinfo errors are JSON written by
+// one writer (writeJSONError) with Cache-Control: no-store. Any error fosite
+// classifies as server_error, or that is not an RFC 6749 error at all, is
+// logged with the request path and sent as a bare server_error: internal
+// messages, tokens and secrets never reach a client or a log line.
+//
+// The authorize state machine:
+//
+//	validate client + redirect (else error page)
+//	  → fosite validation, PKCE S256, resource (RFC 8707) (else redirect error)
+//	  → not signed in: UI.LoginRedirect back to the same authorize URL
+//	  → POST decision=deny: access_denied; decision=allow (CSRF checked):
+//	    store.UpsertLink, issue the code
+//	  → active link covering the scopes: issue the code (remembered consent)
+//	  → otherwise UI.RenderConsent, which posts back here.
+//
+// Scopes: a request for openid alone, or for nothing, is granted openid plus
+// the client's default scopes; any other request is granted exactly what it
+// names, and fosite refuses anything beyond the client's allowed set with
+// invalid_scope.
+package endpoint

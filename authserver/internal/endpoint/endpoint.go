@@ -1,0 +1,165 @@
+package endpoint
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"slices"
+
+	"github.com/linkslot/linkslot/authserver/internal/provider"
+	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/keys"
+	"github.com/linkslot/linkslot/internal/scope"
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// Deps are the handlers' explicit dependencies.
+type Deps struct {
+	Provider *provider.Provider
+	Store    store.Store
+	Keys     *keys.Manager
+	UI       consent.UI
+	Log      *slog.Logger
+	Clock    store.Clock
+	Issuer   string
+	// Resources are the configured resource URIs; the first is the default.
+	Resources []string
+}
+
+// Handler serves the OAuth endpoints.
+type Handler struct {
+	d Deps
+}
+
+// Paths of the endpoints, relative to the issuer.
+const (
+	PathAuthorize  = "/oauth2/authorize"
+	PathToken      = "/oauth2/token"
+	PathRevoke     = "/oauth2/revoke"
+	PathIntrospect = "/oauth2/introspect"
+	PathUserinfo   = "/userinfo"
+	PathJWKS       = "/jwks.json"
+)
+
+// New returns the handler.
+func New(d Deps) *Handler {
+	if d.Clock == nil {
+		d.Clock = store.SystemClock
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	return &Handler{d: d}
+}
+
+// Mount registers every route on mux.
+func (h *Handler) Mount(mux *http.ServeMux) {
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", h.discovery)
+	mux.HandleFunc("GET /.well-known/openid-configuration", h.discovery)
+	mux.HandleFunc("GET "+PathJWKS, h.jwks)
+	mux.HandleFunc("GET "+PathAuthorize, h.authorize)
+	mux.HandleFunc("POST "+PathAuthorize, h.authorize)
+	mux.HandleFunc("POST "+PathToken, h.token)
+	mux.HandleFunc("POST "+PathRevoke, h.revoke)
+	mux.HandleFunc("POST "+PathIntrospect, h.introspect)
+	mux.HandleFunc("GET "+PathUserinfo, h.userinfo)
+	mux.HandleFunc("POST "+PathUserinfo, h.userinfo)
+}
+
+// Metadata is the discovery document (RFC 8414; the same body serves
+// OpenID Connect discovery). Besides the fields CONTRACT §2 lists it carries
+// the two OpenID Connect Discovery requires (subject types and the ID token
+// signing algorithm), without which OIDC clients assume RS256.
+type Metadata struct {
+	Issuer                            string   `json:"issuer"`
+	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
+	TokenEndpoint                     string   `json:"token_endpoint"`
+	JWKSURI                           string   `json:"jwks_uri"`
+	RevocationEndpoint                string   `json:"revocation_endpoint"`
+	IntrospectionEndpoint             string   `json:"introspection_endpoint"`
+	UserinfoEndpoint                  string   `json:"userinfo_endpoint"`
+	ResponseTypesSupported            []string `json:"response_types_supported"`
+	GrantTypesSupported               []string `json:"grant_types_supported"`
+	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+	AuthorizationResponseISSSupported bool     `json:"authorization_response_iss_parameter_supported"`
+	ScopesSupported                   []string `json:"scopes_supported"`
+	SubjectTypesSupported             []string `json:"subject_types_supported"`
+	IDTokenSigningAlgValuesSupported  []string `json:"id_token_signing_alg_values_supported"`
+}
+
+// DiscoveryDocument returns the metadata of an issuer.
+func DiscoveryDocument(issuer string) Metadata {
+	return Metadata{
+		Issuer:                            issuer,
+		AuthorizationEndpoint:             issuer + PathAuthorize,
+		TokenEndpoint:                     issuer + PathToken,
+		JWKSURI:                           issuer + PathJWKS,
+		RevocationEndpoint:                issuer + PathRevoke,
+		IntrospectionEndpoint:             issuer + PathIntrospect,
+		UserinfoEndpoint:                  issuer + PathUserinfo,
+		ResponseTypesSupported:            []string{"code"},
+		GrantTypesSupported:               []string{"authorization_code", "refresh_token"},
+		CodeChallengeMethodsSupported:     []string{"S256"},
+		TokenEndpointAuthMethodsSupported: []string{"none", "client_secret_basic", "client_secret_post"},
+		AuthorizationResponseISSSupported: true,
+		ScopesSupported:                   scope.Public(),
+		SubjectTypesSupported:             []string{"public"},
+		IDTokenSigningAlgValuesSupported:  []string{"ES256"},
+	}
+}
+
+func (h *Handler) discovery(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	writeJSON(w, http.StatusOK, DiscoveryDocument(h.d.Issuer))
+}
+
+func (h *Handler) jwks(w http.ResponseWriter, r *http.Request) {
+	body, err := h.d.Keys.PublicJWKS(r.Context())
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=60")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	if w.Header().Get("Cache-Control") == "" {
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// resourceOK reports whether every requested resource is configured, and
+// returns the one to use (the default when none was named).
+func (h *Handler) resource(values []string) (string, bool) {
+	if len(values) == 0 {
+		return h.d.Resources[0], true
+	}
+	if len(values) > 1 {
+		return "", false
+	}
+	if !slices.Contains(h.d.Resources, values[0]) {
+		return "", false
+	}
+	return values[0], true
+}
+
+func (h *Handler) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	h.logError(r.Context(), r, err)
+	writeJSONError(w, errServer)
+}
+
+func (h *Handler) logError(ctx context.Context, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	h.d.Log.ErrorContext(ctx, "request failed", "path", r.URL.Path, "err", safeErr(err))
+}

@@ -1,0 +1,17 @@
+// Package provider composes Linkslot's fosite OAuth2 provider from exactly the
+// handlers the contract allows: the authorization code grant with PKCE (S256
+// required for every client, plain refused), refresh tokens (rotated on
+// every use), OpenID Connect (explicit flow and refresh), token
+// introspection and revocation. Nothing else is registered, so implicit,
+// hybrid, password and client-credentials requests are unsupported by
+// construction.
+//
+// Access tokens are RFC 9068 JWTs: header typ "at+jwt", ES256, the kid of
+// the current token key from keys.Manager; claims iss, sub (account id),
+// aud (the resource), exp, iat, jti, client_id, scope (space-separated) and
+// link_id. They live 15 minutes; codes 60 seconds; refresh tokens the
+// configured idle lifetime, capped at the absolute lifetime by the store.
+// Refresh tokens are issued to every client registered for the refresh_token
+// grant, whether or not offline_access was asked for (CONTRACT §2).
+// Scopes match exactly (no wildcards or hierarchy).
+package provider

@@ -1,0 +1,139 @@
+package provider
+
+import (
+	"context"
+	"crypto/hkdf"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	jose3 "github.com/go-jose/go-jose/v3"
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/compose"
+	"github.com/ory/fosite/handler/oauth2"
+	"github.com/ory/fosite/handler/openid"
+	"github.com/ory/fosite/token/jwt"
+
+	"github.com/linkslot/linkslot/authserver/internal/fositestore"
+	"github.com/linkslot/linkslot/internal/clients"
+	"github.com/linkslot/linkslot/internal/keys"
+)
+
+// Lifetimes fixed by the contract.
+const (
+	AccessTokenLifespan   = 15 * time.Minute
+	IDTokenLifespan       = 15 * time.Minute
+	AuthorizeCodeLifespan = 60 * time.Second
+)
+
+// Config is what the provider needs to know.
+type Config struct {
+	Issuer string
+	// Secret keys the HMAC of codes and refresh tokens (derived with HKDF).
+	Secret      []byte
+	RefreshIdle time.Duration
+}
+
+// Provider is the composed fosite provider and its configuration.
+type Provider struct {
+	fosite.OAuth2Provider
+	Config *fosite.Config
+	Signer *Signer
+}
+
+// New composes the provider on storage fs with keys from km.
+func New(fs *fositestore.Store, km *keys.Manager, c Config) (*Provider, error) {
+	if c.Issuer == "" || len(c.Secret) == 0 {
+		return nil, errors.New("provider: issuer and secret are required")
+	}
+	global, err := hkdf.Key(sha256.New, c.Secret, []byte("linkslot-fosite"), "linkslot fosite hmac v1", 32)
+	if err != nil {
+		return nil, err
+	}
+	if c.RefreshIdle <= 0 {
+		c.RefreshIdle = 30 * 24 * time.Hour
+	}
+	cfg := &fosite.Config{
+		AccessTokenLifespan:            AccessTokenLifespan,
+		AuthorizeCodeLifespan:          AuthorizeCodeLifespan,
+		IDTokenLifespan:                IDTokenLifespan,
+		RefreshTokenLifespan:           c.RefreshIdle,
+		IDTokenIssuer:                  c.Issuer,
+		AccessTokenIssuer:              c.Issuer,
+		TokenURL:                       c.Issuer + "/oauth2/token",
+		ScopeStrategy:                  fosite.ExactScopeStrategy,
+		AudienceMatchingStrategy:       fosite.ExactAudienceMatchingStrategy,
+		EnforcePKCE:                    true,
+		EnablePKCEPlainChallengeMethod: false,
+		RefreshTokenScopes:             []string{}, // refresh for every client allowed the grant
+		JWTScopeClaimKey:               jwt.JWTScopeFieldString,
+		ClientSecretsHasher:            fositestore.SecretHasher{},
+		GlobalSecret:                   global,
+		SendDebugMessagesToClients:     false,
+		OmitRedirectScopeParam:         true,
+		RedirectSecureChecker: func(_ context.Context, u *url.URL) bool {
+			return clients.ValidateRedirectURI(u.String()) == nil
+		},
+	}
+	signer := &Signer{km: km}
+	signer.DefaultSigner = jwt.DefaultSigner{GetPrivateKey: signer.privateKey}
+	hmac := compose.NewOAuth2HMACStrategy(cfg)
+	strategy := &compose.CommonStrategy{
+		CoreStrategy:               &oauth2.DefaultJWTStrategy{Signer: signer, HMACSHAStrategy: hmac, Config: cfg},
+		OpenIDConnectTokenStrategy: &openid.DefaultStrategy{Signer: signer, Config: cfg},
+		Signer:                     signer,
+	}
+	p := compose.Compose(cfg, fs, strategy,
+		compose.OAuth2AuthorizeExplicitFactory,
+		compose.OAuth2RefreshTokenGrantFactory,
+		compose.OAuth2PKCEFactory,
+		compose.OpenIDConnectExplicitFactory,
+		compose.OpenIDConnectRefreshFactory,
+		compose.OAuth2TokenIntrospectionFactory,
+		compose.OAuth2TokenRevocationFactory,
+	)
+	return &Provider{OAuth2Provider: p, Config: cfg, Signer: signer}, nil
+}
+
+// Signer is fosite's jwt.Signer on keys.Manager: it signs with the current
+// key (kid set) and verifies with whichever published key the token's kid
+// names, so tokens survive a rotation.
+type Signer struct {
+	jwt.DefaultSigner
+	km *keys.Manager
+}
+
+var _ jwt.Signer = (*Signer)(nil)
+
+func (s *Signer) privateKey(ctx context.Context) (any, error) {
+	kid, priv, err := s.km.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &jose3.JSONWebKey{Key: priv, KeyID: kid, Algorithm: string(jose3.ES256), Use: "sig"}, nil
+}
+
+// Decode verifies a token against the published key its kid names.
+func (s *Signer) Decode(ctx context.Context, token string) (*jwt.Token, error) {
+	return jwt.Parse(token, func(t *jwt.Token) (any, error) {
+		if t.Method != jose3.ES256 {
+			return nil, fmt.Errorf("unexpected signing method %v", t.Method)
+		}
+		kid, _ := t.Header["kid"].(string)
+		pub, err := s.km.PublicKey(ctx, kid)
+		if err != nil {
+			return nil, err
+		}
+		return pub, nil
+	})
+}
+
+// Validate verifies a token and returns its signature.
+func (s *Signer) Validate(ctx context.Context, token string) (string, error) {
+	if _, err := s.Decode(ctx, token); err != nil {
+		return "", err
+	}
+	return s.GetSignature(ctx, token)
+}
