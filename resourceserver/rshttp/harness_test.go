@@ -293,3 +293,17 @@ func prettyJSON(v any) string {
 }
 
 func b64(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+
+func httpGet(url string) (string, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var out bytes.Buffer
+	if json.Indent(&out, b, "", "  ") != nil {
+		return string(b), nil
+	}
+	return out.String(), nil
+}

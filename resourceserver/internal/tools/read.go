@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -108,6 +109,7 @@ func (t *toolSet) availability(ctx context.Context, req *mcp.CallToolRequest, in
 		if err != nil {
 			return t.domainFail(ctx, CheckBusinessAvailability, err)
 		}
+		stableCatalog(&cat)
 		return nil, AvailabilityOutput{TimeZone: cat.Business.TimeZone, Catalog: &cat}, nil
 	case svc == "":
 		return fail(invalidArg("service_reference", "service_reference is required with local_date: call this tool with business_reference alone to list the services."))
@@ -290,4 +292,15 @@ func (t *toolSet) myBookingAvailability(ctx context.Context, req *mcp.CallToolRe
 		return t.domainFail(ctx, CheckMyBookingAvailability, err)
 	}
 	return nil, MyBookingAvailabilityOutput{TimeZone: av.TimeZone, Availability: &av}, nil
+}
+
+// stableCatalog sorts the cross-reference lists, whose order the store does
+// not define, so that equal catalogs answer byte-identical JSON.
+func stableCatalog(c *booking.CatalogView) {
+	for i := range c.Services {
+		c.Services[i].StaffReferences = slices.Sorted(slices.Values(c.Services[i].StaffReferences))
+	}
+	for i := range c.Staff {
+		c.Staff[i].ServiceReferences = slices.Sorted(slices.Values(c.Staff[i].ServiceReferences))
+	}
 }
