@@ -1,0 +1,500 @@
+// Package adminapi is Linkslot's JSON admin API, mounted by the
+// authorization server at /admin/api/. Every route calls internal/admin's
+// Service, which validates, writes and audits in one transaction; this
+// package only authenticates, decodes and encodes.
+//
+// The API is never open: each request must pass the Authenticator (the
+// admin bearer token from LINKSLOT_ADMIN_TOKEN, an administrator's consent
+// UI session, or both through AnyOf); without one every request answers
+// 401. Errors are one JSON shape, {"error": {"code", "message",
+// "problems"}}, written by one function; unexpected failures are logged
+// with the request id and answered as server_error without detail. No
+// answer carries a secret except the create and rotate-secret answers of a
+// confidential client, which show its new secret that once. Every answer
+// is Cache-Control: no-store.
+package adminapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/catalogfile"
+	"github.com/linkslot/linkslot/internal/requestid"
+)
+
+// Prefix is where the API is mounted.
+const Prefix = "/admin/api/"
+
+const maxJSONBody = 1 << 20
+
+type api struct {
+	svc  *admin.Service
+	auth Authenticator
+	log  *slog.Logger
+	mux  *http.ServeMux
+}
+
+// NewAPI returns the admin API handler for paths under /admin/api/. A nil
+// auth answers 401 to everything.
+func NewAPI(svc *admin.Service, auth Authenticator, log *slog.Logger) http.Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := &api{svc: svc, auth: auth, log: log, mux: http.NewServeMux()}
+	routes := []struct {
+		pattern string
+		h       func(http.ResponseWriter, *http.Request, admin.Actor)
+	}{
+		{"GET /admin/api/clients", a.listClients},
+		{"POST /admin/api/clients", a.createClient},
+		{"GET /admin/api/clients/{id}", a.getClient},
+		{"PATCH /admin/api/clients/{id}", a.updateClient},
+		{"DELETE /admin/api/clients/{id}", a.deleteClient},
+		{"POST /admin/api/clients/{id}/disable", a.disableClient},
+		{"POST /admin/api/clients/{id}/enable", a.enableClient},
+		{"POST /admin/api/clients/{id}/rotate-secret", a.rotateSecret},
+		{"POST /admin/api/users", a.createUser},
+		{"POST /admin/api/users/{email}/admin", a.setAdmin},
+		{"POST /admin/api/catalog", a.importCatalog},
+		{"GET /admin/api/catalog", a.exportCatalog},
+		{"GET /admin/api/businesses", a.listBusinesses},
+		{"POST /admin/api/businesses/{ref}/agent-booking", a.agentBooking},
+		{"GET /admin/api/audit", a.listAudit},
+	}
+	for _, rt := range routes {
+		a.mux.Handle(rt.pattern, a.guard(rt.h))
+	}
+	return a
+}
+
+// ServeHTTP authenticates every request before routing it, so that an
+// unauthenticated caller learns nothing, not even which paths exist.
+func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	h.Set("Referrer-Policy", "no-referrer")
+	var actor string
+	ok := false
+	if a.auth != nil {
+		actor, ok = a.auth.Admin(r)
+	}
+	if !ok {
+		if id, isID := a.auth.(identifier); isID && id.Identified(r) {
+			writeError(w, http.StatusForbidden, "forbidden", "this account is not an administrator", nil)
+			return
+		}
+		h.Set("WWW-Authenticate", `Bearer realm="linkslot-admin"`)
+		writeError(w, http.StatusUnauthorized, "unauthorized", "administrator authentication required: an admin bearer token or an administrator's session", nil)
+		return
+	}
+	ctx := withActor(r.Context(), actor)
+	if requestid.From(ctx) == "" {
+		id := r.Header.Get(requestid.Header)
+		if !requestid.Valid(id) {
+			id = requestid.New()
+		}
+		ctx = requestid.With(ctx, id)
+		h.Set(requestid.Header, id)
+	}
+	r = r.WithContext(ctx)
+	if h, pattern := a.mux.Handler(r); pattern == "" {
+		// Not found or method not allowed: let the mux decide, answer in JSON.
+		probe := &statusProbe{header: http.Header{}}
+		h.ServeHTTP(probe, r)
+		if probe.status == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", probe.header.Get("Allow"))
+			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "this route does not accept "+r.Method, nil)
+			return
+		}
+		writeError(w, http.StatusNotFound, "not_found", "no such admin API route", nil)
+		return
+	}
+	a.mux.ServeHTTP(w, r)
+}
+
+func (a *api) guard(fn func(http.ResponseWriter, *http.Request, admin.Actor)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fn(w, r, admin.Actor{ID: actorFrom(r.Context()), RequestID: requestid.From(r.Context())})
+	})
+}
+
+// ---- errors ----
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code     string          `json:"code"`
+	Message  string          `json:"message"`
+	Problems []admin.Problem `json:"problems,omitempty"`
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string, problems []admin.Problem) {
+	writeJSON(w, status, errorBody{errorDetail{Code: code, Message: msg, Problems: problems}})
+}
+
+// fail answers err: the service's errors by kind, anything else as
+// server_error, logged.
+func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var ie *admin.InvalidError
+	switch {
+	case errors.As(err, &ie):
+		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems", ie.Problems)
+	case errors.Is(err, admin.ErrNotFound):
+		writeError(w, http.StatusNotFound, "not_found", err.Error(), nil)
+	case errors.Is(err, admin.ErrAlreadyExists):
+		writeError(w, http.StatusConflict, "already_exists", err.Error(), nil)
+	case errors.Is(err, admin.ErrConflict):
+		writeError(w, http.StatusConflict, "conflict", err.Error(), nil)
+	default:
+		a.log.ErrorContext(r.Context(), "admin api", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeError(w, http.StatusInternalServerError, "server_error", "the server could not complete the request; nothing was changed", nil)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// decode reads a JSON body strictly (unknown fields refused).
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if ct := r.Header.Get("Content-Type"); ct != "" && catalogfile.NormalizeFormat(ct) != catalogfile.FormatJSON {
+		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send application/json", nil)
+		return false
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxJSONBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_json", "the body is not the expected JSON: "+jsonProblem(err), nil)
+		return false
+	}
+	if dec.More() {
+		writeError(w, http.StatusBadRequest, "invalid_json", "the body has data after the JSON object", nil)
+		return false
+	}
+	return true
+}
+
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &te):
+		return fmt.Sprintf("field %q must be %s", te.Field, te.Type.String())
+	case errors.As(err, &mbe):
+		return "it is too large"
+	case errors.Is(err, io.EOF):
+		return "it is empty"
+	}
+	return err.Error()
+}
+
+// ---- clients ----
+
+type clientBody struct {
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	Public        bool     `json:"public"`
+	RedirectURIs  []string `json:"redirect_uris"`
+	AllowedScopes []string `json:"allowed_scopes"`
+	DefaultScopes []string `json:"default_scopes"`
+	GrantTypes    []string `json:"grant_types"`
+	LogoURL       string   `json:"logo_url"`
+	Contact       string   `json:"contact"`
+}
+
+type clientPatchBody struct {
+	Name          *string   `json:"name"`
+	Public        *bool     `json:"public"`
+	RedirectURIs  *[]string `json:"redirect_uris"`
+	AllowedScopes *[]string `json:"allowed_scopes"`
+	DefaultScopes *[]string `json:"default_scopes"`
+	GrantTypes    *[]string `json:"grant_types"`
+	LogoURL       *string   `json:"logo_url"`
+	Contact       *string   `json:"contact"`
+}
+
+// clientAnswer is a client with, once, its new secret.
+type clientAnswer struct {
+	Client admin.ClientInfo `json:"client"`
+	Secret string           `json:"client_secret,omitempty"`
+}
+
+func (a *api) listClients(w http.ResponseWriter, r *http.Request, _ admin.Actor) {
+	cs, err := a.svc.ListClients(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"clients": cs})
+}
+
+func (a *api) createClient(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	var b clientBody
+	if !decode(w, r, &b) {
+		return
+	}
+	cc, err := a.svc.CreateClient(r.Context(), actor, admin.ClientSpec{ID: b.ID, Name: b.Name, Public: b.Public,
+		RedirectURIs: b.RedirectURIs, AllowedScopes: b.AllowedScopes, DefaultScopes: b.DefaultScopes,
+		GrantTypes: b.GrantTypes, LogoURL: b.LogoURL, Contact: b.Contact})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", Prefix+"clients/"+url.PathEscape(cc.Client.ID))
+	writeJSON(w, http.StatusCreated, clientAnswer{cc.Client, cc.Secret})
+}
+
+func (a *api) getClient(w http.ResponseWriter, r *http.Request, _ admin.Actor) {
+	c, err := a.svc.GetClient(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, clientAnswer{Client: c})
+}
+
+func (a *api) updateClient(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	var b clientPatchBody
+	if !decode(w, r, &b) {
+		return
+	}
+	if b.Public != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems",
+			[]admin.Problem{{Path: "public", Message: "a client cannot switch between public and confidential; register a new client"}})
+		return
+	}
+	c, err := a.svc.UpdateClient(r.Context(), actor, r.PathValue("id"), admin.ClientPatch{Name: b.Name,
+		RedirectURIs: b.RedirectURIs, AllowedScopes: b.AllowedScopes, DefaultScopes: b.DefaultScopes,
+		GrantTypes: b.GrantTypes, LogoURL: b.LogoURL, Contact: b.Contact})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, clientAnswer{Client: c})
+}
+
+func (a *api) deleteClient(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	if err := a.svc.DeleteClient(r.Context(), actor, r.PathValue("id")); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (a *api) setDisabled(w http.ResponseWriter, r *http.Request, actor admin.Actor, disabled bool) {
+	c, err := a.svc.SetClientDisabled(r.Context(), actor, r.PathValue("id"), disabled)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, clientAnswer{Client: c})
+}
+
+func (a *api) disableClient(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	a.setDisabled(w, r, actor, true)
+}
+
+func (a *api) enableClient(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	a.setDisabled(w, r, actor, false)
+}
+
+func (a *api) rotateSecret(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	cc, err := a.svc.RotateClientSecret(r.Context(), actor, r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, clientAnswer{cc.Client, cc.Secret})
+}
+
+// ---- users ----
+
+func (a *api) createUser(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	var b struct {
+		Email    string `json:"email"`
+		Password string `json:"password"`
+		Admin    bool   `json:"admin"`
+	}
+	if !decode(w, r, &b) {
+		return
+	}
+	acct, err := a.svc.CreateUser(r.Context(), actor, b.Email, b.Password, b.Admin)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"account": acct})
+}
+
+func (a *api) setAdmin(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	var b struct {
+		Admin *bool `json:"admin"`
+	}
+	if !decode(w, r, &b) {
+		return
+	}
+	if b.Admin == nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems",
+			[]admin.Problem{{Path: "admin", Message: "is required (true or false)"}})
+		return
+	}
+	acct, err := a.svc.SetAdmin(r.Context(), actor, r.PathValue("email"), *b.Admin)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"account": acct})
+}
+
+// ---- catalog and businesses ----
+
+func (a *api) importCatalog(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	format := catalogfile.NormalizeFormat(r.Header.Get("Content-Type"))
+	if format == "" {
+		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type",
+			"send the catalog file as application/json or application/yaml", nil)
+		return
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, catalogfile.MaxFileBytes))
+	if err != nil {
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the catalog file must be at most %d bytes", catalogfile.MaxFileBytes), nil)
+		return
+	}
+	refs, err := a.svc.ImportCatalog(r.Context(), actor, data, format)
+	if err != nil {
+		var ie *admin.InvalidError
+		if errors.As(err, &ie) {
+			writeError(w, http.StatusBadRequest, "invalid_catalog",
+				fmt.Sprintf("the catalog file has %d problem(s); nothing was imported", len(ie.Problems)), ie.Problems)
+			return
+		}
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"imported": refs})
+}
+
+func (a *api) exportCatalog(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	format := catalogfile.NormalizeFormat(r.URL.Query().Get("format"))
+	if r.URL.Query().Get("format") == "" {
+		format = catalogfile.FormatJSON
+	}
+	if format == "" {
+		writeError(w, http.StatusBadRequest, "invalid_request", "format must be json or yaml", nil)
+		return
+	}
+	data, err := a.svc.ExportCatalog(r.Context(), actor, format)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	ct := "application/json"
+	if format == catalogfile.FormatYAML {
+		ct = "application/yaml; charset=utf-8"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(data)
+}
+
+func (a *api) listBusinesses(w http.ResponseWriter, r *http.Request, _ admin.Actor) {
+	bs, err := a.svc.ListBusinesses(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"businesses": bs})
+}
+
+func (a *api) agentBooking(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	var b struct {
+		Enabled *bool `json:"enabled"`
+	}
+	if !decode(w, r, &b) {
+		return
+	}
+	if b.Enabled == nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems",
+			[]admin.Problem{{Path: "enabled", Message: "is required (true or false)"}})
+		return
+	}
+	biz, err := a.svc.SetAgentBooking(r.Context(), actor, r.PathValue("ref"), *b.Enabled)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"business": biz})
+}
+
+// ---- audit ----
+
+func (a *api) listAudit(w http.ResponseWriter, r *http.Request, _ admin.Actor) {
+	q := r.URL.Query()
+	limit, offset := 50, 0
+	var problems []admin.Problem
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 200 {
+			problems = append(problems, admin.Problem{Path: "limit", Message: "must be a whole number from 1 to 200"})
+		}
+		limit = n
+	}
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			problems = append(problems, admin.Problem{Path: "offset", Message: "must be a whole number, 0 or more"})
+		}
+		offset = n
+	}
+	if len(problems) > 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems", problems)
+		return
+	}
+	evs, more, err := a.svc.ListAudit(r.Context(), limit, offset)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	body := map[string]any{"events": evs, "has_more": more}
+	if more {
+		body["next_offset"] = offset + len(evs)
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// statusProbe records the status a handler would answer, discarding the body.
+type statusProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *statusProbe) Header() http.Header         { return p.header }
+func (p *statusProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *statusProbe) WriteHeader(status int)      { p.status = status }
+
+type actorKey struct{}
+
+func withActor(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, actorKey{}, id)
+}
+
+func actorFrom(ctx context.Context) string {
+	id, _ := ctx.Value(actorKey{}).(string)
+	return id
+}
