@@ -244,3 +244,14 @@ func (k *Keeper) Purge(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// WithReplayFlag returns a stored JSON object answer with
+// "idempotent_replay": true added, for the answer of a replay.
+func WithReplayFlag(response []byte) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(response, &m); err != nil || m == nil {
+		return nil, errors.New("idempotency: stored answer is not a JSON object")
+	}
+	m["idempotent_replay"] = json.RawMessage("true")
+	return json.Marshal(m)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,7 +46,7 @@ type fixture struct {
 	k     *idempotency.Keeper
 }
 
-func newFixture(t *testing.T, s *sqlstore.Store) *fixture {
+func newFixture(t testing.TB, s *sqlstore.Store) *fixture {
 	t.Helper()
 	cat, err := s.PutCatalog(ctx, store.Catalog{
 		Business: store.Business{Reference: "studio", Name: "Hair Studio", Category: store.CategoryAppointment,
@@ -409,5 +410,83 @@ func TestArgsHash(t *testing.T) {
 	}
 	if _, err := idempotency.ArgsHash(func() {}); err == nil {
 		t.Error("unencodable arguments hashed")
+	}
+}
+
+// Many agents (distinct links, distinct keys) confirming the same slot at
+// once: exactly one booking and one record, every other call sees the
+// overlap, and no call fails otherwise (no deadlock between the key claims
+// and the overlap check).
+func TestConcurrentSameSlot(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		f := newFixture(t, s)
+		const n = 50
+		h := hash(t, map[string]any{"starts_at": "2026-12-07T10:00:00Z"})
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		errs := make([]error, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				_, _, errs[i] = f.k.Run(ctx, "lnk_"+strings.Repeat("x", i+1), tool, key, h, f.insert(slot, nil))
+			}()
+		}
+		close(start)
+		wg.Wait()
+		ok, overlap := 0, 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, store.ErrOverlap):
+				overlap++
+			default:
+				t.Errorf("unexpected: %v", err)
+			}
+		}
+		var records int64
+		if err := f.s.DB().Table("idempotency_records").Count(&records).Error; err != nil {
+			t.Fatal(err)
+		}
+		if ok != 1 || overlap != n-1 || f.bookings(t) != 1 || records != 1 {
+			t.Fatalf("ok %d overlap %d bookings %d records %d", ok, overlap, f.bookings(t), records)
+		}
+	})
+}
+
+func TestWithReplayFlag(t *testing.T) {
+	got, err := idempotency.WithReplayFlag([]byte(`{"status":"confirmed","booking":{"a":1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(got, &m); err != nil || m["idempotent_replay"] != true || m["status"] != "confirmed" {
+		t.Fatalf("%s %v", got, err)
+	}
+	if _, err := idempotency.WithReplayFlag([]byte(`[1]`)); err == nil {
+		t.Error("non-object accepted")
+	}
+}
+
+// BenchmarkRun measures confirmed mutations (claim, one booking insert, one
+// activity entry, the stored answer, commit) per second, each with a fresh
+// key and slot.
+func BenchmarkRun(b *testing.B) {
+	for _, be := range storetest.Backends() {
+		b.Run(be.Name, func(b *testing.B) {
+			s := be.Open(b)
+			f := newFixture(b, s)
+			h := "bench"
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				at := slot.Add(time.Duration(i) * 31 * time.Minute)
+				if _, _, err := f.k.Run(ctx, link, tool, fmt.Sprintf("bench-key-%012d", i), h, f.insert(at, nil)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "mutations/s")
+		})
 	}
 }
