@@ -54,7 +54,9 @@ func list(v any) []any { s, _ := v.([]any); return s }
 // `kubectl kustomize` would.
 func render(t *testing.T, dir string) []obj {
 	t.Helper()
-	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	opts := krusty.MakeDefaultOptions()
+	opts.Reorder = krusty.ReorderOptionUnspecified // as kubectl: the kustomization's sortOptions decide
+	k := krusty.MakeKustomizer(opts)
 	m, err := k.Run(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
 		t.Fatalf("kustomize build %s: %v", dir, err)
