@@ -32,6 +32,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	// The decision and CSRF token are ours, not the client's: take them out
 	// before fosite sees the form (and before anything is stored).
 	decision := r.Form.Get(FieldDecision)
+	csrfOK := r.Method == http.MethodPost && decision != "" && h.d.UI.VerifyCSRF(r)
 	r.Form.Del(FieldDecision)
 	r.Form.Del(consent.CSRFField)
 	if r.PostForm != nil {
@@ -89,7 +90,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	var link store.Link
 	switch {
 	case r.Method == http.MethodPost && decision != "":
-		if !h.d.UI.VerifyCSRF(r) {
+		if !csrfOK {
 			h.displayError(w, r, http.StatusForbidden, "Request expired", "This form has expired. Go back to the application and start again.")
 			return
 		}

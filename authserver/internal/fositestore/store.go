@@ -137,7 +137,7 @@ type storedRequest struct {
 	RequestedAudience []string   `json:"requested_audience"`
 	GrantedAudience   []string   `json:"granted_audience"`
 	Form              url.Values `json:"form"`
-	Session           *Session   `json:"session"`
+	Session           json.RawMessage `json:"session"`
 }
 
 func sessionOf(r fosite.Requester) (*Session, error) {
@@ -154,10 +154,14 @@ func Encode(r fosite.Requester) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	rawSess, err := json.Marshal(sess)
+	if err != nil {
+		return nil, err
+	}
 	sr := storedRequest{ID: r.GetID(), RequestedAt: r.GetRequestedAt(), ClientID: r.GetClient().GetID(),
 		RequestedScopes: r.GetRequestedScopes(), GrantedScopes: r.GetGrantedScopes(),
 		RequestedAudience: r.GetRequestedAudience(), GrantedAudience: r.GetGrantedAudience(),
-		Form: r.GetRequestForm(), Session: sess}
+		Form: r.GetRequestForm(), Session: rawSess}
 	return json.Marshal(sr)
 }
 
@@ -172,13 +176,17 @@ func (st *Store) decode(ctx context.Context, raw []byte, into fosite.Session) (*
 	if err != nil {
 		return nil, err
 	}
-	if sr.Session == nil {
-		sr.Session = &Session{}
+	// Like fosite's SQL stores, the stored session is decoded into the
+	// caller's session: fosite sets expiries on it between two reads of
+	// the same code, and those must survive the second read.
+	sess, ok := into.(*Session)
+	if !ok || sess == nil {
+		sess = &Session{}
 	}
-	var sess fosite.Session = sr.Session
-	if dst, ok := into.(*Session); ok && dst != nil {
-		*dst = *sr.Session
-		sess = dst
+	if len(sr.Session) > 0 {
+		if err := json.Unmarshal(sr.Session, sess); err != nil {
+			return nil, fmt.Errorf("fositestore: decode session: %w", err)
+		}
 	}
 	if sr.Form == nil {
 		sr.Form = url.Values{}
