@@ -195,7 +195,13 @@ func (c *Checker) Verify(ctx context.Context, raw string) (Identity, error) {
 	if cl.Subject == "" || cl.ClientID == "" || cl.LinkID == "" {
 		return Identity{}, invalid("sub, client_id and link_id are required")
 	}
-	e, err := c.lookup(ctx, cl.LinkID)
+	tokScopes := scope.Parse(cl.Scope)
+	e, err := c.lookup(ctx, cl.LinkID, false)
+	if err == nil && !covered(e.link.Scopes, tokScopes) {
+		// The token may come from a step-up that widened the link after
+		// we cached it: read the link again before narrowing the token.
+		e, err = c.lookup(ctx, cl.LinkID, true)
+	}
 	if err != nil {
 		return Identity{}, err
 	}
@@ -205,7 +211,7 @@ func (c *Checker) Verify(ctx context.Context, raw string) (Identity, error) {
 	// A token never grants more than its link still does (a person who
 	// re-consented to fewer scopes narrows older tokens too).
 	var scopes []string
-	for _, s := range scope.Parse(cl.Scope) {
+	for _, s := range tokScopes {
 		if (s == scope.BookingsRead || s == scope.BookingsWrite) && !scope.Has(e.link.Scopes, s) {
 			continue
 		}
@@ -222,12 +228,12 @@ func (c *Checker) Verify(ctx context.Context, raw string) (Identity, error) {
 }
 
 // lookup returns the link and its client, from the cache when fresh.
-func (c *Checker) lookup(ctx context.Context, linkID string) (linkEntry, error) {
+func (c *Checker) lookup(ctx context.Context, linkID string, fresh bool) (linkEntry, error) {
 	now := c.opts.Clock()
 	c.mu.Lock()
 	e, ok := c.links[linkID]
 	c.mu.Unlock()
-	if ok && now.Sub(e.fetched) < c.opts.LinkTTL && !now.Before(e.fetched) {
+	if ok && !fresh && now.Sub(e.fetched) < c.opts.LinkTTL && !now.Before(e.fetched) {
 		return e, e.err
 	}
 	e = linkEntry{fetched: now}
@@ -264,6 +270,17 @@ func (c *Checker) lookup(ctx context.Context, linkID string) (linkEntry, error) 
 	c.links[linkID] = e
 	c.mu.Unlock()
 	return e, e.err
+}
+
+// covered reports whether the link grants every booking scope the token
+// names.
+func covered(link, token []string) bool {
+	for _, s := range token {
+		if (s == scope.BookingsRead || s == scope.BookingsWrite) && !scope.Has(link, s) {
+			return false
+		}
+	}
+	return true
 }
 
 // Forget drops the cached state of a link (the next token re-reads it).

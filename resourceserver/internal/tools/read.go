@@ -137,12 +137,12 @@ type BookingOut struct {
 	Grant string `json:"grant,omitempty" jsonschema:"the booking's current grant: pass it unchanged to reschedule_my_booking or cancel_my_booking; it changes after every change to the booking"`
 }
 
-func (t *toolSet) withGrant(ctx context.Context, v booking.BookingView) BookingOut {
+func (t *toolSet) withGrant(ctx context.Context, c caller, v booking.BookingView) BookingOut {
 	out := BookingOut{BookingView: v}
-	if t.d.Grants == nil || v.Status == "cancelled" {
+	if t.d.Grants == nil || v.Status == "cancelled" || c.LinkID == "" {
 		return out
 	}
-	g, err := t.d.Grants.Issue(ctx, v.Record)
+	g, err := t.d.Grants.IssueFor(ctx, v.Record, c.LinkID)
 	if err != nil {
 		t.d.Logger.WarnContext(ctx, "issue booking grant", "booking", v.Reference, "err", err)
 		return out
@@ -202,7 +202,7 @@ func (t *toolSet) myBookings(ctx context.Context, req *mcp.CallToolRequest, in M
 	}
 	out := MyBookingsOutput{Results: make([]BookingOut, 0, len(page.Results)), HasMore: page.HasMore, NextOffset: page.NextOffset}
 	for _, v := range page.Results {
-		out.Results = append(out.Results, t.withGrant(ctx, v))
+		out.Results = append(out.Results, t.withGrant(ctx, c, v))
 	}
 	return nil, out, nil
 }
@@ -242,7 +242,7 @@ func (t *toolSet) myBooking(ctx context.Context, req *mcp.CallToolRequest, in My
 	if err != nil {
 		return t.domainFail(ctx, GetMyBooking, err)
 	}
-	b := t.withGrant(ctx, v)
+	b := t.withGrant(ctx, c, v)
 	return nil, MyBookingOutput{Booking: &b}, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/grant"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/resourceserver/internal/tokencheck"
@@ -31,11 +32,15 @@ type Domain interface {
 	RescheduleAvailability(ctx context.Context, accountID, bookingRef, localDate, staffRef string) (booking.Availability, error)
 }
 
-var _ Domain = (*booking.Service)(nil)
+var (
+	_ Domain = (*booking.Service)(nil)
+	_ Grants = (*grant.Issuer)(nil)
+)
 
-// Grants issues the current booking grant (internal/grant.Issuer).
+// Grants issues a booking's current grant bound to the asking link
+// (internal/grant.Issuer).
 type Grants interface {
-	Issue(ctx context.Context, b store.Booking) (string, error)
+	IssueFor(ctx context.Context, b store.Booking, linkID string) (string, error)
 }
 
 // Limiter is a per-key rate limit (internal/ratelimit.Limiter).

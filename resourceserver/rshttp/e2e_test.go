@@ -1,0 +1,320 @@
+package rshttp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/linkslot/linkslot/authserver/authhttp"
+	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/demo"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/resourceserver/rshttp"
+)
+
+const (
+	uiCookie = "e2e_account"
+	uiCSRF   = "e2e-csrf-token"
+)
+
+// autoUI is a consent.UI for tests: a cookie names the signed-in account and
+// the consent "page" is its view as JSON, which the test's browser approves.
+type autoUI struct{ s store.Store }
+
+var _ consent.UI = autoUI{}
+
+func (u autoUI) CurrentAccount(r *http.Request) (store.Account, bool) {
+	c, err := r.Cookie(uiCookie)
+	if err != nil {
+		return store.Account{}, false
+	}
+	a, err := u.s.GetAccount(r.Context(), c.Value)
+	return a, err == nil
+}
+func (u autoUI) LoginRedirect(w http.ResponseWriter, r *http.Request, next string) {
+	http.Redirect(w, r, "/login?next="+url.QueryEscape(next), http.StatusFound)
+}
+func (u autoUI) CSRFToken(http.ResponseWriter, *http.Request) string { return uiCSRF }
+func (u autoUI) VerifyCSRF(r *http.Request) bool                   { return r.PostFormValue(consent.CSRFField) == uiCSRF }
+func (u autoUI) RenderConsent(w http.ResponseWriter, r *http.Request, v consent.ConsentView) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Test-Page", "consent")
+	_ = json.NewEncoder(w).Encode(v)
+}
+func (u autoUI) RenderError(w http.ResponseWriter, r *http.Request, status int, title, message string) {
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, title+": "+message)
+}
+
+// system is the real authorization server and the resource server on one
+// database.
+type system struct {
+	t        *testing.T
+	ctx      context.Context
+	store    *sqlstore.Store
+	as, rs   *httptest.Server
+	resource string
+	account  store.Account
+
+	mu        sync.Mutex
+	consents  int      // consent pages approved
+	authScope []string // scope parameter of each authorization request
+}
+
+func newSystem(t *testing.T) *system {
+	t.Helper()
+	ctx := context.Background()
+	s := storetest.SQLite(t)
+	sys := &system{t: t, ctx: ctx, store: s}
+	now := store.SystemClock()
+	if _, err := demo.Load(ctx, s, demo.Data{Password: "unused-in-this-test", Hash: func(p string) (string, error) { return "x", nil },
+		Catalogs: booking.DemoCatalogs(now)}); err != nil {
+		t.Fatal(err)
+	}
+	// A client whose default grant is read only, to exercise step-up.
+	ro := demo.Client(now)
+	ro.ID, ro.Name, ro.DefaultScopes = "readonly-mcp-client", "Read-first client", []string{"bookings:read"}
+	if err := s.CreateClient(ctx, ro); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if sys.account, err = s.GetAccountByEmail(ctx, demo.AccountEmail); err != nil {
+		t.Fatal(err)
+	}
+
+	var asH, rsH http.Handler
+	sys.as = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { asH.ServeHTTP(w, r) }))
+	t.Cleanup(sys.as.Close)
+	sys.rs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rsH.ServeHTTP(w, r) }))
+	t.Cleanup(sys.rs.Close)
+	sys.resource = sys.rs.URL + "/mcp"
+	cfg := config.Config{Issuer: sys.as.URL, Resource: sys.resource, SecretKey: []byte(testSecret),
+		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour}
+	if asH, err = authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: autoUI{s}, Logger: testLogger(t)}); err != nil {
+		t.Fatal(err)
+	}
+	if rsH, err = rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: testLogger(t)}); err != nil {
+		t.Fatal(err)
+	}
+	return sys
+}
+
+// fetcher plays the person's browser: signed in, it opens the authorization
+// URL, approves the consent page by posting its form, and returns what the
+// authorization server sent to the redirect URI.
+func (sys *system) fetcher(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+	u, _ := url.Parse(args.URL)
+	sys.mu.Lock()
+	sys.authScope = append(sys.authScope, u.Query().Get("scope"))
+	sys.mu.Unlock()
+	if u.Query().Get("code_challenge_method") != "S256" || u.Query().Get("code_challenge") == "" {
+		return nil, fmt.Errorf("authorization request without PKCE S256: %s", args.URL)
+	}
+	browser := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	do := func(req *http.Request) (*http.Response, error) {
+		req.AddCookie(&http.Cookie{Name: uiCookie, Value: sys.account.ID})
+		return browser.Do(req)
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, args.URL, nil)
+	resp, err := do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.Header.Get("X-Test-Page") == "consent" {
+		var v consent.ConsentView
+		if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+			return nil, err
+		}
+		form := v.Params
+		form.Set("decision", "allow")
+		form.Set(consent.CSRFField, v.CSRFToken)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, sys.as.URL+v.Action, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if resp, err = do(req); err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		sys.mu.Lock()
+		sys.consents++
+		sys.mu.Unlock()
+	}
+	if resp.StatusCode/100 != 3 {
+		b, _ := io.ReadAll(resp.Body)
+		return nil, fmt.Errorf("authorize: %d %s", resp.StatusCode, b)
+	}
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		return nil, err
+	}
+	q := loc.Query()
+	if q.Get("error") != "" {
+		return nil, fmt.Errorf("authorize error %s: %s", q.Get("error"), q.Get("error_description"))
+	}
+	return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+}
+
+func (sys *system) connect(clientID string) *mcp.ClientSession {
+	sys.t.Helper()
+	h, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
+		PreregisteredClient:      &oauthex.ClientCredentials{ClientID: clientID},
+		RedirectURL:              "http://127.0.0.1:53682/callback",
+		AuthorizationCodeFetcher: sys.fetcher,
+	})
+	if err != nil {
+		sys.t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "linkslot-e2e", Version: "1"}, nil)
+	cs, err := c.Connect(sys.ctx, &mcp.StreamableClientTransport{Endpoint: sys.resource, OAuthHandler: h, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		sys.t.Fatalf("connect through the OAuth flow: %v", err)
+	}
+	sys.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callOK(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	if res.IsError {
+		t.Fatalf("%s answered an error: %s", name, b)
+	}
+	return m
+}
+
+func TestEndToEndWithTheRealAuthorizationServer(t *testing.T) {
+	sys := newSystem(t)
+	// Discovery starts from a bare 401.
+	resp, err := http.Post(sys.resource, "application/json", strings.NewReader(toolsList))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Fatalf("unauthenticated: %d", resp.StatusCode)
+	}
+
+	cs := sys.connect(demo.ClientID) // 401 → PRM → AS metadata → PKCE → consent → token
+	if sys.consents != 1 || len(sys.authScope) != 1 || sys.authScope[0] != "openid" {
+		t.Fatalf("authorization requests %v, consents %d; want one for scope openid", sys.authScope, sys.consents)
+	}
+	tl, err := cs.ListTools(sys.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Tools) != 5 {
+		t.Fatalf("%d tools", len(tl.Tools))
+	}
+
+	found := callOK(t, cs, "search_bookable_business", map[string]any{"query": "haircut", "city": "New York"})
+	results, _ := found["results"].([]any)
+	if len(results) == 0 {
+		t.Fatalf("no barbers found: %v", found)
+	}
+	callOK(t, cs, "check_business_availability", map[string]any{"business_reference": "biz-brightcut-barbers"})
+	loc, _ := time.LoadLocation("America/New_York")
+	day := time.Now().In(loc).AddDate(0, 0, 3).Format("2006-01-02")
+	av := callOK(t, cs, "check_business_availability", map[string]any{"business_reference": "biz-brightcut-barbers",
+		"service_reference": "svc-classic-haircut", "local_date": day})
+	if av["timezone"] != "America/New_York" {
+		t.Fatalf("availability: %v", av)
+	}
+
+	// Give the person a booking, then read it back through the tools.
+	b := bookFor(t, sys.store, sys.account.ID, loc)
+	mine := callOK(t, cs, "search_my_bookings", map[string]any{"status": "upcoming"})
+	if rs, _ := mine["results"].([]any); len(rs) != 1 {
+		t.Fatalf("my bookings: %v", mine)
+	}
+	got := callOK(t, cs, "get_my_booking", map[string]any{"booking_reference": b.Reference})
+	if bk, _ := got["booking"].(map[string]any); bk["booking_reference"] != b.Reference || bk["grant"] == "" || bk["grant"] == nil {
+		t.Fatalf("get_my_booking: %v", got)
+	}
+	callOK(t, cs, "check_my_booking_availability", map[string]any{"booking_reference": b.Reference, "local_date": day})
+}
+
+func bookFor(t *testing.T, s store.Store, accountID string, loc *time.Location) store.Booking {
+	t.Helper()
+	ctx := context.Background()
+	cat, err := s.LoadCatalog(ctx, "biz-brightcut-barbers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, staff := cat.Services[0], cat.Staff[0]
+	for _, x := range cat.Services {
+		if x.Reference == "svc-classic-haircut" {
+			svc = x
+		}
+	}
+	for _, x := range cat.Staff {
+		if x.Reference == "stf-marcus-reid" {
+			staff = x
+		}
+	}
+	d := time.Now().In(loc).AddDate(0, 0, 5)
+	start := time.Date(d.Year(), d.Month(), d.Day(), 11, 0, 0, 0, loc).UTC()
+	end := start.Add(time.Duration(svc.DurationMinutes) * time.Minute)
+	now := store.SystemClock()
+	b := store.Booking{ID: store.NewID("bkg"), Reference: "LSE2E" + strings.ToUpper(store.RandomString(3)), BusinessID: cat.Business.ID,
+		ServiceID: svc.ID, StaffID: staff.ID, AccountID: accountID, StartsAt: start, EndsAt: end, BlockStart: start,
+		BlockEnd: end.Add(time.Duration(svc.BufferAfterMinutes) * time.Minute), Status: store.BookingConfirmed, Version: 1,
+		PaymentState: store.PaymentNone, PriceCents: svc.PriceCents, Currency: svc.Currency, CreatedAt: now, UpdatedAt: now}
+	if err := s.InsertBooking(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestEndToEndStepUp(t *testing.T) {
+	sys := newSystem(t)
+	cs := sys.connect("readonly-mcp-client")
+	callOK(t, cs, "search_bookable_business", map[string]any{"query": "massage"})
+	if len(sys.authScope) != 1 {
+		t.Fatalf("reading needed %d authorizations", len(sys.authScope))
+	}
+	link, err := sys.store.GetActiveLink(sys.ctx, sys.account.ID, "readonly-mcp-client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.Join(link.Scopes, " "), "bookings:write") {
+		t.Fatalf("the first link already grants write: %v", link.Scopes)
+	}
+
+	// A mutation answers 403 insufficient_scope; the SDK client steps up
+	// through the authorization server and retries.
+	_, err = cs.CallTool(sys.ctx, &mcp.CallToolParams{Name: "create_my_booking", Arguments: map[string]any{}})
+	if err != nil && !strings.Contains(err.Error(), "unknown tool") {
+		t.Fatalf("after step-up the call failed with a non-protocol error: %v", err)
+	}
+	if len(sys.authScope) != 2 || !strings.Contains(sys.authScope[1], "bookings:write") || sys.consents != 2 {
+		t.Fatalf("step-up authorizations %q, consents %d", sys.authScope, sys.consents)
+	}
+	link, err = sys.store.GetActiveLink(sys.ctx, sys.account.ID, "readonly-mcp-client")
+	if err != nil || !strings.Contains(strings.Join(link.Scopes, " "), "bookings:write") {
+		t.Fatalf("link after step-up: %v %v", link.Scopes, err)
+	}
+	// Reading still works with the stepped-up token.
+	callOK(t, cs, "search_my_bookings", nil)
+}
