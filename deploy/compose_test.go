@@ -146,7 +146,7 @@ func TestComposeChecksCatchViolations(t *testing.T) {
 		{"password in url", "linkslot:${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD in deploy/.env}@postgres", "linkslot:hunter2@postgres", "literal secret"},
 		{"secret key literal", "LINKSLOT_LOG_FORMAT: json", "LINKSLOT_LOG_FORMAT: json\n    LINKSLOT_SECRET_KEY: 0123456789abcdef0123456789abcdef", "literal secret"},
 		{"no completion wait", "condition: service_completed_successfully", "condition: service_started", "service_completed_successfully"},
-		{"unpinned postgres", "image: postgres:15.10-bookworm", "image: postgres", "not pinned"},
+		{"unpinned postgres", "image: postgres:15.18-bookworm", "image: postgres", "not pinned"},
 		{"latest image", "ghcr.io/linkslot/linkslot:1.0.0", "ghcr.io/linkslot/linkslot:latest", "not pinned"},
 		{"no healthcheck", `test: ["CMD", "/usr/local/bin/healthprobe", "http://127.0.0.1:8081/readyz"]`, `test: ["CMD", "true"]`, ":8081/readyz"},
 		{"committed env file", "    - .env\n", "    - .env.example\n", "env_file"},

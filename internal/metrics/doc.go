@@ -24,6 +24,8 @@
 //	linkslot_db_wait_count_total{db}                   counter
 //	linkslot_db_wait_duration_seconds_total{db}        counter
 //	linkslot_db_closed_total{db,reason}                counter (max_idle, max_idle_time, max_lifetime)
+//	linkslot_signing_key_created_timestamp_seconds{purpose}  gauge (RegisterSigningKeys)
+//	linkslot_signing_keys{purpose}                     gauge
 //	go_*, process_*                                    the standard runtime collectors
 //
 // Label cardinality is bounded by construction. The HTTP route label is the

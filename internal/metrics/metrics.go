@@ -26,7 +26,8 @@ const (
 
 // Metrics holds one service's collectors and their registry.
 type Metrics struct {
-	reg *prometheus.Registry
+	reg         *prometheus.Registry
+	constLabels prometheus.Labels
 
 	httpRequests *prometheus.CounterVec
 	httpDuration *prometheus.HistogramVec
@@ -57,7 +58,8 @@ func New(service string) *Metrics {
 	)
 	cl := prometheus.Labels{"service": service}
 	m := &Metrics{
-		reg: reg,
+		reg:         reg,
+		constLabels: cl,
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "linkslot_http_requests_total", Help: "HTTP requests served, by route pattern and status code.", ConstLabels: cl,
 		}, []string{"route", "code"}),

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -17,6 +18,9 @@ import (
 	_ "github.com/glebarez/go-sqlite" // the pure-Go SQLite driver the store uses
 
 	"github.com/linkslot/linkslot/internal/metrics"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/store/storetest"
 )
 
 // openDB opens a real SQLite database file for the pool collector.
@@ -339,4 +343,32 @@ func TestIndependentRegistries(t *testing.T) {
 	if got := series(t, scrape(t, b.Handler()), "linkslot_bookings_total"); got["action=created"] != 0 {
 		t.Fatalf("b saw a's booking: %v", got)
 	}
+}
+
+// TestSigningKeyAge exports the current key's creation time per purpose
+// from a real store.
+func TestSigningKeyAge(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		created := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
+		for i, k := range []store.SigningKey{
+			{ID: "kid-old-" + t.Name(), CreatedAt: created.Add(-90 * 24 * time.Hour)},
+			{ID: "kid-new-" + t.Name(), CreatedAt: created},
+		} {
+			k.Purpose, k.Algorithm = "token", "ES256"
+			k.PrivateEncrypted, k.PublicJWK = []byte{byte(i)}, []byte(`{}`)
+			if err := s.CreateSigningKey(t.Context(), k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := metrics.New("resourceserver")
+		m.RegisterSigningKeys(s, "token", "grant")
+		m.RegisterSigningKeys(s, "token") // a second call is harmless
+		fams := scrape(t, m.Handler())
+		if got := series(t, fams, "linkslot_signing_key_created_timestamp_seconds"); len(got) != 1 || got["purpose=token"] != float64(created.Unix()) {
+			t.Fatalf("created: %v, want purpose=token:%d", got, created.Unix())
+		}
+		if got := series(t, fams, "linkslot_signing_keys"); got["purpose=token"] != 2 || got["purpose=grant"] != 0 {
+			t.Fatalf("count: %v", got)
+		}
+	})
 }
