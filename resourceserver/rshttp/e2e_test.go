@@ -18,10 +18,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/linkslot/linkslot/authserver/authhttp"
+	consentui "github.com/linkslot/linkslot/consent-ui"
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/demo"
+	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/storetest"
@@ -29,8 +31,9 @@ import (
 )
 
 const (
-	uiCookie = "e2e_account"
-	uiCSRF   = "e2e-csrf-token"
+	demoPassword = "linkslot-demo-e2e"
+	uiCookie     = "e2e_account"
+	uiCSRF       = "e2e-csrf-token"
 )
 
 // autoUI is a consent.UI for tests: a cookie names the signed-in account and
@@ -51,7 +54,7 @@ func (u autoUI) LoginRedirect(w http.ResponseWriter, r *http.Request, next strin
 	http.Redirect(w, r, "/login?next="+url.QueryEscape(next), http.StatusFound)
 }
 func (u autoUI) CSRFToken(http.ResponseWriter, *http.Request) string { return uiCSRF }
-func (u autoUI) VerifyCSRF(r *http.Request) bool                   { return r.PostFormValue(consent.CSRFField) == uiCSRF }
+func (u autoUI) VerifyCSRF(r *http.Request) bool                     { return r.PostFormValue(consent.CSRFField) == uiCSRF }
 func (u autoUI) RenderConsent(w http.ResponseWriter, r *http.Request, v consent.ConsentView) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Test-Page", "consent")
@@ -77,13 +80,17 @@ type system struct {
 	authScope []string // scope parameter of each authorization request
 }
 
-func newSystem(t *testing.T) *system {
+func newSystem(t *testing.T) *system { return newSystemWith(t, false) }
+
+// newSystemWith builds the system; realUI mounts the real consent pages
+// (sign-in with the demo password, HTML consent) instead of autoUI.
+func newSystemWith(t *testing.T, realUI bool) *system {
 	t.Helper()
 	ctx := context.Background()
 	s := storetest.SQLite(t)
 	sys := &system{t: t, ctx: ctx, store: s}
 	now := store.SystemClock()
-	if _, err := demo.Load(ctx, s, demo.Data{Password: "unused-in-this-test", Hash: func(p string) (string, error) { return "x", nil },
+	if _, err := demo.Load(ctx, s, demo.Data{Password: demoPassword, Hash: password.Hash,
 		Catalogs: booking.DemoCatalogs(now)}); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +113,13 @@ func newSystem(t *testing.T) *system {
 	sys.resource = sys.rs.URL + "/mcp"
 	cfg := config.Config{Issuer: sys.as.URL, Resource: sys.resource, SecretKey: []byte(testSecret),
 		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour}
-	if asH, err = authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: autoUI{s}, Logger: testLogger(t)}); err != nil {
+	var ui consent.UI = autoUI{s}
+	if realUI {
+		if ui, err = consentui.New(consentui.Config{Store: s, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: testLogger(t)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if asH, err = authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: testLogger(t)}); err != nil {
 		t.Fatal(err)
 	}
 	if rsH, err = rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: testLogger(t)}); err != nil {
