@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/catalogfile"
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
@@ -421,6 +423,43 @@ func TestImportIsAllOrNothing(t *testing.T) {
 		}
 		if len(auditOf(t, s)) != before {
 			t.Errorf("audit events of a rolled-back import remain")
+		}
+	})
+}
+
+// TestDemoCatalogRoundTrip: the demo businesses survive export → import →
+// export unchanged, through the catalog file, on every backend.
+func TestDemoCatalogRoundTrip(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		svc := newService(t, s)
+		a := admin.Actor{ID: admin.ActorCLI}
+		demo := booking.DemoCatalogs(fixedNow)
+		data, err := catalogfile.Export(demo, "yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := catalogfile.Parse(data, "yaml")
+		if err != nil {
+			t.Fatalf("demo catalog does not parse back: %v", err)
+		}
+		if len(back) != len(demo) {
+			t.Fatalf("%d businesses, want %d", len(back), len(demo))
+		}
+		refs, err := svc.ImportCatalog(ctx, a, data, "yaml")
+		if err != nil || len(refs) != len(demo) {
+			t.Fatalf("import demo: %v", err)
+		}
+		first, err := svc.ExportCatalog(ctx, a, "yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.ImportCatalog(ctx, a, first, "yaml"); err != nil {
+			t.Fatal(err)
+		}
+		second, _ := svc.ExportCatalog(ctx, a, "yaml")
+		if !bytes.Equal(first, second) {
+			t.Errorf("export changed after re-import")
 		}
 	})
 }

@@ -229,3 +229,17 @@ func TestNormalizeFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestRestaurantMayHaveNoSlotGrid(t *testing.T) {
+	doc := `{"businesses":[{"reference":"r","name":"R","category":"restaurant","timezone":"UTC","currency":"EUR",
+	  "policies":{"horizon_days":0,"slot_interval_minutes":0}}]}`
+	cats, err := Parse([]byte(doc), "json")
+	if err != nil || cats[0].Business.HorizonDays != 0 || cats[0].Business.SlotIntervalMinutes != 0 {
+		t.Fatalf("restaurant: %v %+v", err, cats)
+	}
+	_, err = Parse([]byte(strings.Replace(doc, "restaurant", "appointment", 1)), "json")
+	if got := strings.Join(problems(t, err), "\n"); !strings.Contains(got, "horizon_days: must be greater than 0") ||
+		!strings.Contains(got, "slot_interval_minutes: must be greater than 0") {
+		t.Errorf("appointment business with a zero grid: %s", got)
+	}
+}

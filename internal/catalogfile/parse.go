@@ -365,8 +365,14 @@ func (p *parser) business(v any, path string) (store.Catalog, bool) {
 	if pv, ok := o.get("policies"); ok {
 		if po := p.object(pv, join(path, "policies")); po != nil {
 			b.MinNoticeMinutes = int(po.integer("min_notice_minutes", 0, 0, 366*24*60, false))
-			b.HorizonDays = int(po.integer("horizon_days", DefaultHorizonDays, 1, 3660, false))
-			b.SlotIntervalMinutes = int(po.integer("slot_interval_minutes", DefaultSlotIntervalMinutes, 1, 24*60, false))
+			// A restaurant is not booked through Linkslot, so its slot grid
+			// and horizon may be 0; an appointment business needs both.
+			lo := int64(1)
+			if b.Category == store.CategoryRestaurant {
+				lo = 0
+			}
+			b.HorizonDays = int(po.integer("horizon_days", DefaultHorizonDays, lo, 3660, false))
+			b.SlotIntervalMinutes = int(po.integer("slot_interval_minutes", DefaultSlotIntervalMinutes, lo, 24*60, false))
 			b.CancellationWindowMinutes = int(po.integer("cancellation_window_minutes", 0, 0, 366*24*60, false))
 			b.CancellationFeeCents = po.integer("cancellation_fee_cents", 0, 0, 1e12, false)
 			b.CancellationPolicy = po.str("cancellation_policy", false)
