@@ -415,6 +415,11 @@ func checkManifests(objs []obj) []string {
 	if byKind["Job"]["linkslot-migrate"] == nil {
 		problems = append(problems, "Job/linkslot-migrate: missing")
 	}
+	if cj := byKind["CronJob"]["linkslot-keys-rotate"]; cj == nil {
+		problems = append(problems, "CronJob/linkslot-keys-rotate: missing")
+	} else if args := list(dig(cj, "spec", "jobTemplate", "spec", "template", "spec", "containers", 0, "args")); fmt.Sprint(args) != "[keys rotate]" {
+		bad(cj, "args %v, want [keys rotate]", args)
+	}
 	return problems
 }
 

@@ -1,8 +1,10 @@
 package metrics
 
 import (
+	"context"
 	"database/sql"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -12,7 +14,7 @@ type dbCollector struct {
 	mu  sync.Mutex
 	dbs map[string]*sql.DB
 
-	conns, maxOpen, waitCount, waitSeconds, closed *prometheus.Desc
+	up, conns, maxOpen, waitCount, waitSeconds, closed *prometheus.Desc
 }
 
 var _ prometheus.Collector = (*dbCollector)(nil)
@@ -20,6 +22,8 @@ var _ prometheus.Collector = (*dbCollector)(nil)
 func newDBCollector(cl prometheus.Labels) *dbCollector {
 	return &dbCollector{
 		dbs: make(map[string]*sql.DB),
+		up: prometheus.NewDesc("linkslot_db_up",
+			"1 when the database answered a ping at scrape time (1 s timeout), else 0.", []string{"db"}, cl),
 		conns: prometheus.NewDesc("linkslot_db_connections",
 			"Database pool connections, by state (in_use, idle).", []string{"db", "state"}, cl),
 		maxOpen: prometheus.NewDesc("linkslot_db_max_open_connections",
@@ -40,7 +44,7 @@ func (c *dbCollector) add(name string, db *sql.DB) {
 }
 
 func (c *dbCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.conns, c.maxOpen, c.waitCount, c.waitSeconds, c.closed} {
+	for _, d := range []*prometheus.Desc{c.up, c.conns, c.maxOpen, c.waitCount, c.waitSeconds, c.closed} {
 		ch <- d
 	}
 }
@@ -49,6 +53,13 @@ func (c *dbCollector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for name, db := range c.dbs {
+		up := 1.0
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		if err := db.PingContext(ctx); err != nil {
+			up = 0
+		}
+		cancel()
+		ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, up, name)
 		s := db.Stats()
 		ch <- prometheus.MustNewConstMetric(c.conns, prometheus.GaugeValue, float64(s.InUse), name, "in_use")
 		ch <- prometheus.MustNewConstMetric(c.conns, prometheus.GaugeValue, float64(s.Idle), name, "idle")

@@ -192,6 +192,13 @@ func TestScrapeAfterFlow(t *testing.T) {
 			t.Errorf("linkslot_db_connections{%s} missing; have %v", k, dbSeries)
 		}
 	}
+	if up := series(t, fams, "linkslot_db_up"); up["db=main"] != 1 {
+		t.Errorf("linkslot_db_up = %v, want db=main:1", up)
+	}
+	db.Close()
+	if up := series(t, scrape(t, m.Handler()), "linkslot_db_up"); up["db=main"] != 0 {
+		t.Errorf("linkslot_db_up after close = %v, want db=main:0", up)
+	}
 	for _, name := range []string{"linkslot_db_max_open_connections", "linkslot_db_wait_count_total",
 		"linkslot_db_wait_duration_seconds_total", "linkslot_db_closed_total",
 		"go_goroutines", "process_cpu_seconds_total"} {
