@@ -21,15 +21,18 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/catalogfile"
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/requestid"
@@ -86,12 +89,15 @@ func New(svc *admin.Service, ui consent.UI, log *slog.Logger) (*Handler, error) 
 	m.HandleFunc("POST /admin/clients/{id}/delete", h.admin(h.postDelete))
 	m.HandleFunc("GET /admin/businesses", h.admin(h.getBusinesses))
 	m.HandleFunc("POST /admin/businesses/{ref}/agent-booking", h.admin(h.postAgentBooking))
+	m.HandleFunc("GET /admin/catalog", h.admin(h.getCatalog))
+	m.HandleFunc("POST /admin/catalog", h.admin(h.postCatalog))
+	m.HandleFunc("GET /admin/catalog/export", h.admin(h.getCatalogExport))
 	m.HandleFunc("GET /admin/audit", h.admin(h.getAudit))
 	m.HandleFunc("GET /admin/static/", h.serveStatic)
 	return h, nil
 }
 
-var pageNames = []string{"clients", "client_form", "client_secret", "businesses", "audit"}
+var pageNames = []string{"clients", "client_form", "client_secret", "businesses", "catalog", "audit"}
 
 func parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{"path": url.PathEscape}
@@ -163,6 +169,9 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) (store.Accou
 	return acct, true
 }
 
+// maxForm bounds a POST body: a catalog file plus the form around it.
+const maxForm = catalogfile.MaxFileBytes + 64<<10
+
 type pageFunc func(w http.ResponseWriter, r *http.Request, p *page)
 
 // page is one request's context for rendering.
@@ -184,6 +193,9 @@ func (h *Handler) admin(fn pageFunc) http.HandlerFunc {
 		acct, ok := h.authorize(w, r)
 		if !ok {
 			return
+		}
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 		}
 		if r.Method == http.MethodPost && !h.ui.VerifyCSRF(r) {
 			h.ui.RenderError(w, r, http.StatusForbidden, "This form has expired",
@@ -241,6 +253,7 @@ var notices = map[string]string{
 	"updated":   "The client's registration was saved.",
 	"deleted":   "The client was deleted, with its links and tokens.",
 	"agent-on":  "Agent booking is on: agents can find and book this business.",
+	"imported":  "The catalog was imported.",
 	"agent-off": "Agent booking is off: agents can no longer find or book this business.",
 }
 
@@ -469,6 +482,77 @@ func (h *Handler) postAgentBooking(w http.ResponseWriter, r *http.Request, p *pa
 		done = "agent-on"
 	}
 	http.Redirect(w, r, "/admin/businesses?done="+done, http.StatusSeeOther)
+}
+
+// ---- catalog ----
+
+type catalogForm struct {
+	Content, Format string
+}
+
+func (h *Handler) getCatalog(w http.ResponseWriter, r *http.Request, p *page) {
+	p.Title, p.Nav, p.Notice = "Catalog", "catalog", notice(r)
+	h.render(w, r, http.StatusOK, "catalog", p)
+}
+
+func (h *Handler) postCatalog(w http.ResponseWriter, r *http.Request, p *page) {
+	format := catalogfile.NormalizeFormat(r.PostFormValue("format"))
+	content := r.PostFormValue("content")
+	data := []byte(content)
+	if f, fh, err := r.FormFile("file"); err == nil {
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, catalogfile.MaxFileBytes+1))
+		if err != nil {
+			h.serverError(w, r, err)
+			return
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			data, content = b, ""
+			if ext := catalogfile.NormalizeFormat(strings.TrimPrefix(path.Ext(fh.Filename), ".")); ext != "" {
+				format = ext
+			}
+		}
+	}
+	if format == "" {
+		format = catalogfile.FormatYAML
+	}
+	p.Title, p.Nav = "Catalog", "catalog"
+	if len(bytes.TrimSpace(data)) == 0 {
+		p.Problems = []admin.Problem{{Message: "choose a catalog file or paste one"}}
+		h.render(w, r, http.StatusBadRequest, "catalog", p)
+		return
+	}
+	refs, err := h.svc.ImportCatalog(r.Context(), p.Actor, data, format)
+	if probs, ok := problemsOf(err); ok {
+		p.Problems, p.Data = probs, catalogForm{Content: content, Format: format}
+		h.render(w, r, http.StatusBadRequest, "catalog", p)
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	p.Notice = fmt.Sprintf("Imported %d business(es): %s.", len(refs), strings.Join(refs, ", "))
+	h.render(w, r, http.StatusOK, "catalog", p)
+}
+
+func (h *Handler) getCatalogExport(w http.ResponseWriter, r *http.Request, p *page) {
+	format := catalogfile.NormalizeFormat(r.URL.Query().Get("format"))
+	if format == "" {
+		format = catalogfile.FormatYAML
+	}
+	data, err := h.svc.ExportCatalog(r.Context(), p.Actor, format)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	ct := "application/json"
+	if format == catalogfile.FormatYAML {
+		ct = "application/yaml; charset=utf-8"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Content-Disposition", "attachment; filename=linkslot-catalog."+format)
+	_, _ = w.Write(data)
 }
 
 // ---- audit ----

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -298,4 +299,46 @@ func TestPages(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestCatalogPage(t *testing.T) {
+	s := storetest.SQLite(t)
+	ctx := context.Background()
+	e := newEnv(t, s)
+	const adm = "acct_admin"
+	if resp, body := e.get(adm, "/admin/catalog"); resp.StatusCode != 200 || !strings.Contains(body, "Check and import") {
+		t.Fatalf("catalog page: %d", resp.StatusCode)
+	}
+	half := "businesses:\n  - {reference: ok, name: OK, category: appointment, timezone: UTC, currency: EUR}\n" +
+		"  - {reference: bad, name: Bad, category: appointment, timezone: Atlantis/Main, currency: EUR, hours: {monday: ['09:00-25:00']}}\n"
+	resp, body := e.post(adm, "/admin/catalog", form("format", "yaml", "content", half))
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "businesses[1].timezone") ||
+		!strings.Contains(body, "businesses[1].hours.monday[0]") || !strings.Contains(body, "Atlantis/Main") {
+		t.Errorf("half-valid: %d\n%s", resp.StatusCode, body)
+	}
+	if bs, _ := s.ListBusinesses(ctx); len(bs) != 0 {
+		t.Errorf("half-valid file wrote %d businesses", len(bs))
+	}
+
+	// A JSON file upload.
+	var buf strings.Builder
+	mw := multipart.NewWriter(&buf)
+	mw.WriteField(consent.CSRFField, csrfOK)
+	mw.WriteField("format", "yaml")
+	fw, _ := mw.CreateFormFile("file", "catalog.json")
+	io.WriteString(fw, `{"businesses":[{"reference":"deli","name":"Deli","category":"restaurant","timezone":"Europe/Oslo","currency":"NOK"}]}`)
+	mw.Close()
+	req, _ := http.NewRequest("POST", e.srv.URL+"/admin/catalog", strings.NewReader(buf.String()))
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, body = e.send(req, adm)
+	if resp.StatusCode != 200 || !strings.Contains(body, "Imported 1 business(es): deli") {
+		t.Fatalf("upload: %d\n%s", resp.StatusCode, body)
+	}
+	resp, body = e.get(adm, "/admin/catalog/export?format=json")
+	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") || !strings.Contains(body, `"reference": "deli"`) {
+		t.Errorf("export: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := e.get("acct_person", "/admin/catalog/export"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("non-admin export: %d", resp.StatusCode)
+	}
 }
