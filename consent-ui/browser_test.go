@@ -233,7 +233,8 @@ func TestBrowserScreenshots(t *testing.T) {
 	bg := context.Background()
 	e.store.CreateClient(bg, store.Client{ID: "helper", Name: "Calendar Helper", Public: true,
 		RedirectURIs: []string{"https://helper.example.com/cb"}, CreatedAt: e.clock.Now(), UpdatedAt: e.clock.Now()})
-	e.store.UpsertLink(bg, acct.ID, "agent", []string{"openid", "bookings:read", "bookings:write"}, e.clock.Now().Add(-72*time.Hour))
+	l, _ := e.store.UpsertLink(bg, acct.ID, "agent", []string{"openid", "bookings:read", "bookings:write"}, e.clock.Now().Add(-72*time.Hour))
+	e.store.TouchLink(bg, l.ID, e.clock.Now().Add(-2*time.Hour))
 	e.store.UpsertLink(bg, acct.ID, "helper", []string{"bookings:read"}, e.clock.Now().Add(-24*time.Hour))
 	dir := screenshotDir(t)
 
@@ -264,12 +265,20 @@ func TestBrowserScreenshots(t *testing.T) {
 	}
 	shoot("login", "/login", heading("Sign in"))
 	shoot("signup", "/signup", heading("Create your"))
-	// Sign in through the page, as a person would.
-	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/login")), "open login")
-	typeInto(t, ctx, "Email", email)
-	typeInto(t, ctx, "Password", testPassword)
-	if st := press(t, ctx, "Sign in"); st != 200 {
-		t.Fatalf("sign in: %d", st)
+	// Sign in with the keyboard only: type, Tab to the password (which
+	// shows a visible focus outline), Enter to submit.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/login"), chromedp.WaitVisible(field("Email")),
+		chromedp.Focus(field("Email")), chromedp.KeyEvent(email+"\t"+testPassword)), "type with the keyboard")
+	focus, err := chromedp.Run(ctx, chromedp.Evaluate[string](
+		`document.activeElement.id + ' ' + getComputedStyle(document.activeElement).outlineStyle + ' ' + getComputedStyle(document.activeElement).outlineWidth`))
+	must(t, err, "focus")
+	if focus != "password solid 3px" {
+		t.Errorf("focused element and outline = %q, want the password field with a visible outline", focus)
+	}
+	resp, err := chromedp.RunResponse(ctx, chromedp.KeyEvent("\r"))
+	must(t, err, "press Enter")
+	if resp.Status != 200 || !strings.HasSuffix(resp.URL, "/account") {
+		t.Fatalf("keyboard sign-in: %d %s", resp.Status, resp.URL)
 	}
 	shoot("consent", "/test/authorize?redirect_uri="+url.QueryEscape("http://127.0.0.1:43110/callback"), heading("wants to connect"))
 	shoot("connections", "/account/connections", heading("Connected apps"))

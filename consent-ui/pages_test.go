@@ -353,6 +353,10 @@ func TestConnectionsAndDisconnect(t *testing.T) {
 		bobAcct := bob.signUpAndIn("bob@example.com", testPassword)
 		la, _ := s.UpsertLink(ctx, adaAcct.ID, "agent", []string{"openid", "bookings:write", "bookings:read"}, e.clock.Now())
 		lb, _ := s.UpsertLink(ctx, bobAcct.ID, "agent", []string{"bookings:read"}, e.clock.Now())
+		if r := ada.get("/account/connections"); !strings.Contains(r.body, "Not used yet") {
+			t.Error("an unused link does not say so")
+		}
+		s.TouchLink(ctx, la.ID, e.clock.Now().Add(3*time.Minute))
 		s.CreateTokenSession(ctx, store.TokenSession{Kind: store.KindRefreshToken, SignatureHash: "ada-rt", RequestID: "r1", ClientID: "agent",
 			AccountID: adaAcct.ID, LinkID: la.ID, Active: true, Request: []byte("{}"), ExpiresAt: e.clock.Now().Add(time.Hour), CreatedAt: e.clock.Now()})
 
