@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"gorm.io/gorm"
@@ -51,6 +52,8 @@ func searchText(c store.Catalog) string {
 // bookings stay attached; removing one that has bookings answers ErrConflict.
 func (s *Store) PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog, error) {
 	now := store.SystemClock()
+	// The result is built in copies: the caller's slices stay as they were.
+	c.Services, c.Staff = slices.Clone(c.Services), slices.Clone(c.Staff)
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		var old businessRow
 		err := lockFor(tx, s.dialect).Take(&old, "reference = ?", c.Business.Reference).Error
@@ -170,6 +173,7 @@ func (s *Store) PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog,
 			if err := tx.Delete(&timeOffRow{}, "staff_id = ?", id).Error; err != nil {
 				return err
 			}
+			off[id] = slices.Clone(off[id])
 			for j, o := range off[id] {
 				o.ID, o.StaffID = store.NewID("off"), id
 				off[id][j] = o
@@ -181,14 +185,20 @@ func (s *Store) PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog,
 		for _, r := range oldStaff {
 			if !keepStaff[r.ID] {
 				if err := tx.Delete(&staffRow{}, "id = ?", r.ID).Error; err != nil {
-					return fmt.Errorf("%w: staff %q still has bookings", store.ErrConflict, r.Reference)
+					if errors.Is(translate(err), store.ErrConflict) {
+						return fmt.Errorf("%w: staff %q still has bookings", store.ErrConflict, r.Reference)
+					}
+					return err
 				}
 			}
 		}
 		for _, r := range oldSvcs {
 			if !keepSvc[r.ID] {
 				if err := tx.Delete(&serviceRow{}, "id = ?", r.ID).Error; err != nil {
-					return fmt.Errorf("%w: service %q still has bookings", store.ErrConflict, r.Reference)
+					if errors.Is(translate(err), store.ErrConflict) {
+						return fmt.Errorf("%w: service %q still has bookings", store.ErrConflict, r.Reference)
+					}
+					return err
 				}
 			}
 		}

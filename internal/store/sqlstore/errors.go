@@ -34,6 +34,8 @@ func translate(err error) error {
 		switch {
 		case pg.Code == "23505":
 			return fmt.Errorf("%w: %s", store.ErrAlreadyExists, pg.ConstraintName)
+		case pg.Code == "23503":
+			return fmt.Errorf("%w: still referenced (%s)", store.ErrConflict, pg.ConstraintName)
 		case pg.Code == "23P01":
 			return fmt.Errorf("%w (%s)", store.ErrOverlap, pg.ConstraintName)
 		case pg.Code == "40001", pg.Code == "40P01", pg.Code == "55P03":
@@ -48,6 +50,8 @@ func translate(err error) error {
 		switch lite.Code() {
 		case 1555, 2067: // SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_CONSTRAINT_UNIQUE
 			return fmt.Errorf("%w: %s", store.ErrAlreadyExists, lite.Error())
+		case 787: // SQLITE_CONSTRAINT_FOREIGNKEY
+			return fmt.Errorf("%w: still referenced", store.ErrConflict)
 		case 5, 6, 517, 261: // BUSY, LOCKED, BUSY_SNAPSHOT, BUSY_RECOVERY
 			return fmt.Errorf("%w: database is busy", store.ErrUnavailable)
 		}

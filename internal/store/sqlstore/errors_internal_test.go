@@ -32,6 +32,7 @@ func TestTranslate(t *testing.T) {
 		{"sentinel passes", fmt.Errorf("x: %w", store.ErrOverlap), store.ErrOverlap},
 		{"unique violation", pg("23505"), store.ErrAlreadyExists},
 		{"exclusion violation", pg("23P01"), store.ErrOverlap},
+		{"foreign key violation", pg("23503"), store.ErrConflict},
 		{"serialization failure", pg("40001"), store.ErrConflict},
 		{"deadlock", pg("40P01"), store.ErrConflict},
 		{"lock not available", pg("55P03"), store.ErrConflict},

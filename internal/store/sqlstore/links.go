@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"gorm.io/gorm"
@@ -15,7 +16,18 @@ func toLink(r linkRow) store.Link {
 }
 
 // UpsertLink creates or updates the active link of (account, client).
+// Two first connections racing on PostgreSQL both find no active link; the
+// loser's insert hits links_one_active, and a second attempt then updates
+// the winner's link.
 func (s *Store) UpsertLink(ctx context.Context, accountID, clientID string, scopes []string, now time.Time) (store.Link, error) {
+	l, err := s.upsertLink(ctx, accountID, clientID, scopes, now)
+	if errors.Is(err, store.ErrAlreadyExists) {
+		l, err = s.upsertLink(ctx, accountID, clientID, scopes, now)
+	}
+	return l, err
+}
+
+func (s *Store) upsertLink(ctx context.Context, accountID, clientID string, scopes []string, now time.Time) (store.Link, error) {
 	now = store.UTC(now)
 	var out store.Link
 	err := s.tx(ctx, func(tx *gorm.DB) error {
@@ -84,15 +96,23 @@ func (s *Store) TouchLink(ctx context.Context, id string, now time.Time) error {
 }
 
 // RevokeLink revokes a link and deactivates all its token sessions.
+// Revoking a revoked link keeps its first revocation time.
 func (s *Store) RevokeLink(ctx context.Context, id string, now time.Time) error {
 	now = store.UTC(now)
 	return s.tx(ctx, func(tx *gorm.DB) error {
-		res := tx.Model(&linkRow{}).Where("id = ?", id).Updates(map[string]any{"status": store.LinkRevoked, "revoked_at": now})
+		res := tx.Model(&linkRow{}).Where("id = ? AND status = ?", id, store.LinkActive).
+			Updates(map[string]any{"status": store.LinkRevoked, "revoked_at": now})
 		if res.Error != nil {
 			return res.Error
 		}
 		if res.RowsAffected == 0 {
-			return store.ErrNotFound
+			var n int64
+			if err := tx.Model(&linkRow{}).Where("id = ?", id).Count(&n).Error; err != nil {
+				return err
+			}
+			if n == 0 {
+				return store.ErrNotFound
+			}
 		}
 		return tx.Model(&tokenRow{}).Where("link_id = ? AND active = ?", id, true).Update("active", false).Error
 	})

@@ -335,6 +335,11 @@ func testLinks(t *testing.T, s store.Store) {
 	_, err = s.GetActiveLink(ctx, a.ID, "cli_1")
 	wantErr(t, err, store.ErrNotFound)
 	wantErr(t, s.RevokeLink(ctx, "lnk_missing", t0), store.ErrNotFound)
+	// Revoking again is harmless and keeps the first revocation time.
+	must(t, s.RevokeLink(ctx, l1.ID, t0.Add(9*time.Hour)))
+	if got, _ := s.GetLink(ctx, l1.ID); got.RevokedAt == nil || !got.RevokedAt.Equal(store.UTC(t0.Add(4*time.Hour))) {
+		t.Errorf("second RevokeLink changed RevokedAt to %v", got.RevokedAt)
+	}
 
 	// Reconnecting after a revoke makes a new link.
 	l3, err := s.UpsertLink(ctx, a.ID, "cli_1", []string{"openid"}, t0.Add(5*time.Hour))
@@ -353,6 +358,23 @@ func testLinks(t *testing.T, s store.Store) {
 	}
 	_, err = s.GetLink(ctx, "lnk_missing")
 	wantErr(t, err, store.ErrNotFound)
+
+	// First connections racing: all succeed, with one link.
+	b := newAccount(t, s, "race@example.com")
+	links := make([]store.Link, 10)
+	errs := parallel(len(links), func(i int) error {
+		var err error
+		links[i], err = s.UpsertLink(ctx, b.ID, "cli_2", []string{"openid"}, t0)
+		return err
+	})
+	if ok := count(errs, nil); ok != len(errs) {
+		t.Fatalf("concurrent UpsertLink: %d of %d succeeded: %v", ok, len(errs), others(errs, nil))
+	}
+	for _, l := range links {
+		if l.ID != links[0].ID {
+			t.Fatalf("concurrent UpsertLink made links %s and %s", links[0].ID, l.ID)
+		}
+	}
 }
 
 func testTokens(t *testing.T, s store.Store) {

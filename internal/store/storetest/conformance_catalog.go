@@ -71,6 +71,13 @@ func staffByRef(c store.Catalog, ref string) store.Staff {
 }
 
 func testCatalog(t *testing.T, s store.Store) {
+	in := sampleCatalog("untouched", "Untouched", "Lisbon", true)
+	if _, err := s.PutCatalog(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if in.Business.ID != "" || in.Services[0].ID != "" || in.Staff[0].ServiceIDs[0] != "cut" || in.StaffTimeOff["ben"][0].ID != "" {
+		t.Errorf("PutCatalog changed the caller's catalog: %+v", in)
+	}
 	put := putSample(t, s)
 	if put.Business.ID == "" || svcByRef(put, "cut").ID == "" || staffByRef(put, "ana").ID == "" {
 		t.Fatalf("PutCatalog returned no ids: %+v", put)
@@ -181,7 +188,7 @@ func testCatalog(t *testing.T, s store.Store) {
 	must(t, err)
 	list, err := s.ListBusinesses(ctx)
 	must(t, err)
-	if len(list) != 2 || list[0].Reference != "another" || list[1].Reference != "studio" {
+	if len(list) != 3 || list[0].Reference != "another" || list[1].Reference != "studio" || list[2].Reference != "untouched" {
 		t.Errorf("ListBusinesses = %+v", list)
 	}
 	on, err := s.SetAgentBooking(ctx, "another", true)
