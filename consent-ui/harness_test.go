@@ -236,3 +236,9 @@ func (c *client) signUpAndIn(email, pw string) store.Account {
 	}
 	return a
 }
+
+func newServer(t *testing.T, h http.Handler) *httptest.Server {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}

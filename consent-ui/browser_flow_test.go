@@ -1,0 +1,162 @@
+package consentui_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"golang.org/x/oauth2"
+
+	"github.com/linkslot/linkslot/authserver/authhttp"
+	consentui "github.com/linkslot/linkslot/consent-ui"
+	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/storetest"
+)
+
+// TestBrowserAuthorizationFlow drives the real authorization server with
+// these pages in headless Chromium: sign up, start an authorization with
+// golang.org/x/oauth2 (PKCE S256), sign in, deny (access_denied), allow (a
+// code the client exchanges), remembered consent through the sign-in form,
+// and Disconnect, after which the refresh token is refused.
+func TestBrowserAuthorizationFlow(t *testing.T) {
+	ctx := newBrowser(t)
+	bg := context.Background()
+	s := storetest.SQLite(t)
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+
+	var h http.Handler
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	secret := bytes.Repeat([]byte("s"), 32)
+	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: srv.URL, Logger: logger})
+	must(t, err, "consent UI")
+	cfg := config.Config{Issuer: srv.URL, Resource: "http://127.0.0.1:8081/mcp", SecretKey: secret,
+		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour}
+	h, err = authhttp.New(bg, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: logger})
+	must(t, err, "authorization server")
+	now := store.SystemClock()
+	must(t, s.CreateClient(bg, store.Client{ID: "demo-mcp-client", Name: "Demo MCP client", Public: true,
+		RedirectURIs:  []string{"http://127.0.0.1/callback", "http://localhost/callback"},
+		AllowedScopes: []string{"openid", "profile", "email", "offline_access", "bookings:read", "bookings:write"},
+		DefaultScopes: []string{"bookings:read", "bookings:write"}, GrantTypes: []string{"authorization_code", "refresh_token"},
+		CreatedAt:     now, UpdatedAt: now}), "client")
+
+	cl, got := clientListener(t)
+	conf := &oauth2.Config{ClientID: "demo-mcp-client", RedirectURL: cl.URL + "/callback", Scopes: []string{"openid"},
+		Endpoint: oauth2.Endpoint{AuthURL: srv.URL + "/oauth2/authorize", TokenURL: srv.URL + "/oauth2/token",
+			AuthStyle: oauth2.AuthStyleInParams}}
+	const email, pw = "ada@example.com", "Flow-Canary-Passphrase-9"
+	var pages []string
+	snapshot := func() {
+		html, err := chromedp.Run(ctx, chromedp.OuterHTML("html"))
+		must(t, err, "page HTML")
+		pages = append(pages, html)
+	}
+	waitClient := func(what string) url.Values {
+		t.Helper()
+		select {
+		case q := <-got:
+			return q
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the client's redirect URI was never reached", what)
+			return nil
+		}
+	}
+	start := func(state string) string {
+		verifier := oauth2.GenerateVerifier()
+		must(t, chromedp.Do(ctx, chromedp.Navigate(conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier)))), "start authorization")
+		return verifier
+	}
+
+	// Sign up.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/signup")), "open sign-up")
+	typeInto(t, ctx, "Email", email)
+	typeInto(t, ctx, "Password", pw)
+	typeInto(t, ctx, "Repeat password", pw)
+	press(t, ctx, "Create account")
+	snapshot()
+
+	// Start an authorization: sign in first, then the consent page; Deny.
+	start("deny-state")
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(heading("Sign in"))), "sign-in page")
+	typeInto(t, ctx, "Email", email)
+	typeInto(t, ctx, "Password", pw)
+	press(t, ctx, "Sign in")
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(heading("wants to connect"))), "consent page")
+	snapshot()
+	text := bodyText(t, ctx)
+	for _, want := range []string{"Demo MCP client", email, "See your bookings and check availability",
+		"Book, move and cancel appointments, each only after you confirm", "127.0.0.1"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("consent page lacks %q", want)
+		}
+	}
+	press(t, ctx, "Deny")
+	if q := waitClient("deny"); q.Get("error") != "access_denied" || q.Get("state") != "deny-state" || q.Get("code") != "" {
+		t.Fatalf("deny: client got %v", q)
+	}
+
+	// Allow: the client receives a code and exchanges it with its verifier.
+	verifier := start("allow-state")
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(heading("wants to connect"))), "consent page again")
+	press(t, ctx, "Allow")
+	q := waitClient("allow")
+	if q.Get("code") == "" || q.Get("state") != "allow-state" || q.Get("iss") != srv.URL {
+		t.Fatalf("allow: client got %v", q)
+	}
+	tok, err := conf.Exchange(bg, q.Get("code"), oauth2.VerifierOption(verifier))
+	must(t, err, "exchange the code")
+	if tok.AccessToken == "" || tok.RefreshToken == "" {
+		t.Fatalf("token response lacks tokens: access=%v refresh=%v", tok.AccessToken != "", tok.RefreshToken != "")
+	}
+	secrets := []string{pw, q.Get("code"), tok.AccessToken, tok.RefreshToken}
+
+	// Remembered consent through the sign-in form: sign out, start again,
+	// sign in, and the form's redirects reach the client directly.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/account")), "account")
+	press(t, ctx, "Sign out")
+	start("again-state")
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(heading("Sign in"))), "sign-in page again")
+	snapshot()
+	typeInto(t, ctx, "Email", email)
+	typeInto(t, ctx, "Password", pw)
+	press(t, ctx, "Sign in")
+	if q := waitClient("remembered consent"); q.Get("code") == "" || q.Get("state") != "again-state" {
+		t.Fatalf("remembered consent: client got %v", q)
+	}
+	secrets = append(secrets, q.Get("code"))
+
+	// Disconnect on Connected apps: the refresh token is refused at once.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/account/connections"), chromedp.WaitVisible(heading("Connected apps"))), "connections")
+	if !strings.Contains(bodyText(t, ctx), "Demo MCP client") {
+		t.Fatal("the link is not listed")
+	}
+	snapshot()
+	press(t, ctx, "Disconnect")
+	snapshot()
+	if !strings.Contains(bodyText(t, ctx), "was disconnected") {
+		t.Fatal("no confirmation of the disconnect")
+	}
+	expired := &oauth2.Token{AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken, Expiry: time.Now().Add(-time.Hour)}
+	_, err = conf.TokenSource(bg, expired).Token()
+	var re *oauth2.RetrieveError
+	if !errors.As(err, &re) || re.ErrorCode != "invalid_grant" {
+		t.Fatalf("refresh after disconnect: %v, want invalid_grant", err)
+	}
+
+	// No page and no log line carries the password, a code or a token.
+	all := strings.Join(pages, "\n") + logs.String()
+	for i, sec := range secrets {
+		if sec != "" && strings.Contains(all, sec) {
+			t.Errorf("secret #%d appears in a page or the logs", i)
+		}
+	}
+}
