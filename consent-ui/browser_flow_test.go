@@ -47,7 +47,7 @@ func TestBrowserAuthorizationFlow(t *testing.T) {
 		RedirectURIs:  []string{"http://127.0.0.1/callback", "http://localhost/callback"},
 		AllowedScopes: []string{"openid", "profile", "email", "offline_access", "bookings:read", "bookings:write"},
 		DefaultScopes: []string{"bookings:read", "bookings:write"}, GrantTypes: []string{"authorization_code", "refresh_token"},
-		CreatedAt:     now, UpdatedAt: now}), "client")
+		CreatedAt: now, UpdatedAt: now}), "client")
 
 	cl, got := clientListener(t)
 	conf := &oauth2.Config{ClientID: "demo-mcp-client", RedirectURL: cl.URL + "/callback", Scopes: []string{"openid"},
