@@ -17,6 +17,11 @@
 //     default), so a disconnected link stops working within 5 seconds while
 //     a busy agent costs no database round trip per call.
 //
+// A token that verified is remembered (by its SHA-256, never the token
+// itself in a log) until it expires, so an agent's repeated calls cost one
+// ECDSA verification per token rather than per call; expiry is compared
+// with the clock on every call and the link check always runs.
+//
 // Unknown kids make go-oidc refetch the JWKS; to keep a stream of forged
 // tokens from turning into a stream of JWKS fetches, tokens whose kid has
 // never verified may trigger a refetch only while a token bucket allows

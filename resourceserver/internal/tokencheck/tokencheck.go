@@ -2,6 +2,7 @@ package tokencheck
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -72,8 +73,9 @@ type Checker struct {
 	verifier *oidc.IDTokenVerifier
 	keys     *gatedKeySet
 
-	mu    sync.Mutex
-	links map[string]linkEntry
+	mu     sync.Mutex
+	links  map[string]linkEntry
+	tokens map[[32]byte]verified
 }
 
 type linkEntry struct {
@@ -131,7 +133,7 @@ func New(ctx context.Context, o Options) (*Checker, error) {
 		// tolerates tokens that expired less than Skew ago.
 		Now: func() time.Time { return clock().Add(-skew) },
 	})
-	return &Checker{opts: o, verifier: v, keys: gated, links: map[string]linkEntry{}}, nil
+	return &Checker{opts: o, verifier: v, keys: gated, links: map[string]linkEntry{}, tokens: map[[32]byte]verified{}}, nil
 }
 
 type header struct {
@@ -170,31 +172,85 @@ func invalid(format string, a ...any) error {
 
 // Verify checks a raw bearer token and returns its identity.
 func (c *Checker) Verify(ctx context.Context, raw string) (Identity, error) {
+	cl, exp, err := c.verifyJWT(ctx, raw)
+	if err != nil {
+		return Identity{}, err
+	}
+	return c.checkLink(ctx, cl, exp)
+}
+
+// verified is a token whose signature and claims were checked.
+type verified struct {
+	cl  claims
+	exp time.Time
+}
+
+// verifyJWT checks the JWT itself. Tokens that verified are remembered by
+// their SHA-256 until they expire, so an agent's repeated calls cost one
+// ECDSA verification per token, not per call; expiry is still compared
+// with the clock on every call, and link status is checked separately.
+func (c *Checker) verifyJWT(ctx context.Context, raw string) (claims, time.Time, error) {
+	key := sha256.Sum256([]byte(raw))
+	now := c.opts.Clock()
+	c.mu.Lock()
+	v, ok := c.tokens[key]
+	c.mu.Unlock()
+	if ok {
+		if !now.Add(-c.opts.Skew).After(v.exp) {
+			return v.cl, v.exp, nil
+		}
+		return claims{}, time.Time{}, invalid("token expired")
+	}
+	cl, exp, err := c.verifyJWTUncached(ctx, raw)
+	if err != nil {
+		return cl, exp, err
+	}
+	c.mu.Lock()
+	if len(c.tokens) >= maxCachedTokens {
+		for k, t := range c.tokens {
+			if now.Add(-c.opts.Skew).After(t.exp) || len(c.tokens) >= maxCachedTokens {
+				delete(c.tokens, k)
+			}
+		}
+	}
+	c.tokens[key] = verified{cl: cl, exp: exp}
+	c.mu.Unlock()
+	return cl, exp, nil
+}
+
+const maxCachedTokens = 50_000
+
+func (c *Checker) verifyJWTUncached(ctx context.Context, raw string) (claims, time.Time, error) {
+	var cl claims
 	h, err := parseHeader(raw)
 	if err != nil {
-		return Identity{}, invalid("%v", err)
+		return cl, time.Time{}, invalid("%v", err)
 	}
 	if typ := strings.ToLower(h.Typ); typ != "at+jwt" && typ != "application/at+jwt" {
-		return Identity{}, invalid("header typ must be at+jwt")
+		return cl, time.Time{}, invalid("header typ must be at+jwt")
 	}
 	if h.Alg != oidc.ES256 {
-		return Identity{}, invalid("alg must be ES256")
+		return cl, time.Time{}, invalid("alg must be ES256")
 	}
 	tok, err := c.verifier.Verify(ctx, raw)
 	if err != nil {
 		var exp *oidc.TokenExpiredError
 		if errors.As(err, &exp) {
-			return Identity{}, invalid("token expired")
+			return cl, time.Time{}, invalid("token expired")
 		}
-		return Identity{}, invalid("%v", err)
+		return cl, time.Time{}, invalid("%v", err)
 	}
-	var cl claims
 	if err := tok.Claims(&cl); err != nil {
-		return Identity{}, invalid("claims: %v", err)
+		return cl, time.Time{}, invalid("claims: %v", err)
 	}
 	if cl.Subject == "" || cl.ClientID == "" || cl.LinkID == "" {
-		return Identity{}, invalid("sub, client_id and link_id are required")
+		return cl, time.Time{}, invalid("sub, client_id and link_id are required")
 	}
+	return cl, tok.Expiry, nil
+}
+
+// checkLink applies the link and client checks to verified claims.
+func (c *Checker) checkLink(ctx context.Context, cl claims, exp time.Time) (Identity, error) {
 	tokScopes := scope.Parse(cl.Scope)
 	e, err := c.lookup(ctx, cl.LinkID, false)
 	if err == nil && !covered(e.link.Scopes, tokScopes) {
@@ -223,7 +279,7 @@ func (c *Checker) Verify(ctx context.Context, raw string) (Identity, error) {
 		LinkID:    cl.LinkID,
 		Scopes:    scopes,
 		TokenID:   cl.JTI,
-		Expiry:    tok.Expiry,
+		Expiry:    exp,
 	}, nil
 }
 
