@@ -337,10 +337,11 @@ func (s *Store) SearchBusinesses(ctx context.Context, q store.BusinessQuery) ([]
 		db = db.Where("search_text "+like+" ? ESCAPE '\\'", "%"+likeEscaper.Replace(w)+"%")
 	}
 	if c := strings.TrimSpace(q.City); c != "" {
-		db = db.Where("lower(city) = ?", strings.ToLower(c))
+		db = db.Where(s.lowerFunc()+"(city) = ?", strings.ToLower(c))
 	}
 	esc := likeEscaper.Replace(text)
-	rank := clause.Expr{SQL: "CASE WHEN lower(name) = ? THEN 0 WHEN lower(name) LIKE ? ESCAPE '\\' THEN 1 WHEN lower(name) LIKE ? ESCAPE '\\' THEN 2 ELSE 3 END, name, reference",
+	lname := s.lowerFunc() + "(name)"
+	rank := clause.Expr{SQL: "CASE WHEN " + lname + " = ? THEN 0 WHEN " + lname + " LIKE ? ESCAPE '\\' THEN 1 WHEN " + lname + " LIKE ? ESCAPE '\\' THEN 2 ELSE 3 END, name, reference",
 		Vars: []any{text, esc + "%", "%" + esc + "%"}}
 	limit := q.Limit
 	if limit <= 0 {

@@ -170,6 +170,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 				return nil, fmt.Errorf("database folder %s: %w", dir, err)
 			}
 		}
+		if err := registerSQLiteFuncs(); err != nil {
+			return nil, fmt.Errorf("register SQLite functions: %w", err)
+		}
 		dialector = sqlite.Open(dsn)
 		if maxOpen <= 0 {
 			maxOpen = 8

@@ -216,9 +216,12 @@ func testSearch(t *testing.T, s store.Store) {
 		sampleCatalog("b-1000", "1000 Nails", "Faro", true),
 		sampleCatalog("b-under", "a_b Spa", "Faro", true),
 		sampleCatalog("b-axb", "axb Spa", "Faro", true),
+		sampleCatalog("u-aaa", "Aaa Élan", "Évora", true),
+		sampleCatalog("u-elan", "Élan", "ÉVORA", true),
 	} {
 		if c.Business.Reference == "b-service" || c.Business.Reference == "b-pct" || c.Business.Reference == "b-1000" ||
-			c.Business.Reference == "b-under" || c.Business.Reference == "b-axb" {
+			c.Business.Reference == "b-under" || c.Business.Reference == "b-axb" ||
+			c.Business.Reference == "u-aaa" || c.Business.Reference == "u-elan" {
 			// keep "hair" out of their service names
 			c.Services[0].Name = "Trim"
 			if c.Business.Reference == "b-service" {
@@ -259,7 +262,10 @@ func testSearch(t *testing.T, s store.Store) {
 	check("underscore is literal", store.BusinessQuery{Text: "a_b", Limit: 10}, []string{"b-under"})
 	check("backslash is literal", store.BusinessQuery{Text: `hair\`, Limit: 10}, nil)
 	check("no match", store.BusinessQuery{Text: "yoga", Limit: 10}, nil)
-	if got := refs(store.BusinessQuery{Limit: 100}); len(got) != 8 {
-		t.Errorf("empty text returned %d businesses, want the 8 agent-enabled ones", len(got))
+	// Unicode folds the same on every backend.
+	check("unicode exact first", store.BusinessQuery{Text: "ÉLAN", Limit: 10}, []string{"u-elan", "u-aaa"})
+	check("unicode city", store.BusinessQuery{Text: "élan", City: "évora", Limit: 10}, []string{"u-elan", "u-aaa"})
+	if got := refs(store.BusinessQuery{Limit: 100}); len(got) != 10 {
+		t.Errorf("empty text returned %d businesses, want the 10 agent-enabled ones", len(got))
 	}
 }
