@@ -185,20 +185,26 @@ func clean(in []string) []string {
 }
 
 // validateClient runs internal/clients.Validate and converts its problems.
+// On top of those rules a client must be allowed at least one scope: one
+// with none could never be granted anything.
 func validateClient(c store.Client) error {
-	err := clients.Validate(c)
-	if err == nil {
-		return nil
-	}
-	var ve *clients.ValidationError
-	if errors.As(err, &ve) {
-		ie := &InvalidError{}
+	ie := &InvalidError{}
+	if err := clients.Validate(c); err != nil {
+		var ve *clients.ValidationError
+		if !errors.As(err, &ve) {
+			return &InvalidError{Problems: []Problem{{Message: err.Error()}}}
+		}
 		for _, p := range ve.Problems {
 			ie.Problems = append(ie.Problems, Problem{Path: clientField(p), Message: p})
 		}
+	}
+	if len(c.AllowedScopes) == 0 {
+		ie.Problems = append(ie.Problems, Problem{Path: "allowed_scopes", Message: "at least one allowed scope is required (for example openid)"})
+	}
+	if len(ie.Problems) > 0 {
 		return ie
 	}
-	return &InvalidError{Problems: []Problem{{Message: err.Error()}}}
+	return nil
 }
 
 // clientField guesses the field a clients.Validate message is about, so the

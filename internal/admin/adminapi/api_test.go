@@ -222,7 +222,7 @@ func TestAPIOperations(t *testing.T) {
 			{"bad redirect", "POST", "/admin/api/clients", "application/json", `{"id":"x","name":"X","public":true,"redirect_uris":["http://evil.example/cb"]}`, 400, "invalid_request", "redirect_uris: "},
 			{"wildcard redirect", "POST", "/admin/api/clients", "application/json", `{"id":"x","name":"X","public":true,"redirect_uris":["https://*.example/cb"]}`, 400, "invalid_request", "wildcard"},
 			{"unknown scope", "POST", "/admin/api/clients", "application/json", `{"id":"x","name":"X","public":true,"redirect_uris":["https://x.example/cb"],"allowed_scopes":["openid","root"]}`, 400, "invalid_request", "allowed_scopes: unknown scope \"root\""},
-			{"duplicate id", "POST", "/admin/api/clients", "application/json", `{"id":"pub","name":"Again","public":true,"redirect_uris":["https://x.example/cb"]}`, 409, "already_exists", ""},
+			{"duplicate id", "POST", "/admin/api/clients", "application/json", `{"id":"pub","name":"Again","public":true,"redirect_uris":["https://x.example/cb"],"allowed_scopes":["openid"]}`, 409, "already_exists", ""},
 			{"unknown field", "POST", "/admin/api/clients", "application/json", `{"id":"x","nmae":"X"}`, 400, "invalid_json", ""},
 			{"wrong type", "POST", "/admin/api/clients", "text/plain", `{}`, 415, "unsupported_media_type", ""},
 			{"switch public", "PATCH", "/admin/api/clients/pub", "application/json", `{"public":false}`, 400, "invalid_request", "public: "},

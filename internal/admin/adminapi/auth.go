@@ -3,6 +3,7 @@ package adminapi
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -48,6 +49,17 @@ func NewTokenAuth(token string) *TokenAuth {
 		return &TokenAuth{}
 	}
 	return &TokenAuth{sum: sha256.Sum256([]byte(token)), on: true}
+}
+
+// CheckToken reports why a configured admin token would be refused (set
+// but shorter than MinTokenLength), so start-up can report it with the
+// other configuration problems instead of silently running without token
+// auth. An empty token is fine: token auth is off.
+func CheckToken(token string) error {
+	if token != "" && len(token) < MinTokenLength {
+		return fmt.Errorf("%s must have at least %d characters (or be unset to turn token auth off)", EnvAdminToken, MinTokenLength)
+	}
+	return nil
 }
 
 // TokenAuthFromEnv reads EnvAdminToken through getenv (os.Getenv).

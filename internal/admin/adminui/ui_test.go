@@ -199,7 +199,7 @@ func TestPages(t *testing.T) {
 		}{
 			{"bad redirect", form("id", "x", "name", "X", "type", "public", "redirect_uris", "http://evil.example/cb"), "redirect_uris"},
 			{"unknown scope", form("id", "x", "name", "X", "type", "public", "redirect_uris", "https://x.example/cb", "allowed_scopes", "superuser"), "superuser"},
-			{"duplicate id", form("id", "web-agent", "name", "X", "type", "public", "redirect_uris", "https://x.example/cb"), "already registered"},
+			{"duplicate id", form("id", "web-agent", "name", "X", "type", "public", "redirect_uris", "https://x.example/cb", "allowed_scopes", "openid"), "already registered"},
 		} {
 			resp, body := e.post(adm, "/admin/clients", tc.f)
 			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "Nothing was changed") || !strings.Contains(body, tc.want) {
