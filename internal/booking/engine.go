@@ -91,12 +91,15 @@ func (e *catalogEntry) interval() time.Duration {
 	return time.Duration(i) * time.Minute
 }
 
-// dayBounds returns the instants that bracket every booking that can touch
-// a slot of local date d: a day either side of the local day.
-func (e *catalogEntry) dayBounds(d date) (from, to time.Time) {
+// dayBounds returns the span whose bookings can meet a slot of sv on local
+// date d: from the local midnight minus the service's before-buffer to the
+// next local midnight plus its duration and after-buffer.
+func (e *catalogEntry) dayBounds(d date, sv *store.Service) (from, to time.Time) {
 	from, _ = resolveLocal(e.loc, d, 0)
 	to, _ = resolveLocal(e.loc, d.next(), 0)
-	return from.Add(-24 * time.Hour), to.Add(24 * time.Hour)
+	before := time.Duration(max(sv.BufferBeforeMinutes, 0)+1) * time.Minute
+	after := time.Duration(max(sv.DurationMinutes, 0)+max(sv.BufferAfterMinutes, 0)+1) * time.Minute
+	return from.Add(-before), to.Add(after)
 }
 
 // slots is THE slot engine: the open starts of service sv with staff st on
@@ -113,13 +116,14 @@ func (e *catalogEntry) slots(st *store.Staff, sv *store.Service, d date, booking
 	after := time.Duration(max(sv.BufferAfterMinutes, 0)) * time.Minute
 	step := int(e.interval() / time.Minute)
 	off := e.cat.StaffTimeOff[st.ID]
+	resolve := dayResolver(e.loc, d)
 	var out []Slot
 	for _, w := range win {
-		wStart, _ := resolveLocal(e.loc, d, w.a)
-		wEnd, _ := resolveLocal(e.loc, d, w.b)
+		wStart, _ := resolve(w.a)
+		wEnd, _ := resolve(w.b)
 	grid:
 		for m := w.a; m < w.b; m += step {
-			s, ok := resolveLocal(e.loc, d, m)
+			s, ok := resolve(m)
 			if !ok || s.Before(wStart) {
 				continue // a skipped local time does not exist
 			}

@@ -74,3 +74,20 @@ func resolveLocal(loc *time.Location, d date, minute int) (t time.Time, ok bool)
 	}
 	return start.In(loc), false
 }
+
+// dayResolver returns resolveLocal for one date, with a fast path for the
+// (usual) day on which the zone's offset does not change: then every local
+// minute is midnight plus that many minutes.
+func dayResolver(loc *time.Location, d date) func(minute int) (time.Time, bool) {
+	start, ok0 := resolveLocal(loc, d, 0)
+	end, ok1 := resolveLocal(loc, d.next(), 0)
+	_, off := start.Zone()
+	_, offEnd := end.Zone()
+	zs, ze := start.ZoneBounds()
+	if ok0 && ok1 && off == offEnd && !zs.After(start) && (ze.IsZero() || !ze.Before(end)) {
+		return func(minute int) (time.Time, bool) {
+			return start.Add(time.Duration(minute) * time.Minute), true
+		}
+	}
+	return func(minute int) (time.Time, bool) { return resolveLocal(loc, d, minute) }
+}

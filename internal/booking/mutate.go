@@ -99,7 +99,7 @@ func (s *Service) PlanCreate(ctx context.Context, r CreateRequest) (CreatePlan, 
 		err.Field = "starts_at"
 		return CreatePlan{}, err
 	}
-	from, to := e.dayBounds(dateOf(start.In(e.loc)))
+	from, to := e.dayBounds(dateOf(start.In(e.loc)), sv)
 	bks, err := s.store.ListStaffBookings(ctx, staffIDs(sts), from, to)
 	if err != nil {
 		return CreatePlan{}, fmt.Errorf("list bookings: %w", err)
@@ -133,7 +133,7 @@ func (s *Service) recheck(ctx context.Context, tx store.Store, e *catalogEntry, 
 	if sv == nil || st == nil {
 		return errors.New("booking: plan does not match its catalog")
 	}
-	from, to := e.dayBounds(dateOf(b.StartsAt.In(e.loc)))
+	from, to := e.dayBounds(dateOf(b.StartsAt.In(e.loc)), sv)
 	bks, err := tx.ListStaffBookings(ctx, []string{st.ID}, from, to)
 	if err != nil {
 		return fmt.Errorf("list bookings: %w", err)

@@ -118,7 +118,7 @@ func (s *Service) availability(ctx context.Context, e *catalogEntry, serviceRef,
 	if moving != nil {
 		a.BookingReference, ignore = moving.Reference, moving.ID
 	}
-	from, to := e.dayBounds(d)
+	from, to := e.dayBounds(d, sv)
 	bks, err := s.store.ListStaffBookings(ctx, staffIDs(sts), from, to)
 	if err != nil {
 		return Availability{}, fmt.Errorf("list bookings: %w", err)

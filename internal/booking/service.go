@@ -15,6 +15,10 @@ import (
 // MaxNotes is the longest notes text a booking takes, in characters.
 const MaxNotes = 500
 
+// maxCached bounds the catalog cache; past it, an arbitrary entry is evicted
+// for each new one.
+const maxCached = 5000
+
 // Service is the booking engine. It is safe for concurrent use; one Service
 // per process shares one catalog cache.
 type Service struct {
@@ -116,12 +120,24 @@ func (s *Service) entry(ctx context.Context, b store.Business) (*catalogEntry, e
 	if e, err = newEntry(c); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	if cur := s.cache[b.ID]; cur == nil || !cur.updatedAt.After(e.updatedAt) {
-		s.cache[b.ID] = e
-	}
-	s.mu.Unlock()
+	s.put(b.ID, e)
 	return e, nil
+}
+
+// put caches an entry unless a newer one is already there.
+func (s *Service) put(id string, e *catalogEntry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur := s.cache[id]; cur != nil && cur.updatedAt.After(e.updatedAt) {
+		return
+	}
+	if _, ok := s.cache[id]; !ok && len(s.cache) >= maxCached {
+		for k := range s.cache {
+			delete(s.cache, k)
+			break
+		}
+	}
+	s.cache[id] = e
 }
 
 // entryByRef resolves a business reference (unknown_business when none).
@@ -161,9 +177,7 @@ func (s *Service) entryByID(ctx context.Context, id string) (*catalogEntry, erro
 	if e, err = newEntry(c); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	s.cache[id] = e
-	s.mu.Unlock()
+	s.put(id, e)
 	return e, nil
 }
 
