@@ -16,10 +16,10 @@
 // number of concurrent callers wins. A used code answers
 // fosite.ErrInvalidatedAuthorizeCode with its request (fosite then revokes
 // every token issued from it); a used refresh token answers
-// fosite.ErrInactiveToken (fosite then revokes the family). The store does
-// not implement fosite's storage.Transactional: the conditional update is the
-// only step that must be atomic, and a failure after it leaves at worst a
-// consumed code or refresh token, which is the safe direction.
+// fosite.ErrInactiveToken (fosite then revokes the family). The store also
+// implements fosite's storage.Transactional on store.InTx (tx.go), so the
+// writes of one token response (consume, new access token, new refresh
+// token) and a reuse revocation each commit together.
 //
 // Refresh tokens are refused when their link is no longer active, and their
 // expiry is capped at the family's absolute lifetime (Session.GrantedAt +

@@ -209,14 +209,14 @@ func (st *Store) create(ctx context.Context, kind store.TokenKind, signature str
 	if exp.IsZero() {
 		exp = st.opts.Clock().Add(24 * time.Hour)
 	}
-	return st.s.CreateTokenSession(ctx, store.TokenSession{Kind: kind, SignatureHash: store.HashSecret(signature),
+	return st.db(ctx).CreateTokenSession(ctx, store.TokenSession{Kind: kind, SignatureHash: store.HashSecret(signature),
 		RequestID: r.GetID(), ClientID: r.GetClient().GetID(), AccountID: sess.Subject, LinkID: sess.LinkID,
 		Active: true, Request: raw, ExpiresAt: exp, CreatedAt: st.opts.Clock()})
 }
 
 // get loads a session row; inactive rows are returned with active=false.
 func (st *Store) get(ctx context.Context, kind store.TokenKind, signature string, into fosite.Session) (*fosite.Request, store.TokenSession, error) {
-	ts, err := st.s.GetTokenSession(ctx, kind, store.HashSecret(signature))
+	ts, err := st.db(ctx).GetTokenSession(ctx, kind, store.HashSecret(signature))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, ts, fosite.ErrNotFound
 	}
@@ -231,7 +231,7 @@ func (st *Store) get(ctx context.Context, kind store.TokenKind, signature string
 }
 
 func (st *Store) del(ctx context.Context, kind store.TokenKind, signature string) error {
-	err := st.s.DeleteTokenSession(ctx, kind, store.HashSecret(signature))
+	err := st.db(ctx).DeleteTokenSession(ctx, kind, store.HashSecret(signature))
 	if errors.Is(err, store.ErrNotFound) {
 		return fosite.ErrNotFound
 	}
@@ -262,7 +262,7 @@ func (st *Store) GetAuthorizeCodeSession(ctx context.Context, code string, s fos
 // one conditional UPDATE that makes a code single-use. The loser of a race
 // answers fosite.ErrInvalidatedAuthorizeCode.
 func (st *Store) InvalidateAuthorizeCodeSession(ctx context.Context, code string) error {
-	err := st.s.DeactivateTokenSession(ctx, store.KindAuthorizeCode, store.HashSecret(code))
+	err := st.db(ctx).DeactivateTokenSession(ctx, store.KindAuthorizeCode, store.HashSecret(code))
 	switch {
 	case errors.Is(err, store.ErrConflict):
 		return fosite.ErrInvalidatedAuthorizeCode
@@ -348,7 +348,7 @@ func (st *Store) DeleteRefreshTokenSession(ctx context.Context, sig string) erro
 // presented refresh token with one conditional UPDATE; of two concurrent
 // rotations exactly one wins, the other answers fosite.ErrInactiveToken.
 func (st *Store) RotateRefreshToken(ctx context.Context, _ string, sig string) error {
-	err := st.s.DeactivateTokenSession(ctx, store.KindRefreshToken, store.HashSecret(sig))
+	err := st.db(ctx).DeactivateTokenSession(ctx, store.KindRefreshToken, store.HashSecret(sig))
 	switch {
 	case errors.Is(err, store.ErrConflict):
 		return fosite.ErrInactiveToken
@@ -361,13 +361,13 @@ func (st *Store) RotateRefreshToken(ctx context.Context, _ string, sig string) e
 // RevokeRefreshToken implements oauth2.TokenRevocationStorage: every refresh
 // token of the family.
 func (st *Store) RevokeRefreshToken(ctx context.Context, requestID string) error {
-	return st.s.DeactivateRequest(ctx, store.KindRefreshToken, requestID)
+	return st.db(ctx).DeactivateRequest(ctx, store.KindRefreshToken, requestID)
 }
 
 // RevokeAccessToken implements oauth2.TokenRevocationStorage: every access
 // token of the family.
 func (st *Store) RevokeAccessToken(ctx context.Context, requestID string) error {
-	return st.s.DeactivateRequest(ctx, store.KindAccessToken, requestID)
+	return st.db(ctx).DeactivateRequest(ctx, store.KindAccessToken, requestID)
 }
 
 // CreatePKCERequestSession implements pkce.PKCERequestStorage.

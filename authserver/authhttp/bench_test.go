@@ -1,0 +1,155 @@
+package authhttp_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/linkslot/linkslot/internal/store/storetest"
+)
+
+// Benchmarks of the two hot paths, through HTTP on httptest, on every
+// backend, with 16 workers (CONTRACT §9):
+//
+//	scripts/with-postgres go test ./authserver/authhttp -run '^$' -bench . -benchtime 2000x
+//
+// They report flows per second, p99 latency and failures with
+// b.ReportMetric; they never assert on speed.
+
+const benchWorkers = 16
+
+func benchClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 256
+	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// runWorkers runs n operations spread over benchWorkers goroutines, each
+// with its own state from prepare, and reports throughput and p99.
+func runWorkers(b *testing.B, unit string, prepare func(worker int) func() error) {
+	states := make([]func() error, benchWorkers)
+	for w := range states {
+		states[w] = prepare(w)
+	}
+	var next, failures atomic.Int64
+	lat := make([][]time.Duration, benchWorkers)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for w := 0; w < benchWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(b.N) {
+				t0 := time.Now()
+				if err := states[w](); err != nil {
+					if failures.Add(1) == 1 {
+						b.Log(err)
+					}
+				}
+				lat[w] = append(lat[w], time.Since(t0))
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
+	p99 := all[(len(all)*99)/100]
+	if len(all) > 0 && (len(all)*99)/100 >= len(all) {
+		p99 = all[len(all)-1]
+	}
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), unit+"/s")
+	b.ReportMetric(float64(p99.Microseconds())/1000, "p99_ms")
+	b.ReportMetric(float64(failures.Load()), "failures")
+}
+
+func BenchmarkRefreshRotation(b *testing.B) {
+	for _, be := range storetest.Backends() {
+		b.Run(fmt.Sprintf("%s/workers=%d", be.Name, benchWorkers), func(b *testing.B) {
+			e := newEnv(b, be.Open(b))
+			hc := benchClient()
+			c := e.oauth(publicID, "", "openid")
+			runWorkers(b, "rotations", func(int) func() error {
+				v := oauth2.GenerateVerifier()
+				code := e.code(c, e.account.ID, oauth2.S256ChallengeOption(v))
+				st, m := exchange(e, publicID, code, v, nil)
+				if st != 200 {
+					b.Fatalf("exchange %d %v", st, m)
+				}
+				rt := m["refresh_token"].(string)
+				return func() error {
+					form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {publicID}}
+					resp, err := hc.Post(e.issuer+"/oauth2/token", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+					if err != nil {
+						return err
+					}
+					defer resp.Body.Close()
+					var out map[string]any
+					if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
+						return fmt.Errorf("refresh: status %d", resp.StatusCode)
+					}
+					rt = out["refresh_token"].(string)
+					return nil
+				}
+			})
+		})
+	}
+}
+
+func BenchmarkCodeFlow(b *testing.B) {
+	for _, be := range storetest.Backends() {
+		b.Run(fmt.Sprintf("%s/workers=%d", be.Name, benchWorkers), func(b *testing.B) {
+			e := newEnv(b, be.Open(b))
+			hc := benchClient()
+			c := e.oauth(publicID, "", "openid")
+			// Remember consent once.
+			v0 := oauth2.GenerateVerifier()
+			e.code(c, e.account.ID, oauth2.S256ChallengeOption(v0))
+			runWorkers(b, "flows", func(int) func() error {
+				return func() error {
+					v := oauth2.GenerateVerifier()
+					req, _ := http.NewRequest(http.MethodGet, c.AuthCodeURL("state-1234567890", oauth2.S256ChallengeOption(v)), nil)
+					req.AddCookie(&http.Cookie{Name: testCookie, Value: e.account.ID})
+					resp, err := hc.Do(req)
+					if err != nil {
+						return err
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					loc, err := url.Parse(resp.Header.Get("Location"))
+					if err != nil || loc.Query().Get("code") == "" {
+						return fmt.Errorf("authorize: status %d", resp.StatusCode)
+					}
+					form := url.Values{"grant_type": {"authorization_code"}, "code": {loc.Query().Get("code")},
+						"redirect_uri": {e.redirect}, "code_verifier": {v}, "client_id": {publicID}}
+					tr, err := hc.Post(e.issuer+"/oauth2/token", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+					if err != nil {
+						return err
+					}
+					io.Copy(io.Discard, tr.Body)
+					tr.Body.Close()
+					if tr.StatusCode != 200 {
+						return fmt.Errorf("token: status %d", tr.StatusCode)
+					}
+					return nil
+				}
+			})
+		})
+	}
+}
