@@ -102,7 +102,7 @@ func clientListener(t *testing.T) (*httptest.Server, chan url.Values) {
 
 func TestBrowserAccountFlow(t *testing.T) {
 	ctx := newBrowser(t)
-	e := newEnv(t, envOpts{})
+	e := newEnv(t, envOpts{argon2: true})
 	cl, got := clientListener(t)
 	const email, pw = "grace@example.com", "Browser-Canary-Passphrase-42"
 

@@ -65,6 +65,9 @@ type env struct {
 }
 
 type envOpts struct {
+	// argon2 uses the real password hasher; the default is a cheap one
+	// that keeps the many sign-ins of the handler tests fast.
+	argon2   bool
 	issuer   string
 	throttle identity.ThrottlePolicy
 	store    *sqlstore.Store
@@ -77,7 +80,11 @@ func newEnv(t *testing.T, o envOpts) *env {
 		e.store = storetest.SQLite(t)
 	}
 	logger := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	id, err := identity.New(identity.Config{Store: e.store, Clock: e.clock.Now, Throttle: o.throttle})
+	var hasher identity.Hasher = cheapHasher{}
+	if o.argon2 {
+		hasher = nil // internal/password
+	}
+	id, err := identity.New(identity.Config{Store: e.store, Clock: e.clock.Now, Throttle: o.throttle, Hasher: hasher})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,3 +249,11 @@ func newServer(t *testing.T, h http.Handler) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// cheapHasher stands in for argon2id where a test signs in many times.
+type cheapHasher struct{}
+
+func (cheapHasher) Hash(pw string) (string, error) {
+	return "test:" + store.HashSecret("salt:"+pw), nil
+}
+func (cheapHasher) Verify(h, pw string) bool { return h == "test:"+store.HashSecret("salt:"+pw) }

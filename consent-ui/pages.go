@@ -200,6 +200,9 @@ func (u *UI) getLogin(w http.ResponseWriter, r *http.Request) {
 		u.redirect(w, r, next)
 		return
 	}
+	if notice == "" && r.URL.Query().Get("signed_out") == "1" {
+		notice = "You have signed out."
+	}
 	u.loginPage(w, r, http.StatusOK, "", next, notice, "")
 }
 
@@ -231,7 +234,7 @@ func (u *UI) postLogin(w http.ResponseWriter, r *http.Request) {
 					" and try again. Your account is not locked: the right password will work after the wait.")
 		case errors.Is(err, identity.ErrInvalidCredentials), errors.Is(err, identity.ErrAccountDisabled):
 			u.log.InfoContext(r.Context(), "consent-ui: sign-in refused", "client_addr", u.clientAddr(r))
-			u.loginPage(w, r, http.StatusUnauthorized, email, next, notice, err.Error()+".")
+			u.loginPage(w, r, http.StatusUnauthorized, email, next, notice, capitalize(err.Error())+".")
 		default:
 			u.serverError(w, r, err)
 		}

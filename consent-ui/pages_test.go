@@ -2,9 +2,11 @@ package consentui_test
 
 import (
 	"context"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -341,6 +343,22 @@ func TestConsentPage(t *testing.T) {
 	if r.status != http.StatusFound || !strings.Contains(r.header.Get("Location"), "error=access_denied") {
 		t.Fatalf("deny: %d %q", r.status, r.header.Get("Location"))
 	}
+
+	// "Use another account" signs out and comes back to the same request.
+	r = c.get("/test/authorize?redirect_uri=http://127.0.0.1:5555/cb")
+	m := regexp.MustCompile(`name="next" value="([^"]+)"`).FindStringSubmatch(r.body)
+	if m == nil || !strings.Contains(r.body, "Use another account") {
+		t.Fatal("no way to switch accounts on the consent page")
+	}
+	next := html.UnescapeString(m[1])
+	r = c.do("POST", "/logout", url.Values{"csrf_token": {tok}, "next": {next}})
+	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/login?signed_out=1&next="+url.QueryEscape(next) {
+		t.Fatalf("switch account: %d %q", r.status, r.header.Get("Location"))
+	}
+	r = c.get(r.header.Get("Location"))
+	if !strings.Contains(r.body, "You have signed out.") || !strings.Contains(r.body, `name="next"`) {
+		t.Fatal("sign-in page after switching")
+	}
 }
 
 func TestConnectionsAndDisconnect(t *testing.T) {
@@ -479,7 +497,7 @@ func TestErrorPageIsSafe(t *testing.T) {
 }
 
 func TestNoPasswordInPagesOrLogs(t *testing.T) {
-	e := newEnv(t, envOpts{throttle: identity.ThrottlePolicy{AccountLimit: 3}})
+	e := newEnv(t, envOpts{argon2: true, throttle: identity.ThrottlePolicy{AccountLimit: 3}})
 	c := e.client()
 	const pw, pw2, wrong = "Leaky-Canary-Pass-1", "Leaky-Canary-Pass-2", "Leaky-Canary-Wrong-3"
 	c.signUp("ada@example.com", pw)

@@ -106,7 +106,7 @@ func (u *UI) setCookie(w http.ResponseWriter, name, value string, expires time.T
 	c := &http.Cookie{Name: name, Value: value, Path: "/", HttpOnly: true, Secure: u.secure, SameSite: http.SameSiteLaxMode}
 	if !expires.IsZero() {
 		c.Expires = expires
-		c.MaxAge = int(time.Until(expires).Seconds())
+		c.MaxAge = int(expires.Sub(u.clock()).Seconds())
 		if c.MaxAge <= 0 {
 			c.MaxAge = 1
 		}
