@@ -15,6 +15,28 @@
 // and outside time off; its blocked span [s-buffer_before, s+duration+
 // buffer_after) must not meet another confirmed booking's blocked span.
 //
+// The horizon is measured from now in whole days of 24 hours (HorizonDays,
+// 60 when unset); the slot interval is 15 minutes when unset. A requested
+// start is refused, in this order, as in_the_past, too_soon (inside the
+// minimum notice), beyond_booking_horizon, and otherwise slot_taken when the
+// engine does not list exactly that instant for that staff member (taken,
+// closed, time off, or off the grid).
+//
+// # Policies
+//
+// Only agent-enabled appointment businesses are bookable (otherwise
+// business_not_bookable, with the business's own booking_url when it has
+// one); a service that requires a deposit answers deposit_required with that
+// URL and books nothing. Cancelling later than the business's cancellation
+// window before the start costs its fee, computed when planning and stored
+// on the booking. A booking that has started (or is completed) can no longer
+// be cancelled (cancellation_closed) or moved (in_the_past); one with an
+// active payment or deposit hold answers payment_active. Cancelling a
+// cancelled booking is reported (CancelPlan.AlreadyCancelled), not failed.
+// Another person's booking answers booking_not_found, like a missing one.
+// References are "LS-" and ten characters of an unambiguous alphabet (50
+// random bits), matched case-insensitively.
+//
 // # Local time
 //
 // Weekly hours are local wall-clock minutes. Each local time is resolved to
