@@ -1,0 +1,56 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/linkslot/linkslot/authserver/internal/cli"
+)
+
+func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), args, func(k string) string { return env[k] },
+		cli.IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+func TestCommands(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{
+		"LINKSLOT_DATABASE_URL": "sqlite://" + filepath.Join(dir, "db.sqlite"),
+		"LINKSLOT_SECRET_KEY":   "0123456789abcdef0123456789abcdef",
+		"LINKSLOT_AUTH_LISTEN":  "127.0.0.1:0",
+	}
+	tests := []struct {
+		name     string
+		env      map[string]string
+		args     []string
+		wantCode int
+		stderr   string // substring
+		stdout   string
+	}{
+		{"serve refuses a stale schema", env, []string{"serve"}, 1, "database schema is not current", ""},
+		{"bad database URL", map[string]string{"LINKSLOT_DATABASE_URL": "mysql://x"}, []string{"migrate"}, 1, "LINKSLOT_DATABASE_URL", ""},
+		{"unknown command", env, []string{"bogus"}, 2, `unknown command "bogus"`, ""},
+		{"migrate", env, []string{"migrate"}, 0, "", "database schema is current"},
+		{"keys rotate", env, []string{"keys", "rotate"}, 0, "", "signing key"},
+		{"keys rotate grant", env, []string{"keys", "rotate", "--purpose", "grant"}, 0, "", "grant signing key"},
+		{"keys rotate bad purpose", env, []string{"keys", "rotate", "--purpose", "x"}, 2, "--purpose", ""},
+		{"clients list via admin", env, []string{"clients", "list"}, 0, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := run(t, tt.env, tt.args...)
+			if code != tt.wantCode || !strings.Contains(errOut, tt.stderr) || !strings.Contains(out, tt.stdout) {
+				t.Fatalf("exit %d (want %d)\nstdout %q\nstderr %q", code, tt.wantCode, out, errOut)
+			}
+			if tt.wantCode == 1 && strings.Count(strings.TrimSpace(errOut), "\n") > 2 && !strings.Contains(errOut, "configuration problems") {
+				t.Fatalf("more than one line of error: %q", errOut)
+			}
+		})
+	}
+}
