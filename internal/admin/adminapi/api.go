@@ -1,17 +1,3 @@
-// Package adminapi is Linkslot's JSON admin API, mounted by the
-// authorization server at /admin/api/. Every route calls internal/admin's
-// Service, which validates, writes and audits in one transaction; this
-// package only authenticates, decodes and encodes.
-//
-// The API is never open: each request must pass the Authenticator (the
-// admin bearer token from LINKSLOT_ADMIN_TOKEN, an administrator's consent
-// UI session, or both through AnyOf); without one every request answers
-// 401. Errors are one JSON shape, {"error": {"code", "message",
-// "problems"}}, written by one function; unexpected failures are logged
-// with the request id and answered as server_error without detail. No
-// answer carries a secret except the create and rotate-secret answers of a
-// confidential client, which show its new secret that once. Every answer
-// is Cache-Control: no-store.
 package adminapi
 
 import (
