@@ -236,6 +236,32 @@ func testBookingsConcurrent(t *testing.T, s store.Store) {
 	if len(list) != 1 {
 		t.Fatalf("%d confirmed bookings stored, want 1", len(list))
 	}
+	// 20 bookings on other days, moved at once into one free slot: one move
+	// wins, every other one gets ErrOverlap and stays where it was.
+	var ids []string
+	for i := range n {
+		bk := newBooking(c, "ana", "cut", at(24*(i+2), 0), store.BookingConfirmed)
+		must(t, s.InsertBooking(ctx, bk))
+		ids = append(ids, bk.ID)
+	}
+	errs = parallel(n, func(i int) error {
+		_, err := s.UpdateBooking(ctx, ids[i], func(b store.Booking) (store.Booking, error) {
+			d := at(17, i).Sub(b.StartsAt)
+			b.StartsAt, b.EndsAt, b.BlockStart, b.BlockEnd = b.StartsAt.Add(d), b.EndsAt.Add(d), b.BlockStart.Add(d), b.BlockEnd.Add(d)
+			b.Version++
+			return b, nil
+		})
+		return err
+	})
+	if ok, overlap := count(errs, nil), count(errs, store.ErrOverlap); ok != 1 || overlap != n-1 {
+		t.Fatalf("concurrent overlapping moves: %d moved, %d ErrOverlap, others %v", ok, overlap, others(errs, store.ErrOverlap))
+	}
+	list, err = s.ListStaffBookings(ctx, []string{staffByRef(c, "ana").ID}, at(16, 0), at(19, 0))
+	must(t, err)
+	if len(list) != 1 {
+		t.Fatalf("%d bookings in the contested slot, want 1", len(list))
+	}
+
 	// Non-overlapping concurrent inserts all succeed.
 	errs = parallel(n, func(i int) error {
 		return s.InsertBooking(ctx, newBooking(c, "ben", "cut", at(24+i, 0), store.BookingConfirmed))
