@@ -30,7 +30,9 @@ func needNode(t *testing.T) {
 // npmInstall installs the pinned packages once (node_modules is kept).
 func npmInstall(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(tsDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err == nil {
+	_, errSDK := os.Stat(filepath.Join(tsDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
+	_, errInspector := os.Stat(filepath.Join(tsDir, "node_modules", "@modelcontextprotocol", "inspector", "package.json"))
+	if errSDK == nil && errInspector == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -89,4 +91,35 @@ func TestTypeScriptSDKClient(t *testing.T) {
 		t.Fatalf("no link was created by the TypeScript client's consent: %v", err)
 	}
 	_ = link
+}
+
+// TestInspectorCLI runs the MCP Inspector CLI (its own interactive OAuth
+// with demo-mcp-client) against the real authorization server and the
+// resource server, then search_bookable_business. It needs the Inspector in
+// e2e/ts/node_modules (npm ci installs it) or LINKSLOT_INSPECTOR.
+func TestInspectorCLI(t *testing.T) {
+	needNode(t)
+	if testing.Short() {
+		t.Skip("short mode: skips the Node.js client")
+	}
+	npmInstall(t)
+	bin := os.Getenv("LINKSLOT_INSPECTOR")
+	if bin == "" {
+		bin = filepath.Join("node_modules", ".bin", "mcp-inspector")
+		if _, err := os.Stat(filepath.Join(tsDir, bin)); err != nil {
+			t.Skip("the MCP Inspector is not installed in e2e/ts/node_modules")
+		}
+	}
+	sys := newSystemWith(t, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "inspector-e2e.mjs")
+	cmd.Dir = tsDir
+	cmd.Env = append(os.Environ(), "LINKSLOT_MCP_URL="+sys.resource, "LINKSLOT_EMAIL=demo@example.com",
+		"LINKSLOT_PASSWORD="+demoPassword, "LINKSLOT_INSPECTOR="+bin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node inspector-e2e.mjs: %v\n%s", err, out)
+	}
+	t.Logf("MCP Inspector CLI: %s", strings.TrimSpace(string(out)))
 }

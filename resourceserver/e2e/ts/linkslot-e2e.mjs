@@ -13,6 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { randomUUID } from "node:crypto";
+import { browse } from "./browser.mjs";
 
 const MCP_URL = process.env.LINKSLOT_MCP_URL ?? "http://127.0.0.1:8081/mcp";
 const EMAIL = process.env.LINKSLOT_EMAIL ?? "demo@example.com";
@@ -36,72 +37,6 @@ class DemoClientProvider {
   codeVerifier() { if (!this._verifier) throw new Error("no PKCE verifier saved"); return this._verifier; }
 }
 
-// ---- a tiny cookie-keeping browser that posts HTML forms ----
-const jar = new Map();
-function keepCookies(res) {
-  for (const c of res.headers.getSetCookie?.() ?? []) {
-    const [pair] = c.split(";");
-    const i = pair.indexOf("=");
-    jar.set(pair.slice(0, i).trim(), pair.slice(i + 1).trim());
-  }
-}
-async function go(url, init = {}) {
-  const headers = new Headers(init.headers ?? {});
-  if (jar.size) headers.set("Cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
-  const res = await fetch(url, { ...init, headers, redirect: "manual" });
-  keepCookies(res);
-  return res;
-}
-const decode = (s) => s.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(+n)).replace(/&#x([0-9a-f]+);/gi, (_, n) => String.fromCharCode(parseInt(n, 16)))
-  .replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
-const attr = (tag, name) => { const m = tag.match(new RegExp(`\\s${name}="([^"]*)"`)); return m ? decode(m[1]) : undefined; };
-function forms(html) {
-  const out = [];
-  for (const m of html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)) {
-    const fields = new URLSearchParams();
-    for (const inp of m[2].matchAll(/<input\b[^>]*>/g)) {
-      const name = attr(inp[0], "name");
-      if (name && (attr(inp[0], "type") ?? "text") === "hidden") fields.set(name, attr(inp[0], "value") ?? "");
-    }
-    const buttons = [...m[2].matchAll(/<button\b[^>]*>/g)].map((b) => ({ name: attr(b[0], "name"), value: attr(b[0], "value") }));
-    out.push({ action: attr(m[1], "action") ?? "", method: (attr(m[1], "method") ?? "get").toLowerCase(), fields, buttons, html: m[2] });
-  }
-  return out;
-}
-async function post(base, form) {
-  return go(new URL(form.action, base), { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: form.fields.toString() });
-}
-
-// browse follows the authorization URL as the signed-out person until the
-// authorization server redirects to the client's callback.
-async function browse(authorizationUrl) {
-  let url = new URL(authorizationUrl);
-  for (let step = 0; step < 12; step++) {
-    if (url.href.startsWith(REDIRECT)) return url;
-    const res = await go(url);
-    if (res.status >= 300 && res.status < 400) { url = new URL(res.headers.get("location"), url); continue; }
-    const html = await res.text();
-    if (res.status !== 200) throw new Error(`page ${url.pathname} answered ${res.status}: ${html.slice(0, 300)}`);
-    const fs = forms(html).filter((f) => f.method === "post");
-    const login = fs.find((f) => /name="password"/.test(f.html));
-    const consent = fs.find((f) => f.buttons.some((b) => b.name === "decision" && b.value === "allow"));
-    let next;
-    if (login) {
-      login.fields.set("email", EMAIL);
-      login.fields.set("password", PASSWORD);
-      next = await post(url, login);
-    } else if (consent) {
-      consent.fields.set("decision", "allow");
-      next = await post(url, consent);
-    } else {
-      throw new Error(`no sign-in or consent form on ${url.pathname}`);
-    }
-    if (next.status < 300 || next.status >= 400) throw new Error(`form post on ${url.pathname} answered ${next.status}: ${(await next.text()).slice(0, 300)}`);
-    url = new URL(next.headers.get("location"), url);
-  }
-  throw new Error("too many redirects");
-}
-
 async function main() {
   const provider = new DemoClientProvider();
   const client = new Client({ name: "linkslot-ts-e2e", version: "1.0.0" });
@@ -114,7 +49,7 @@ async function main() {
   }
   const au = provider.authorizationUrl;
   if (au.searchParams.get("code_challenge_method") !== "S256") throw new Error("authorization request without PKCE S256");
-  const callback = await browse(au);
+  const callback = await browse(au, { email: EMAIL, password: PASSWORD, redirectPrefix: REDIRECT });
   if (callback.searchParams.get("error")) throw new Error(`authorization error: ${callback.searchParams.get("error")}`);
   if (callback.searchParams.get("state") !== provider._state) throw new Error("callback state does not match");
   await transport.finishAuth(callback.searchParams.get("code"));
