@@ -235,6 +235,15 @@ func TestBrowserScreenshots(t *testing.T) {
 		RedirectURIs: []string{"https://helper.example.com/cb"}, CreatedAt: e.clock.Now(), UpdatedAt: e.clock.Now()})
 	l, _ := e.store.UpsertLink(bg, acct.ID, "agent", []string{"openid", "bookings:read", "bookings:write"}, e.clock.Now().Add(-72*time.Hour))
 	e.store.TouchLink(bg, l.ID, e.clock.Now().Add(-2*time.Hour))
+	for i, a := range []struct{ tool, summary, said string }{
+		{"create_my_booking", "Haircut (45 min) with Sam at Studio Nord, Tuesday 3 March 2026, 10:00–10:45 Europe/Berlin (CET). Price EUR 38.00. Free cancellation until 24 hours before; later EUR 10.00. Your notes are visible to the business.", "Yes, book it."},
+		{"reschedule_my_booking", "Move your haircut at Studio Nord from Tuesday 3 March 10:00 to Thursday 5 March 2026, 16:30–17:15 Europe/Berlin (CET), still with Sam. Price unchanged: EUR 38.00.", "Thursday afternoon works, go ahead"},
+		{"cancel_my_booking", "Cancel your haircut at Studio Nord on Thursday 5 March 2026, 16:30 Europe/Berlin (CET). No cancellation fee applies.", "cancel it please"},
+	} {
+		e.store.AddActivity(bg, store.Activity{ID: store.NewID("act"), AccountID: acct.ID, LinkID: l.ID, ClientID: "agent", Tool: a.tool,
+			Arguments: []byte("{}"), Summary: a.summary, ConfirmationText: a.said, IdempotencyKey: "screenshot-key-000000" + fmt.Sprint(i),
+			Outcome: []byte("{}"), CreatedAt: e.clock.Now().Add(time.Duration(i-3) * time.Hour)})
+	}
 	e.store.UpsertLink(bg, acct.ID, "helper", []string{"bookings:read"}, e.clock.Now().Add(-24*time.Hour))
 	dir := screenshotDir(t)
 
@@ -283,5 +292,6 @@ func TestBrowserScreenshots(t *testing.T) {
 	shoot("consent", "/test/authorize?redirect_uri="+url.QueryEscape("http://127.0.0.1:43110/callback"), heading("wants to connect"))
 	shoot("connections", "/account/connections", heading("Connected apps"))
 	shoot("account", "/account", heading("Your account"))
+	shoot("activity", "/account/activity", heading("Activity"))
 	t.Logf("screenshots in %s", dir)
 }

@@ -434,7 +434,7 @@ func TestActivityPage(t *testing.T) {
 	}
 	r := c.get("/account/activity")
 	if !strings.Contains(r.body, "#44") || strings.Contains(r.body, "#24<") || !strings.Contains(r.body, "Cancelled an appointment") ||
-		!strings.Contains(r.body, "yes, book it #44") || !strings.Contains(r.body, "Through Trip Planner") {
+		!strings.Contains(r.body, "yes, book it #44") || !strings.Contains(r.body, "through Trip Planner") {
 		t.Fatal("page 1 content")
 	}
 	if strings.Index(r.body, "#44") > strings.Index(r.body, "#43") {
