@@ -184,6 +184,18 @@ func TestNegative(t *testing.T) {
 					t.Fatalf("with the configured resource: %d %v", st, m)
 				}
 			}},
+			{"prompt=none signed out", func(t *testing.T) {
+				resp := e.get(c.AuthCodeURL("state-1234567890", s256, withParam("prompt", "none")), "")
+				resp.Body.Close()
+				u, _ := url.Parse(resp.Header.Get("Location"))
+				if u.Query().Get("error") != "login_required" {
+					t.Fatalf("got %v", u)
+				}
+			}},
+			{"prompt=none without consent", func(t *testing.T) {
+				o := e.oauth(otherID, "", "openid")
+				expectRedirectError(t, e, o.AuthCodeURL("state-1234567890", s256, withParam("prompt", "none")), "consent_required")
+			}},
 			{"deny", func(t *testing.T) {
 				o := e.oauth(otherID, "", "openid")
 				u := e.authorize(o.AuthCodeURL("state-1234567890", s256), e.account2.ID, "deny")

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/token/jwt"
@@ -81,7 +82,12 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	granted := grantedScopes(ar.GetRequestedScopes(), client)
 
 	// 3. The person.
+	promptNone := slices.Contains(strings.Fields(r.Form.Get("prompt")), "none")
 	acct, signedIn := h.d.UI.CurrentAccount(r)
+	if !signedIn && promptNone {
+		h.redirectError(w, r, back, state, oauthError{"login_required", "The person is not signed in.", http.StatusBadRequest})
+		return
+	}
 	if !signedIn {
 		h.d.UI.LoginRedirect(w, r, PathAuthorize+"?"+r.Form.Encode())
 		return
@@ -107,6 +113,10 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		link, err = h.d.Store.GetActiveLink(ctx, acct.ID, client.ID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			h.authorizeError(w, r, ar, err)
+			return
+		}
+		if (err != nil || !scope.Covers(link.Scopes, granted)) && promptNone {
+			h.redirectError(w, r, back, state, oauthError{"consent_required", "The person has not approved this request.", http.StatusBadRequest})
 			return
 		}
 		if err != nil || !scope.Covers(link.Scopes, granted) {
