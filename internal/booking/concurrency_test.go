@@ -95,3 +95,49 @@ func assertNoOverlap(t testing.TB, bks []store.Booking) {
 		}
 	}
 }
+
+// TestConcurrentMoves: ten moves of one booking planned from the same
+// version run at once; exactly one wins, the others answer booking_changed
+// (or slot_taken when they aimed at the winner's new time), and the booking
+// ends at version 2 with one "rescheduled" event.
+func TestConcurrentMoves(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		f := newFixture(t, s)
+		b, err := f.create(ctx, CreateRequest{AccountID: "acc_1", BusinessRef: "biz-fix", ServiceRef: "svc-cut", StaffRef: "stf-bob", StartsAt: nyTime(t, "2026-06-02 09:00")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plans []ReschedulePlan
+		for k := 0; k < 10; k++ {
+			staff := []string{"stf-ann", "stf-bob"}[k%2]
+			p, err := f.svc.PlanReschedule(ctx, RescheduleRequest{AccountID: "acc_1", BookingRef: b.Reference, NewStartsAt: nyTime(t, "2026-06-02 13:00").Add(time.Duration(k/2) * 30 * time.Minute), StaffRef: staff})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plans = append(plans, p)
+		}
+		var mu sync.Mutex
+		got := map[string]int{}
+		var wg sync.WaitGroup
+		for _, p := range plans {
+			wg.Add(1)
+			go func(p ReschedulePlan) {
+				defer wg.Done()
+				err := s.InTx(ctx, func(tx store.Store) error { _, err := f.svc.Reschedule(ctx, tx, p); return err })
+				mu.Lock()
+				got[code(err)]++
+				mu.Unlock()
+			}(p)
+		}
+		wg.Wait()
+		if got[""] != 1 || got[""]+got[CodeBookingChanged]+got[CodeSlotTaken] != 10 {
+			t.Fatalf("outcomes %v, want one success and the rest booking_changed", got)
+		}
+		cur, _ := s.GetBooking(ctx, b.ID)
+		ev, _ := s.ListBookingEvents(ctx, b.ID)
+		if cur.Version != 2 || len(ev) != 2 || !ev[1].StartsAt.Equal(b.StartsAt) {
+			t.Fatalf("booking %+v events %+v", cur, ev)
+		}
+	})
+}
