@@ -243,3 +243,11 @@ func TestRestaurantMayHaveNoSlotGrid(t *testing.T) {
 		t.Errorf("appointment business with a zero grid: %s", got)
 	}
 }
+
+func TestProblemsAreBounded(t *testing.T) {
+	doc := "businesses:\n" + strings.Repeat("  - {}\n", MaxProblems)
+	got := problems(t, func() error { _, err := Parse([]byte(doc), "yaml"); return err }())
+	if len(got) != MaxProblems+1 || !strings.Contains(got[MaxProblems], "more problems") {
+		t.Errorf("%d problems, last %q", len(got), got[len(got)-1])
+	}
+}

@@ -62,6 +62,11 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("catalog file has %d problem(s):\n%s", len(e.Problems), strings.Join(lines, "\n"))
 }
 
+// MaxProblems bounds the problems a ValidationError lists; past it, one
+// last problem says how many more there were. Real files never get near it;
+// it keeps a hostile or badly generated file from producing a huge answer.
+const MaxProblems = 1000
+
 // Defaults for policies a file leaves out.
 const (
 	DefaultSlotIntervalMinutes = 15
@@ -97,6 +102,9 @@ func Parse(data []byte, format string) ([]store.Catalog, error) {
 	}
 	p := &parser{}
 	cats := p.file(tree)
+	if n := len(p.problems); n > MaxProblems {
+		p.problems = append(p.problems[:MaxProblems], Problem{Message: fmt.Sprintf("… and %d more problems", n-MaxProblems)})
+	}
 	if len(p.problems) > 0 {
 		return nil, &ValidationError{Problems: p.problems}
 	}
