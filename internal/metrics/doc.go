@@ -29,6 +29,14 @@
 //	linkslot_signing_keys{purpose}                     gauge
 //	go_*, process_*                                    the standard runtime collectors
 //
+// Wiring. Wrap the server's handler with HTTPMiddleware. For a net/http
+// ServeMux pass MuxRoute(mux) as the route function. For Echo pass nil, and
+// in an e.Use middleware call SetRoute(c.Request().Context(),
+// c.Request().Method+" "+c.Path()): Echo knows the route only after it has
+// routed. Call the Observe methods where the event is decided, and
+// RegisterDB / RegisterSigningKeys once at start. Serve Handler on
+// LINKSLOT_METRICS_LISTEN.
+//
 // Label cardinality is bounded by construction. The HTTP route label is the
 // route pattern ("POST /token", "/mcp"), never the raw path, and a request no
 // route matched is counted as "other". Every label value passes through a

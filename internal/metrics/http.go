@@ -53,9 +53,26 @@ func (m *Metrics) HTTPMiddleware(route func(*http.Request) string, next http.Han
 	})
 }
 
-// Pattern is a route function for a net/http ServeMux: the pattern that
-// matched ("GET /healthz"), or "" when none did (counted as Other).
+// Pattern is a route function for a net/http ServeMux that next is (or
+// reaches without copying the request): the pattern the mux recorded in
+// r.Pattern ("GET /healthz"), or "" when none matched (counted as Other).
+// If middleware between HTTPMiddleware and the mux replaces the request
+// (r.WithContext), the mux records the pattern on the copy; use MuxRoute
+// then.
 func Pattern(r *http.Request) string { return r.Pattern }
+
+// MuxRoute is a route function that asks mux which pattern r matches, so
+// it works however many request-copying middlewares sit in between. It costs
+// one extra route lookup per request.
+func MuxRoute(mux *http.ServeMux) func(*http.Request) string {
+	return func(r *http.Request) string {
+		if r.Pattern != "" {
+			return r.Pattern
+		}
+		_, pattern := mux.Handler(r)
+		return pattern
+	}
+}
 
 type routeKey struct{}
 

@@ -379,3 +379,26 @@ func TestSigningKeyAge(t *testing.T) {
 		}
 	})
 }
+
+// TestMuxRoute: a request-copying middleware between HTTPMiddleware and
+// the mux hides r.Pattern; MuxRoute still finds the pattern.
+func TestMuxRoute(t *testing.T) {
+	m := metrics.New("resourceserver")
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /bookings/{ref}", func(w http.ResponseWriter, r *http.Request) {})
+	copying := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mux.ServeHTTP(w, r.WithContext(r.Context()))
+	})
+	m.HTTPMiddleware(metrics.Pattern, copying).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/bookings/BK-1", nil))
+	m.HTTPMiddleware(metrics.MuxRoute(mux), copying).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/bookings/BK-2", nil))
+	m.HTTPMiddleware(metrics.MuxRoute(mux), copying).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/nowhere/BK-3", nil))
+	got := series(t, scrape(t, m.Handler()), "linkslot_http_requests_total")
+	want := map[string]float64{
+		key("route=other,code=200"):               1, // Pattern through a copy
+		key("route=GET /bookings/{ref},code=200"): 1,
+		key("route=other,code=404"):               1,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
