@@ -1,0 +1,208 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"golang.org/x/oauth2"
+
+	"github.com/linkslot/linkslot/authserver/authhttp"
+	consentui "github.com/linkslot/linkslot/consent-ui"
+	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/admin/adminapi"
+	"github.com/linkslot/linkslot/internal/admin/adminui"
+	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/store/storetest"
+)
+
+const resource = "http://127.0.0.1:8081/mcp"
+
+// newBrowser starts a headless Chromium with a fresh profile; it skips when
+// Chromium is missing, except under CI=true, where it fails.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("chromium is not installed; CI requires the browser tests")
+		}
+		t.Skip("chromium is not installed (apt-get install -y chromium)")
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(path), chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("no-first-run", true))
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+func must(t *testing.T, err error, what string) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func field(label string) string {
+	return fmt.Sprintf(`//*[@id=//label[normalize-space()=%q]/@for]`, label)
+}
+
+func button(text string) string { return fmt.Sprintf(`//button[normalize-space()=%q]`, text) }
+
+func heading(text string) string { return fmt.Sprintf(`//h1[contains(normalize-space(), %q)]`, text) }
+
+func typeInto(t *testing.T, ctx context.Context, label, value string) {
+	t.Helper()
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(field(label)), chromedp.SendKeys(field(label), value)), "type into "+label)
+}
+
+func press(t *testing.T, ctx context.Context, text string) int64 {
+	t.Helper()
+	resp, err := chromedp.RunResponse(ctx, chromedp.Click(button(text)))
+	must(t, err, "press "+text)
+	return resp.Status
+}
+
+func bodyText(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text("body", chromedp.NodeVisible))
+	must(t, err, "read page")
+	return s
+}
+
+// TestAdminRegistersClientThatAuthorizes: an administrator registers a
+// public client in Chromium; the client completes a code flow with PKCE
+// through the consent page; after the administrator disables it, its
+// refresh token and a new authorization are refused.
+func TestAdminRegistersClientThatAuthorizes(t *testing.T) {
+	ctx := newBrowser(t)
+	s := storetest.SQLite(t)
+	bg := context.Background()
+	svc, err := admin.New(admin.Config{Store: s})
+	must(t, err, "admin service")
+	const email, pw = "root@example.com", "Admin-Browser-Passphrase-7"
+	_, err = svc.CreateUser(bg, admin.Actor{ID: admin.ActorCLI}, email, pw, true)
+	must(t, err, "create admin")
+
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	defer srv.Close()
+	secret := []byte("e2e-admin-secret-key-e2e-admin-secret-key")
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: srv.URL, Logger: log})
+	must(t, err, "consent ui")
+	auth, err := authhttp.New(bg, authhttp.Deps{Store: s, UI: ui, Logger: log, Config: config.Config{Issuer: srv.URL,
+		Resource: resource, SecretKey: secret, RefreshIdle: time.Hour, RefreshAbsolute: 2 * time.Hour}})
+	must(t, err, "auth server")
+	pages, err := adminui.New(svc, ui, log)
+	must(t, err, "admin pages")
+	mux := http.NewServeMux()
+	mux.Handle("/", auth)
+	mux.Handle("/admin", pages)
+	mux.Handle("/admin/", pages)
+	mux.Handle(adminapi.Prefix, adminapi.NewAPI(svc, adminapi.NewSessionAuth(ui), log))
+	h = mux
+
+	got := make(chan url.Values, 4)
+	cl := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.URL.Query()
+		fmt.Fprint(w, "<!doctype html><title>Client</title><h1>Client received the answer</h1>")
+	}))
+	defer cl.Close()
+
+	// Sign in on the way to the admin pages, then register the client.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/admin/clients/new"), chromedp.WaitVisible(heading("Sign in"))), "admin → sign in")
+	typeInto(t, ctx, "Email", email)
+	typeInto(t, ctx, "Password", pw)
+	if st := press(t, ctx, "Sign in"); st != 200 {
+		t.Fatalf("sign in: %d", st)
+	}
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(heading("Register a client"))), "new client form")
+	typeInto(t, ctx, "Client ID", "browser-made-client")
+	typeInto(t, ctx, "Name shown to people", "Browser Made Client")
+	typeInto(t, ctx, "Redirect URIs, one per line", "http://127.0.0.1/callback")
+	if st := press(t, ctx, "Register client"); st != 200 {
+		t.Fatalf("register: %d: %s", st, bodyText(t, ctx))
+	}
+	if text := bodyText(t, ctx); !strings.Contains(text, "Client registered") || !strings.Contains(text, "public client") {
+		t.Fatalf("after register: %s", text)
+	}
+	c, err := s.GetClient(bg, "browser-made-client")
+	if err != nil || !c.Public {
+		t.Fatalf("stored client: %+v %v", c, err)
+	}
+
+	// The new client authorizes with PKCE.
+	conf := &oauth2.Config{ClientID: "browser-made-client", RedirectURL: cl.URL + "/callback", Scopes: []string{"openid"},
+		Endpoint: oauth2.Endpoint{AuthURL: srv.URL + "/oauth2/authorize", TokenURL: srv.URL + "/oauth2/token", AuthStyle: oauth2.AuthStyleInParams}}
+	verifier := oauth2.GenerateVerifier()
+	must(t, chromedp.Do(ctx, chromedp.Navigate(conf.AuthCodeURL("state-0123456789", oauth2.S256ChallengeOption(verifier))),
+		chromedp.WaitVisible(heading("wants to connect"))), "consent page")
+	if !strings.Contains(bodyText(t, ctx), "Browser Made Client") {
+		t.Errorf("consent page does not name the client")
+	}
+	press(t, ctx, "Allow")
+	var code string
+	select {
+	case q := <-got:
+		code = q.Get("code")
+		if code == "" || q.Get("state") != "state-0123456789" {
+			t.Fatalf("client got %v", q)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the client's redirect URI was never reached")
+	}
+	tok, err := conf.Exchange(bg, code, oauth2.VerifierOption(verifier))
+	must(t, err, "exchange the code")
+	if tok.AccessToken == "" {
+		t.Fatal("no access token")
+	}
+
+	// The administrator disables the client on its page.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/admin/clients/browser-made-client"),
+		chromedp.WaitVisible(button("Disable client"))), "client page")
+	if st := press(t, ctx, "Disable client"); st != 200 {
+		t.Fatalf("disable: %d", st)
+	}
+	if !strings.Contains(bodyText(t, ctx), "The client is disabled") {
+		t.Fatal("no confirmation of the disable")
+	}
+	if c, _ := s.GetClient(bg, "browser-made-client"); !c.Disabled {
+		t.Fatal("client not disabled")
+	}
+	// Its token requests are refused at once…
+	if tok.RefreshToken != "" {
+		if _, err := conf.TokenSource(bg, &oauth2.Token{RefreshToken: tok.RefreshToken}).Token(); err == nil {
+			t.Error("a disabled client refreshed its token")
+		}
+	}
+	// …and so are its new authorizations: no code reaches the client.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(conf.AuthCodeURL("state-abcdefghij", oauth2.S256ChallengeOption(verifier)))), "authorize again")
+	select {
+	case q := <-got:
+		if q.Get("code") != "" {
+			t.Fatalf("a disabled client received a code: %v", q)
+		}
+	case <-time.After(2 * time.Second):
+	}
+	evs, _ := s.ListAuditEvents(bg, 10, 0)
+	if len(evs) < 2 || evs[0].Action != "client.disable" {
+		t.Errorf("audit: %+v", evs)
+	}
+}
