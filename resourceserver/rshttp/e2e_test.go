@@ -80,14 +80,21 @@ type system struct {
 	authScope []string // scope parameter of each authorization request
 }
 
-func newSystem(t *testing.T) *system { return newSystemWith(t, false) }
+// eachBackend runs fn on SQLite and PostgreSQL (skipped without one, except
+// under CI).
+func eachBackend(t *testing.T, fn func(t *testing.T, s *sqlstore.Store)) {
+	storetest.Each(t, fn)
+}
 
-// newSystemWith builds the system; realUI mounts the real consent pages
-// (sign-in with the demo password, HTML consent) instead of autoUI.
 func newSystemWith(t *testing.T, realUI bool) *system {
+	return newSystemOn(t, realUI, storetest.SQLite(t))
+}
+
+// newSystemOn builds the system on s; realUI mounts the real consent pages
+// (sign-in with the demo password, HTML consent) instead of autoUI.
+func newSystemOn(t *testing.T, realUI bool, s *sqlstore.Store) *system {
 	t.Helper()
 	ctx := context.Background()
-	s := storetest.SQLite(t)
 	sys := &system{t: t, ctx: ctx, store: s}
 	now := store.SystemClock()
 	if _, err := demo.Load(ctx, s, demo.Data{Password: demoPassword, Hash: password.Hash,
@@ -218,7 +225,10 @@ func callOK(t *testing.T, cs *mcp.ClientSession, name string, args map[string]an
 }
 
 func TestEndToEndWithTheRealAuthorizationServer(t *testing.T) {
-	sys := newSystem(t)
+	eachBackend(t, func(t *testing.T, s *sqlstore.Store) { endToEnd(t, newSystemOn(t, false, s)) })
+}
+
+func endToEnd(t *testing.T, sys *system) {
 	// Discovery starts from a bare 401.
 	resp, err := http.Post(sys.resource, "application/json", strings.NewReader(toolsList))
 	if err != nil {
@@ -301,7 +311,10 @@ func bookFor(t *testing.T, s store.Store, accountID string, loc *time.Location) 
 }
 
 func TestEndToEndStepUp(t *testing.T) {
-	sys := newSystem(t)
+	eachBackend(t, func(t *testing.T, s *sqlstore.Store) { stepUp(t, newSystemOn(t, false, s)) })
+}
+
+func stepUp(t *testing.T, sys *system) {
 	cs := sys.connect("readonly-mcp-client")
 	callOK(t, cs, "search_bookable_business", map[string]any{"query": "massage"})
 	if len(sys.authScope) != 1 {

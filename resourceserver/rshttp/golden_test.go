@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -128,8 +129,15 @@ func (e *env) demoBooking(t *testing.T) store.Booking {
 	return b
 }
 
+// TestGoldenTranscripts pins the answers on both backends: SQLite and
+// PostgreSQL must answer byte for byte the same.
 func TestGoldenTranscripts(t *testing.T) {
-	e := newEnv(t, envOpts{noLimits: true})
+	eachBackend(t, func(t *testing.T, s *sqlstore.Store) {
+		goldenTranscripts(t, newEnv(t, envOpts{noLimits: true, store: s}))
+	})
+}
+
+func goldenTranscripts(t *testing.T, e *env) {
 	requireEngine(t, e)
 	e.demoBooking(t)
 	tok := e.token(nil)

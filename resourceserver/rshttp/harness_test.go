@@ -68,12 +68,16 @@ type envOpts struct {
 	perLink      *rshttp.Limit
 	domain       tools.Domain // optional: replaces the booking engine
 	linkScopes   []string
+	store        *sqlstore.Store // default: a fresh SQLite store
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	ctx := context.Background()
-	e := &env{t: t, ctx: ctx, store: storetest.SQLite(t), clock: &testClock{}}
+	e := &env{t: t, ctx: ctx, store: o.store, clock: &testClock{}}
+	if e.store == nil {
+		e.store = storetest.SQLite(t)
+	}
 	now := e.clock.Now()
 	e.keys = keys.NewManager(e.store, []byte(testSecret), store.KeyPurposeToken, e.clock.Now)
 	if err := e.keys.Ensure(ctx); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
@@ -480,5 +481,38 @@ func requireEngine(t *testing.T, e *env) {
 	t.Helper()
 	if len(booking.DemoCatalogs(e.clock.Now())) == 0 {
 		t.Skip("internal/booking has no demo catalogs yet")
+	}
+}
+
+func TestPerAddressRateLimit(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	// Rebuild with a tiny per-address limit.
+	h, err := rshttp.New(e.ctx, rshttp.Deps{Store: e.store, Config: config.Config{Issuer: e.issuer.URL, Resource: e.resource},
+		Clock: e.clock.Now, PerAddress: &rshttp.Limit{PerSecond: 1, Burst: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.rs.Config.Handler = h
+	tok := e.token(nil)
+	first := e.rpc(tok, toolsList, nil)
+	readBody(t, first)
+	second := e.rpc(tok, toolsList, nil)
+	body := readBody(t, second)
+	if first.StatusCode != 200 || second.StatusCode != 429 || second.Header.Get("Retry-After") == "" || !strings.Contains(body, `"retry_after_sec"`) {
+		t.Fatalf("per-address limit: %d then %d %q %s", first.StatusCode, second.StatusCode, second.Header.Get("Retry-After"), body)
+	}
+}
+
+func TestHealth(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	for _, p := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(e.rs.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readBody(t, resp)
+		if resp.StatusCode != 200 || resp.Header.Get("X-Request-Id") == "" {
+			t.Errorf("%s: %d", p, resp.StatusCode)
+		}
 	}
 }
