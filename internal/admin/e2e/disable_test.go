@@ -1,0 +1,183 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/linkslot/linkslot/authserver/authhttp"
+	consentui "github.com/linkslot/linkslot/consent-ui"
+	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/admin/adminapi"
+	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/resourceserver/rshttp"
+)
+
+var hiddenRE = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
+
+func hiddenFields(body string) url.Values {
+	v := url.Values{}
+	for _, m := range hiddenRE.FindAllStringSubmatch(body, -1) {
+		v.Add(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
+	}
+	return v
+}
+
+// offsetClock is the resource server's clock: real time plus an offset the
+// test moves forward, so "within 5 seconds" is checked without waiting.
+type offsetClock struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+func (c *offsetClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return store.UTC(time.Now().Add(c.off))
+}
+
+func (c *offsetClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.off += d
+	c.mu.Unlock()
+}
+
+// TestDisabledClientRefusedByResourceServer: a client registered through
+// the admin API gets an access token; after the admin API disables it, the
+// resource server refuses that token once its ≤ 5 s cache has expired
+// (the resource server's clock is moved 5 s ahead instead of sleeping).
+func TestDisabledClientRefusedByResourceServer(t *testing.T) {
+	s := storetest.SQLite(t)
+	bg := context.Background()
+	svc, err := admin.New(admin.Config{Store: s})
+	must(t, err, "admin service")
+	const email, pw = "person@example.com", "Person-Passphrase-123"
+	_, err = svc.CreateUser(bg, admin.Actor{ID: admin.ActorCLI}, email, pw, false)
+	must(t, err, "create person")
+
+	var authH, rsH http.Handler
+	as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { authH.ServeHTTP(w, r) }))
+	defer as.Close()
+	rs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rsH.ServeHTTP(w, r) }))
+	defer rs.Close()
+	resourceURL := rs.URL + "/mcp"
+	secret := []byte("e2e-disable-secret-key-e2e-disable-secret")
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg := config.Config{Issuer: as.URL, Resource: resourceURL, SecretKey: secret, RefreshIdle: time.Hour, RefreshAbsolute: 2 * time.Hour}
+	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: as.URL, Logger: log})
+	must(t, err, "consent ui")
+	auth, err := authhttp.New(bg, authhttp.Deps{Store: s, UI: ui, Logger: log, Config: cfg})
+	must(t, err, "auth server")
+	const adminToken = "e2e-admin-token-0123456789abcdef"
+	mux := http.NewServeMux()
+	mux.Handle("/", auth)
+	mux.Handle(adminapi.Prefix, adminapi.NewAPI(svc, adminapi.NewTokenAuth(adminToken), log))
+	authH = mux
+	clock := &offsetClock{}
+	rsH, err = rshttp.New(bg, rshttp.Deps{Store: s, Config: cfg, Logger: log, Clock: clock.now, NoRateLimits: true})
+	must(t, err, "resource server")
+
+	api := func(method, path, body string) int {
+		t.Helper()
+		req, _ := http.NewRequest(method, as.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+adminToken)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		must(t, err, method+" "+path)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := api("POST", "/admin/api/clients", `{"id":"agent-x","name":"Agent X","public":true,
+		"redirect_uris":["http://127.0.0.1/callback"],"allowed_scopes":["openid","bookings:read"],"default_scopes":["bookings:read"]}`); st != 201 {
+		t.Fatalf("register through the API: %d", st)
+	}
+
+	// The person signs in and approves; the client exchanges the code.
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if req.URL.Host != strings.TrimPrefix(as.URL, "http://") {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	read := func(resp *http.Response) string {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return string(b)
+	}
+	conf := &oauth2.Config{ClientID: "agent-x", RedirectURL: "http://127.0.0.1:45678/callback", Scopes: []string{"openid"},
+		Endpoint: oauth2.Endpoint{AuthURL: as.URL + "/oauth2/authorize", TokenURL: as.URL + "/oauth2/token", AuthStyle: oauth2.AuthStyleInParams}}
+	verifier := oauth2.GenerateVerifier()
+	resp, err := browser.Get(conf.AuthCodeURL("state-0123456789", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", resourceURL)))
+	must(t, err, "authorize")
+	form := hiddenFields(read(resp))
+	form.Set("email", email)
+	form.Set("password", pw)
+	resp, err = browser.PostForm(as.URL+"/login", form)
+	must(t, err, "sign in")
+	form = hiddenFields(read(resp))
+	form.Set("decision", "allow")
+	resp, err = browser.PostForm(as.URL+"/oauth2/authorize", form)
+	must(t, err, "consent")
+	read(resp)
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	if loc == nil || loc.Query().Get("code") == "" {
+		t.Fatalf("no code: %d %v", resp.StatusCode, loc)
+	}
+	tok, err := conf.Exchange(bg, loc.Query().Get("code"), oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", resourceURL))
+	must(t, err, "exchange")
+
+	call := func() int {
+		t.Helper()
+		req, _ := http.NewRequest("POST", resourceURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		must(t, err, "call the resource server")
+		defer resp.Body.Close()
+		if resp.StatusCode == 200 {
+			var m map[string]any
+			b, _ := io.ReadAll(resp.Body)
+			if json.Unmarshal(b, &m) != nil || m["result"] == nil {
+				t.Fatalf("tools/list: %s", b)
+			}
+		}
+		return resp.StatusCode
+	}
+	if st := call(); st != 200 {
+		t.Fatalf("token refused before the disable: %d", st)
+	}
+	if st := api("POST", "/admin/api/clients/agent-x/disable", ""); st != 200 {
+		t.Fatalf("disable through the API: %d", st)
+	}
+	clock.advance(5 * time.Second)
+	if st := call(); st != http.StatusUnauthorized {
+		t.Fatalf("5 s after the disable the resource server answered %d, want 401", st)
+	}
+	// Enabling it again lets the same token through (the link is intact).
+	if st := api("POST", "/admin/api/clients/agent-x/enable", ""); st != 200 {
+		t.Fatalf("enable: %d", st)
+	}
+	clock.advance(5 * time.Second)
+	if st := call(); st != 200 {
+		t.Errorf("after enabling again: %d", st)
+	}
+}
