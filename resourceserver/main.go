@@ -8,12 +8,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 
 	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/config"
-	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
 
@@ -34,7 +32,7 @@ func run(ctx context.Context, cmd string) error {
 	if err != nil {
 		return err
 	}
-	log := slog.New(requestid.NewLogHandler(app.Logger(os.Stderr, cfg.LogFormat).Handler())).With("server", prog)
+	log := app.Logger(os.Stderr, cfg.LogFormat).With("server", prog)
 	switch cmd {
 	case "migrate":
 		s, err := app.OpenStore(ctx, cfg, log, true)

@@ -18,6 +18,7 @@ import (
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/grant"
 	"github.com/linkslot/linkslot/internal/keys"
+	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/resourceserver/internal/ratelimit"
@@ -43,7 +44,7 @@ var (
 type Deps struct {
 	Store  store.Store   // required
 	Config config.Config // Issuer, Resource, AllowedOrigins, SecretKey (grants)
-	Logger *slog.Logger  // default: discard
+	Logger *slog.Logger  // default: discard; request ids are added to every record
 	Clock  store.Clock   // default: store.SystemClock
 	// HTTPClient fetches the issuer's JWKS (default http.DefaultClient).
 	HTTPClient *http.Client
@@ -67,6 +68,8 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
+	// Every line logged while serving a request carries its request id.
+	d.Logger = slog.New(requestid.NewLogHandler(d.Logger.Handler()))
 	if d.Clock == nil {
 		d.Clock = store.SystemClock
 	}
