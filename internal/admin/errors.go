@@ -2,6 +2,7 @@ package admin
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/linkslot/linkslot/internal/catalogfile"
@@ -31,12 +32,17 @@ type InvalidError struct {
 	Problems []Problem
 }
 
+// Error lists the problems, one per line when there are several, so the
+// command line prints a readable list.
 func (e *InvalidError) Error() string {
 	parts := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
 		parts[i] = p.String()
 	}
-	return "invalid input: " + strings.Join(parts, "; ")
+	if len(parts) == 1 {
+		return "invalid input: " + parts[0]
+	}
+	return fmt.Sprintf("invalid input, %d problems:\n  %s", len(parts), strings.Join(parts, "\n  "))
 }
 
 // Is makes errors.Is(err, ErrInvalid) hold.
