@@ -25,7 +25,7 @@ const (
 )
 
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
+	ctx := fositestore.WithClientCache(r.Context())
 	if err := r.ParseForm(); err != nil {
 		h.displayError(w, r, http.StatusBadRequest, "Invalid request", "The authorization request could not be read.")
 		return
@@ -58,6 +58,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx = fositestore.WithRequestedRedirect(ctx, redirect)
+	fositestore.SeedClient(ctx, client)
 
 	// 2. fosite's validation; errors now go back to the client.
 	ar, err := h.d.Provider.NewAuthorizeRequest(ctx, r)

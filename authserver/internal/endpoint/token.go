@@ -14,7 +14,7 @@ import (
 )
 
 func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
+	ctx := fositestore.WithClientCache(r.Context())
 	if err := r.ParseForm(); err != nil {
 		writeJSONError(w, oauthError{"invalid_request", "The request body could not be read.", http.StatusBadRequest})
 		return
@@ -37,7 +37,7 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
+	ctx := fositestore.WithClientCache(r.Context())
 	if err := h.d.Provider.NewRevocationRequest(ctx, r); err != nil {
 		h.fail(w, r, err)
 		return
@@ -47,7 +47,7 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) introspect(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
+	ctx := fositestore.WithClientCache(r.Context())
 	// Confidential clients only: a public client has no credential worth
 	// checking, and introspection would let anyone probe tokens.
 	id, _, ok := r.BasicAuth()
@@ -73,7 +73,7 @@ func (h *Handler) introspect(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) userinfo(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
+	ctx := fositestore.WithClientCache(r.Context())
 	auth := r.Header.Get("Authorization")
 	tok, ok := strings.CutPrefix(auth, "Bearer ")
 	if !ok || tok == "" {

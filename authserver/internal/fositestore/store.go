@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/ory/fosite"
@@ -84,9 +85,55 @@ func WithRequestedRedirect(ctx context.Context, redirect string) context.Context
 	return context.WithValue(ctx, redirectKey{}, redirect)
 }
 
+type clientCacheKey struct{}
+
+type clientCache struct {
+	mu sync.Mutex
+	m  map[string]store.Client
+}
+
+// WithClientCache returns a context in which GetClient reads each client
+// from the database at most once. fosite looks the client up once to
+// authenticate it and again for every stored request it loads (a code
+// exchange reads the code twice, the PKCE and the OpenID session once
+// each); one HTTP request is short enough that its view of a client need
+// not change halfway.
+func WithClientCache(ctx context.Context) context.Context {
+	return context.WithValue(ctx, clientCacheKey{}, &clientCache{m: map[string]store.Client{}})
+}
+
+// SeedClient records a client the caller already read in the context's
+// cache (see WithClientCache).
+func SeedClient(ctx context.Context, c store.Client) {
+	if cc, _ := ctx.Value(clientCacheKey{}).(*clientCache); cc != nil {
+		cc.mu.Lock()
+		cc.m[c.ID] = c
+		cc.mu.Unlock()
+	}
+}
+
+func (st *Store) loadClient(ctx context.Context, id string) (store.Client, error) {
+	cc, _ := ctx.Value(clientCacheKey{}).(*clientCache)
+	if cc != nil {
+		cc.mu.Lock()
+		c, ok := cc.m[id]
+		cc.mu.Unlock()
+		if ok {
+			return c, nil
+		}
+	}
+	c, err := st.s.GetClient(ctx, id)
+	if err == nil && cc != nil {
+		cc.mu.Lock()
+		cc.m[id] = c
+		cc.mu.Unlock()
+	}
+	return c, err
+}
+
 // GetClient implements fosite.ClientManager. A disabled client is not found.
 func (st *Store) GetClient(ctx context.Context, id string) (fosite.Client, error) {
-	c, err := st.s.GetClient(ctx, id)
+	c, err := st.loadClient(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fosite.ErrNotFound
 	}
