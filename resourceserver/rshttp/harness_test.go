@@ -69,6 +69,7 @@ type envOpts struct {
 	domain       tools.Domain // optional: replaces the booking engine
 	linkScopes   []string
 	store        *sqlstore.Store // default: a fresh SQLite store
+	resource     string          // default: the listener's own http://127.0.0.1:port/mcp
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
@@ -125,6 +126,9 @@ func newEnv(t testing.TB, o envOpts) *env {
 
 	e.rs = httptest.NewUnstartedServer(nil)
 	e.resource = "http://" + e.rs.Listener.Addr().String() + "/mcp"
+	if o.resource != "" {
+		e.resource = o.resource
+	}
 	deps := rshttp.Deps{
 		Store: e.store,
 		Config: config.Config{Issuer: e.issuer.URL, Resource: e.resource, SecretKey: []byte(testSecret),

@@ -516,3 +516,59 @@ func TestHealth(t *testing.T) {
 		}
 	}
 }
+
+// TestBehindReverseProxy: a public https resource served by a loopback
+// listener (the proxy forwards the public Host) works; the SDK's localhost
+// Host check would have refused it.
+func TestBehindReverseProxy(t *testing.T) {
+	e := newEnv(t, envOpts{resource: "https://mcp.linkslot.example/mcp"})
+	req, _ := http.NewRequest(http.MethodPost, e.rs.URL+"/mcp", strings.NewReader(toolsList))
+	req.Host = "mcp.linkslot.example"
+	req.Header.Set("Authorization", "Bearer "+e.token(nil))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Origin", "https://mcp.linkslot.example")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readBody(t, resp)
+	if resp.StatusCode != 200 {
+		t.Fatalf("proxied request: %d %s", resp.StatusCode, body)
+	}
+	md, err := httpGet(e.rs.URL + "/.well-known/oauth-protected-resource/mcp")
+	if err != nil || !strings.Contains(md, `"resource": "https://mcp.linkslot.example/mcp"`) {
+		t.Fatalf("metadata behind the proxy: %v %s", err, md)
+	}
+	// Loopback origins are not trusted for a public resource.
+	req.Header.Set("Origin", "http://localhost:3000")
+	req.Body = http.NoBody
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readBody(t, resp)
+	if resp.StatusCode != 403 {
+		t.Fatalf("loopback Origin on a public resource: %d, want 403", resp.StatusCode)
+	}
+}
+
+func TestCORSPreflight(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	for origin, want := range map[string]int{"https://app.example.com": 204, "https://evil.example": 403} {
+		req, _ := http.NewRequest(http.MethodOptions, e.resource, nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readBody(t, resp)
+		if resp.StatusCode != want {
+			t.Errorf("preflight from %s: %d, want %d", origin, resp.StatusCode, want)
+		}
+		if want == 204 && (resp.Header.Get("Access-Control-Allow-Origin") != origin || !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "Authorization")) {
+			t.Errorf("preflight headers: %v", resp.Header)
+		}
+	}
+}
