@@ -37,8 +37,13 @@ const demoPrivacy = "Your name, email and any notes you add are shared with the 
 // hours and time off are keyed by reference, as store.PutCatalog matches
 // them.
 func DemoCatalogs(now time.Time) []store.Catalog {
-	now = store.UTC(now)
-	dayOff := time.Date(now.Year(), now.Month(), now.Day()+10, 0, 0, 0, 0, time.UTC)
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		ny = time.UTC
+	}
+	local := now.In(ny)
+	dayOff := time.Date(local.Year(), local.Month(), local.Day()+10, 0, 0, 0, 0, ny) // a whole local day
+	dayOffEnd := time.Date(local.Year(), local.Month(), local.Day()+11, 0, 0, 0, 0, ny)
 	return []store.Catalog{
 		{
 			Business: store.Business{Reference: "biz-brightcut-barbers", Name: "Brightcut Barbers",
@@ -68,7 +73,7 @@ func DemoCatalogs(now time.Time) []store.Catalog {
 				"stf-luis-ortega": weekly([]time.Weekday{time.Wednesday, time.Thursday, time.Friday, time.Saturday, time.Sunday}, [2]int{hm(11, 0), hm(19, 0)}),
 			},
 			StaffTimeOff: map[string][]store.TimeOff{
-				"stf-marcus-reid": {{StartsAt: dayOff, EndsAt: dayOff.Add(24 * time.Hour), Reason: "Personal day"}},
+				"stf-marcus-reid": {{StartsAt: store.UTC(dayOff), EndsAt: store.UTC(dayOffEnd), Reason: "Personal day"}},
 			},
 		},
 		{
