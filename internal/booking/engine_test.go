@@ -261,3 +261,30 @@ func TestDateNextIsCalendar(t *testing.T) {
 		t.Fatalf("leap next = %s", got)
 	}
 }
+
+func TestParseInstant(t *testing.T) {
+	cases := []struct {
+		in   string
+		want string // UTC RFC 3339, or "" for invalid_time
+	}{
+		{"2026-03-10T09:30:00-04:00", "2026-03-10T13:30:00Z"},
+		{" 2026-03-10T13:30:00Z ", "2026-03-10T13:30:00Z"},
+		{"2026-03-10T13:30:00.000+00:00", "2026-03-10T13:30:00Z"},
+		{"2026-03-10T09:30:00", ""},
+		{"2026-03-10 09:30", ""},
+		{"tomorrow at 9", ""},
+		{"", ""},
+	}
+	for _, c := range cases {
+		got, err := ParseInstant("starts_at", c.in)
+		if c.want == "" {
+			if e, ok := AsError(err); !ok || e.Code != CodeInvalidTime || e.Field != "starts_at" {
+				t.Errorf("ParseInstant(%q) = %v, %v; want invalid_time", c.in, got, err)
+			}
+			continue
+		}
+		if err != nil || got.Format(time.RFC3339) != c.want {
+			t.Errorf("ParseInstant(%q) = %v, %v; want %s", c.in, got, err, c.want)
+		}
+	}
+}

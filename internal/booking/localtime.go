@@ -2,7 +2,10 @@ package booking
 
 import (
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/linkslot/linkslot/internal/store"
 )
 
 // date is a civil date in a business's zone.
@@ -90,4 +93,16 @@ func dayResolver(loc *time.Location, d date) func(minute int) (time.Time, bool) 
 		}
 	}
 	return func(minute int) (time.Time, bool) { return resolveLocal(loc, d, minute) }
+}
+
+// ParseInstant reads an exact RFC 3339 instant with its offset (as every
+// availability answer prints them). Anything else, natural language or a
+// local time without offset included, answers invalid_time naming field.
+func ParseInstant(field, s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || len(s) < len("2006-01-02T15:04:05Z") {
+		return time.Time{}, fieldErr(CodeInvalidTime, field, "%s must be an exact RFC 3339 instant with its offset, such as 2026-03-10T09:30:00-04:00, copied from an availability answer; natural language and times without an offset are not accepted.", field)
+	}
+	return store.UTC(t), nil
 }

@@ -501,6 +501,17 @@ func TestDemoCatalogs(t *testing.T) {
 		if len(DemoCatalogs(fixtureNow)) < 6 || len(zones) < 3 || !restaurant || !off || !deposit {
 			t.Fatalf("demo data: %d businesses, zones %v, restaurant %v, off %v, deposit %v", len(DemoCatalogs(fixtureNow)), zones, restaurant, off, deposit)
 		}
+		// Marcus's day off (ten days ahead, a whole New York day) has no slots.
+		ny, _ := time.LoadLocation("America/New_York")
+		offDay := fixtureNow.In(ny).AddDate(0, 0, 10).Format("2006-01-02")
+		a, err := f.svc.Availability(ctx, AvailabilityQuery{BusinessRef: "biz-brightcut-barbers", ServiceRef: "svc-classic-haircut", LocalDate: offDay, StaffRef: "stf-marcus-reid"})
+		if err != nil || len(a.Staff[0].Slots) != 0 {
+			t.Fatalf("day off %s: %v %s", offDay, err, fmtSlots(a.Staff[0].Slots))
+		}
+		next := fixtureNow.In(ny).AddDate(0, 0, 9).Format("2006-01-02")
+		if a, _ := f.svc.Availability(ctx, AvailabilityQuery{BusinessRef: "biz-brightcut-barbers", ServiceRef: "svc-classic-haircut", LocalDate: next, StaffRef: "stf-marcus-reid"}); len(a.Staff[0].Slots) == 0 {
+			t.Fatalf("Marcus has no slots on %s either", next)
+		}
 		// Loading twice is idempotent.
 		for _, c := range DemoCatalogs(fixtureNow) {
 			if _, err := s.PutCatalog(ctx, c); err != nil {
