@@ -2,8 +2,10 @@ package rshttp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -570,5 +572,34 @@ func TestCORSPreflight(t *testing.T) {
 		if want == 204 && (resp.Header.Get("Access-Control-Allow-Origin") != origin || !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "Authorization")) {
 			t.Errorf("preflight headers: %v", resp.Header)
 		}
+	}
+}
+
+// TestConcurrentCalls drives the caches (verified tokens, links, JWKS
+// first sighting, rate limits) from 16 clients at once; run with -race.
+func TestConcurrentCalls(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	toks := []string{e.token(nil), e.token(nil), e.sign(foreignKey(t, "forged"), "at+jwt", nil)}
+	var wg sync.WaitGroup
+	errs := make(chan string, 16*12)
+	for g := 0; g < 16; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 12; i++ {
+				tok := toks[(g+i)%len(toks)]
+				resp := e.rpc(tok, toolCall("search_bookable_business", map[string]any{"query": "hair"}), nil)
+				readBody(t, resp)
+				forged := tok == toks[2]
+				if (forged && resp.StatusCode != 401) || (!forged && resp.StatusCode != 200) {
+					errs <- fmt.Sprintf("goroutine %d call %d: %d (forged=%v)", g, i, resp.StatusCode, forged)
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
