@@ -39,3 +39,8 @@ fuzz:
 
 clean:
 	rm -rf $(BIN) var/test.json
+
+# The cluster scenarios in full: 2 authorization and 3 resource servers as
+# processes on a dedicated PostgreSQL (make test runs the short form).
+test-cluster:
+	@scripts/test-cluster

