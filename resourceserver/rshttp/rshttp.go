@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/grant"
+	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
@@ -78,17 +80,26 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		return nil, errors.New("rshttp: Config.Resource and Config.Issuer are required")
 	}
 
+	engine := booking.NewService(d.Store, d.Clock)
 	var domain tools.Domain = d.Domain
 	if domain == nil {
-		domain = booking.NewService(d.Store, d.Clock)
+		domain = engine
 	}
 	var grants tools.Grants
+	var issuer *grant.Issuer
 	if len(cfg.SecretKey) > 0 {
 		km := keys.NewManager(d.Store, cfg.SecretKey, store.KeyPurposeGrant, d.Clock)
 		if err := km.Ensure(ctx); err != nil {
 			return nil, fmt.Errorf("rshttp: grant signing key: %w", err)
 		}
-		grants = grant.New(km, d.Clock)
+		// Grants are signed inside the mutation's transaction: serve the
+		// signing key from memory (see tools.CacheSigningKey).
+		ks := tools.CacheSigningKey(km, time.Minute)
+		if _, err := ks.SigningKey(ctx); err != nil {
+			return nil, fmt.Errorf("rshttp: grant signing key: %w", err)
+		}
+		issuer = grant.New(ks, d.Clock)
+		grants = issuer
 	} else {
 		d.Logger.Warn("no secret key configured: booking answers carry no grant")
 	}
@@ -106,6 +117,13 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		linkLim = ratelimit.New(ratelimit.Limit(perLink), d.Clock)
 	}
 	td := tools.Deps{Domain: domain, Grants: grants, Logger: d.Logger}
+	if issuer != nil {
+		// The mutation tools: booking engine, grant verification and
+		// idempotency keys kept IdempotencyTTL, purged hourly.
+		keeper := idempotency.New(d.Store, d.Clock, IdempotencyTTL)
+		td.Mutations, td.Verifier, td.Keeper, td.Clock = engine, issuer, keeper, d.Clock
+		go purgeIdempotency(ctx, keeper, d.Logger)
+	}
 	if linkLim != nil {
 		td.Links = linkLim
 	}
@@ -154,4 +172,27 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		ro.Auth = checker
 	}
 	return router.New(ro)
+}
+
+// IdempotencyTTL is how long the mutation tools' idempotency keys are kept
+// (CONTRACT §5: at least 24 hours).
+const IdempotencyTTL = 48 * time.Hour
+
+// purgeIdempotency deletes expired idempotency records every hour until ctx
+// ends.
+func purgeIdempotency(ctx context.Context, k *idempotency.Keeper, log *slog.Logger) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if n, err := k.Purge(ctx); err != nil {
+				log.WarnContext(ctx, "purge idempotency records", "err", err)
+			} else if n > 0 {
+				log.InfoContext(ctx, "purged idempotency records", "count", n)
+			}
+		}
+	}
 }

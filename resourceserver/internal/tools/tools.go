@@ -54,6 +54,13 @@ type Deps struct {
 	Grants Grants  // nil: booking answers carry no grant
 	Links  Limiter // per-link limit; nil: unlimited
 	Logger *slog.Logger
+
+	// The mutation tools (mutations.go) are registered only when
+	// Mutations, Grants, Verifier and Keeper are all set.
+	Mutations Mutator       // *booking.Service
+	Verifier  GrantVerifier // *grant.Issuer
+	Keeper    Keeper        // *idempotency.Keeper
+	Clock     store.Clock   // Activity timestamps; default store.SystemClock
 }
 
 // Tool names.
@@ -249,7 +256,8 @@ func NewServer(d Deps, impl *mcp.Implementation) *mcp.Server {
 	return s
 }
 
-// Register adds the read tools to s.
+// Register adds the read tools to s, and the mutation tools when their
+// dependencies are set.
 func Register(s *mcp.Server, d Deps) {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
@@ -260,11 +268,13 @@ func Register(s *mcp.Server, d Deps) {
 	mcp.AddTool(s, myBookingsTool, t.myBookings)
 	mcp.AddTool(s, myBookingTool, t.myBooking)
 	mcp.AddTool(s, myBookingAvailabilityTool, t.myBookingAvailability)
+	registerMutations(s, t)
 }
 
 const serverInstructions = `Linkslot books appointments at local businesses for the person who connected this account.
 Find a business with search_bookable_business, list its services and staff with check_business_availability (business_reference only), then open times with check_business_availability (business_reference, service_reference, local_date).
 The person's own bookings: search_my_bookings, get_my_booking, check_my_booking_availability.
+Changes (create_my_booking, reschedule_my_booking, cancel_my_booking) take two calls: the first answers confirmation_required with a confirmed_summary to show the person; only after their explicit agreement, call again with the confirmation fields and an idempotency_key. Reschedule and cancel need the booking's current grant.
 All times are RFC 3339 instants with the business's UTC offset; local dates are YYYY-MM-DD in the business's time zone.
 Failed calls answer {"error": {"code", "message"}}; the message says what to do next.`
 
