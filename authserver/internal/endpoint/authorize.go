@@ -1,6 +1,7 @@
 package endpoint
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -124,9 +125,11 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 			h.renderConsent(w, r, client, acct, back, granted)
 			return
 		}
-		// Remembered consent. Recording use is best-effort.
-		if err := h.d.Store.TouchLink(ctx, link.ID, h.d.Clock()); err != nil {
-			h.d.Log.WarnContext(ctx, "touch link failed", "link_id", link.ID, "err", err.Error())
+		// Remembered consent. Recording use is best-effort and coalesced.
+		if now := h.d.Clock(); now.Sub(link.LastUsedAt) > fositestore.TouchEvery {
+			if err := h.d.Store.TouchLink(ctx, link.ID, now); err != nil {
+				h.d.Log.WarnContext(ctx, "touch link failed", "link_id", link.ID, "err", err.Error())
+			}
 		}
 	}
 
@@ -141,7 +144,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		ar.GrantScope(s)
 	}
 	ar.GrantAudience(resource)
-	resp, err := h.d.Provider.NewAuthorizeResponse(ctx, ar, sess)
+	resp, err := h.newAuthorizeResponse(ctx, ar, sess)
 	if err != nil {
 		h.authorizeError(w, r, ar, err)
 		return
@@ -202,4 +205,25 @@ func (h *Handler) renderConsent(w http.ResponseWriter, r *http.Request, c store.
 		AccountEmail: acct.Email, Scopes: scopes, Action: PathAuthorize, Params: params,
 		CSRFToken: h.d.UI.CSRFToken(w, r),
 	})
+}
+
+// newAuthorizeResponse runs fosite's authorize handlers, in one transaction
+// when the storage offers them.
+func (h *Handler) newAuthorizeResponse(ctx context.Context, ar fosite.AuthorizeRequester, sess *fositestore.Session) (fosite.AuthorizeResponder, error) {
+	if h.d.Tx == nil {
+		return h.d.Provider.NewAuthorizeResponse(ctx, ar, sess)
+	}
+	tctx, err := h.d.Tx.BeginTX(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := h.d.Provider.NewAuthorizeResponse(tctx, ar, sess)
+	if err != nil {
+		_ = h.d.Tx.Rollback(tctx)
+		return nil, err
+	}
+	if err := h.d.Tx.Commit(tctx); err != nil {
+		return nil, err
+	}
+	return resp, nil
 }

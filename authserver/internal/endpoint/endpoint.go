@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/ory/fosite/storage"
+
 	"github.com/linkslot/linkslot/authserver/internal/provider"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/keys"
@@ -26,6 +28,9 @@ type Deps struct {
 	Issuer   string
 	// Resources are the configured resource URIs; the first is the default.
 	Resources []string
+	// Tx, when set, groups the writes of one authorization response (code,
+	// PKCE and OpenID sessions) into one transaction.
+	Tx storage.Transactional
 }
 
 // Handler serves the OAuth endpoints.

@@ -85,6 +85,10 @@ func WithRequestedRedirect(ctx context.Context, redirect string) context.Context
 	return context.WithValue(ctx, redirectKey{}, redirect)
 }
 
+// TouchEvery is how stale a link's last-used time may get before a use
+// records it again.
+const TouchEvery = time.Hour
+
 type clientCacheKey struct{}
 
 type clientCache struct {
@@ -381,6 +385,11 @@ func (st *Store) GetRefreshTokenSession(ctx context.Context, sig string, s fosit
 		}
 		if err != nil {
 			return nil, err
+		}
+		// Record use for the Connected apps page, at most once an hour
+		// per link (best-effort).
+		if now := st.opts.Clock(); now.Sub(l.LastUsedAt) > TouchEvery {
+			_ = st.s.TouchLink(ctx, l.ID, now)
 		}
 	}
 	return req, nil

@@ -25,6 +25,9 @@ var _ storage.Transactional = (*Store)(nil)
 type txKey struct{}
 
 type txState struct {
+	// joined is the enclosing transaction when BeginTX was called inside
+	// one: it then commits or rolls back with that one, never alone.
+	joined *txState
 	tx     store.Store
 	finish chan bool  // true: commit
 	done   chan error // InTx's result
@@ -37,6 +40,9 @@ var errRollback = errors.New("fositestore: rollback")
 // db returns the transaction-bound store when ctx carries one.
 func (st *Store) db(ctx context.Context) store.Store {
 	if ts, ok := ctx.Value(txKey{}).(*txState); ok {
+		if ts.joined != nil {
+			return ts.joined.tx
+		}
 		return ts.tx
 	}
 	return st.s
@@ -44,8 +50,11 @@ func (st *Store) db(ctx context.Context) store.Store {
 
 // BeginTX implements storage.Transactional.
 func (st *Store) BeginTX(ctx context.Context) (context.Context, error) {
-	if _, ok := ctx.Value(txKey{}).(*txState); ok {
-		return ctx, errors.New("fositestore: nested transaction")
+	if outer, ok := ctx.Value(txKey{}).(*txState); ok {
+		if outer.joined != nil {
+			outer = outer.joined
+		}
+		return context.WithValue(ctx, txKey{}, &txState{joined: outer}), nil
 	}
 	ts := &txState{finish: make(chan bool, 1), done: make(chan error, 1)}
 	ready := make(chan store.Store, 1)
@@ -68,6 +77,9 @@ func (st *Store) BeginTX(ctx context.Context) (context.Context, error) {
 }
 
 func (ts *txState) end(commit bool) error {
+	if ts.joined != nil {
+		return nil
+	}
 	ts.once.Do(func() {
 		ts.finish <- commit
 		ts.err = <-ts.done
