@@ -248,10 +248,169 @@ func mutations(t *testing.T, e *env) {
 	if a := ann.call(tools.CreateMyBooking, confirmed(haircut("11:00"), pre.ConfirmedSummary, "create-key-0000000001")); a.code() != "idempotency_conflict" {
 		t.Fatalf("conflict: %s", a.raw)
 	}
-	// The key is scoped to the link: another agent's call with the same key
-	// is its own request (here: the slot is taken).
-	if a := other.do(tools.CreateMyBooking, args, "create-key-0000000001"); a.code() == "" {
-		// The preview already fails; do() would have stopped. Unreachable.
-		t.Fatalf("other link, same key: %s", a.raw)
+	// The same slot for another agent of the person: slot_taken at once.
+	if a := other.call(tools.CreateMyBooking, args); a.code() != "slot_taken" {
+		t.Fatalf("taken slot: %s", a.raw)
+	}
+	if e.count("bookings") != 1 || e.count("activities") != 1 || e.count("idempotency_records") != 1 {
+		t.Fatal("replay, conflict or refusal wrote")
+	}
+
+	// Grants: another link, a tampered one and another booking's all answer
+	// invalid_grant with the same bytes; nothing is even previewed.
+	second := ann.do(tools.CreateMyBooking, haircut("12:00"), "create-key-0000000002")
+	move := map[string]any{"booking_reference": ref, "grant": created.grant(), "requested_starts_at": "2026-03-05T14:00:00-05:00"}
+	refused := other.call(tools.RescheduleMyBooking, move)
+	if !refused.isError || refused.code() != "invalid_grant" || refused.ConfirmedSummary != "" {
+		t.Fatalf("grant via another link: %s", refused.raw)
+	}
+	for name, g := range map[string]string{"tampered": tamper(created.grant()), "another booking's": second.grant(), "garbage": "not-a-grant"} {
+		m := copyArgs(move)
+		m["grant"] = g
+		if a := ann.call(tools.RescheduleMyBooking, m); a.raw != refused.raw {
+			t.Fatalf("%s grant answered %s, want the same bytes as %s", name, a.raw, refused.raw)
+		}
+	}
+	if a := other.call(tools.CancelMyBooking, map[string]any{"booking_reference": ref, "grant": created.grant()}); a.raw != refused.raw {
+		t.Fatalf("cancel via another link: %s", a.raw)
+	}
+
+	// Reschedule: the staff member stays, the version bumps, the grant rotates.
+	moved := ann.do(tools.RescheduleMyBooking, move, "move-key-00000000001")
+	if moved.isError || moved.Status != "rescheduled" || moved.Booking.Version != 2 || moved.grant() == created.grant() ||
+		moved.Booking.StaffReference != "stf-marcus-reid" || moved.Booking.StartsAt.Format(time.RFC3339) != "2026-03-05T14:00:00-05:00" ||
+		moved.Booking.Reference != ref {
+		t.Fatalf("reschedule: %s", moved.raw)
+	}
+	// Its retry (superseded grant, old summary) replays the same answer.
+	pre2 := moved.ConfirmedSummary
+	if a := ann.call(tools.RescheduleMyBooking, confirmed(move, pre2, "move-key-00000000001")); !a.IdempotentReplay || a.grant() != moved.grant() {
+		t.Fatalf("reschedule replay: %s", a.raw)
+	}
+	// The grant from before the move, on a new request: invalid_grant.
+	later := copyArgs(move)
+	later["requested_starts_at"] = "2026-03-05T16:00:00-05:00"
+	if a := ann.call(tools.RescheduleMyBooking, later); a.raw != refused.raw {
+		t.Fatalf("superseded grant: %s", a.raw)
+	}
+
+	// slot_taken at execution leaves the booking as it was.
+	move2 := map[string]any{"booking_reference": ref, "grant": moved.grant(), "requested_starts_at": "2026-03-05T15:00:00-05:00"}
+	pre3 := ann.call(tools.RescheduleMyBooking, move2)
+	if pre3.Status != "confirmation_required" || pre3.Proposal.PreviousStartsAt == nil {
+		t.Fatalf("move preview: %s", pre3.raw)
+	}
+	taker := haircut("10:00")
+	taker["starts_at"] = "2026-03-05T15:00:00-05:00"
+	if a := other.do(tools.CreateMyBooking, taker, "other-agent-key-00001"); a.Status != "confirmed" {
+		t.Fatalf("other agent takes the slot: %s", a.raw)
+	}
+	if a := ann.call(tools.RescheduleMyBooking, confirmed(move2, pre3.ConfirmedSummary, "move-key-00000000002")); a.code() != "slot_taken" {
+		t.Fatalf("taken slot: %s", a.raw)
+	}
+	if b := e.bookingByRef(ref); b.Version != 2 || !b.StartsAt.Equal(moved.Booking.StartsAt) || b.Status != store.BookingConfirmed {
+		t.Fatalf("after slot_taken the booking is %+v", b)
+	}
+
+	// Another staff member: only one who performs the service.
+	for staff, code := range map[string]string{"stf-luis-ortega": "staff_service_mismatch", "stf-nobody": "unknown_staff"} {
+		m := copyArgs(move2)
+		m["requested_starts_at"], m["with_staff_reference"] = "2026-03-05T16:00:00-05:00", staff
+		if a := ann.call(tools.RescheduleMyBooking, m); a.code() != code || a.Error.Field != "with_staff_reference" {
+			t.Fatalf("%s: %s", staff, a.raw)
+		}
+	}
+	move3 := copyArgs(move2)
+	move3["requested_starts_at"], move3["with_staff_reference"] = "2026-03-05T16:00:00-05:00", "stf-dana-kowalski"
+	toDana := ann.do(tools.RescheduleMyBooking, move3, "move-key-00000000003")
+	if toDana.Status != "rescheduled" || toDana.Booking.StaffReference != "stf-dana-kowalski" || toDana.Booking.Version != 3 {
+		t.Fatalf("move to Dana: %s", toDana.raw)
+	}
+
+	// deposit_required: the web page, no booking.
+	before := e.count("bookings")
+	dep := ann.call(tools.CreateMyBooking, map[string]any{"business_reference": "biz-thames-physio", "service_reference": "svc-sports-massage",
+		"starts_at": "2026-03-05T10:00:00Z"})
+	if dep.code() != "deposit_required" || dep.Error.BookingURL != "https://thamesphysio.example/book" || e.count("bookings") != before {
+		t.Fatalf("deposit: %s", dep.raw)
+	}
+
+	// Cancel, then cancel again: already_cancelled, a success.
+	cancel := map[string]any{"booking_reference": strings.ToLower(ref), "grant": toDana.grant(), "reason": "Travelling"}
+	done := ann.do(tools.CancelMyBooking, cancel, "cancel-key-000000001")
+	if done.isError || done.Status != "cancelled" || done.Booking.Status != store.BookingCancelled || done.Booking.Version != 4 ||
+		done.grant() == "" || done.grant() == toDana.grant() || done.AlreadyCancelled {
+		t.Fatalf("cancel: %s", done.raw)
+	}
+	twice := ann.call(tools.CancelMyBooking, map[string]any{"booking_reference": ref, "grant": done.grant()})
+	if twice.isError || !twice.AlreadyCancelled || twice.Status != "cancelled" || twice.Booking.Version != 4 {
+		t.Fatalf("cancel twice: %s", twice.raw)
+	}
+	if a := ann.call(tools.CancelMyBooking, map[string]any{"booking_reference": ref, "grant": toDana.grant()}); a.raw != refused.raw {
+		t.Fatalf("cancel with the superseded grant: %s", a.raw)
+	}
+
+	// Activity: one entry per executed mutation, written with it.
+	acts, err := e.store.ListActivity(e.ctx, e.account.ID, 50, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acts) != 6 || e.count("idempotency_records") != 6 {
+		t.Fatalf("%d activity entries, %d idempotency records; want 6 and 6", len(acts), e.count("idempotency_records"))
+	}
+	var first store.Activity
+	for _, a := range acts {
+		if a.IdempotencyKey == "create-key-0000000001" {
+			first = a
+		}
+		if strings.Contains(string(a.Arguments), "grant") || strings.Contains(string(a.Outcome), "\"grant\"") ||
+			strings.Contains(string(a.Arguments), "confirmed_summary") {
+			t.Fatalf("activity keeps a grant or confirmation field: %s / %s", a.Arguments, a.Outcome)
+		}
+	}
+	if first.Tool != tools.CreateMyBooking || first.LinkID != e.link.ID || first.ClientID != e.client.ID ||
+		first.Summary != pre.ConfirmedSummary || first.ConfirmationText != "Yes, please go ahead." ||
+		first.RequestID != "req-mutations-0001" || !first.CreatedAt.Equal(e.clock.Now()) ||
+		!strings.Contains(string(first.Outcome), ref) || !strings.Contains(string(first.Arguments), "svc-classic-haircut") {
+		t.Fatalf("activity entry: %+v", first)
+	}
+
+	// Past the appointment start an authentic grant has expired.
+	e.clock.Advance(3 * 24 * time.Hour) // Thursday 5 March, 09:00 UTC: booking "second" (4 March) has started
+	late := e.agentFor(e.account, e.link, "")
+	for _, tool := range []string{tools.CancelMyBooking, tools.RescheduleMyBooking} {
+		a := late.call(tool, map[string]any{"booking_reference": second.Booking.Reference, "grant": second.grant(),
+			"requested_starts_at": "2026-03-06T10:00:00-05:00"})
+		if tool == tools.CancelMyBooking {
+			a = late.call(tool, map[string]any{"booking_reference": second.Booking.Reference, "grant": second.grant()})
+		}
+		if a.code() != "expired_grant" {
+			t.Fatalf("%s past the start: %s", tool, a.raw)
+		}
 	}
 }
+
+func copyArgs(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// tamper changes one character of a grant's signature.
+func tamper(g string) string {
+	parts := strings.Split(g, ".")
+	if len(parts) != 3 {
+		return g + "x"
+	}
+	sig := []byte(parts[2])
+	if sig[5] == 'A' {
+		sig[5] = 'B'
+	} else {
+		sig[5] = 'A'
+	}
+	return parts[0] + "." + parts[1] + "." + string(sig)
+}
+
+var _ = fmt.Sprintf

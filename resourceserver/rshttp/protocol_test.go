@@ -1,6 +1,7 @@
 package rshttp_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
@@ -601,5 +603,26 @@ func TestConcurrentCalls(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// recordingDomain remembers the request id its context carried.
+type recordingDomain struct {
+	noopDomain
+	got chan string
+}
+
+func (d recordingDomain) SearchBusinesses(ctx context.Context, q, c string, l, o int) (booking.BusinessPage, error) {
+	d.got <- requestid.From(ctx)
+	return booking.BusinessPage{}, nil
+}
+
+func TestRequestIDReachesTheDomain(t *testing.T) {
+	d := recordingDomain{got: make(chan string, 1)}
+	e := newEnv(t, envOpts{domain: d})
+	resp := e.rpc(e.token(nil), toolCall("search_bookable_business", map[string]any{"query": "x"}), map[string]string{"X-Request-Id": "req-abc-123"})
+	readBody(t, resp)
+	if got := <-d.got; got != "req-abc-123" {
+		t.Fatalf("request id in the tool's context: %q", got)
 	}
 }

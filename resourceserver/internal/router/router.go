@@ -253,6 +253,9 @@ func (r *router) serveMCP(c echo.Context) error {
 			return r.challenge(c, http.StatusForbidden, "insufficient_scope", scope.Join([]string{scope.OpenID, need}), "this tool needs the "+need+" scope")
 		}
 	}
+	// Tool handlers see the request id in req.Extra.Header as well, in
+	// case the SDK does not carry the HTTP context's values through.
+	req.Header.Set(requestid.Header, requestid.From(req.Context()))
 	ctx := context.WithValue(req.Context(), identityKey{}, id)
 	r.mcp.ServeHTTP(w, req.WithContext(ctx))
 	return nil

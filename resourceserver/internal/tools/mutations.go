@@ -413,8 +413,20 @@ func (t *toolSet) verifyGrant(ctx context.Context, c caller, ref, token, scope s
 	return b.Version, nil
 }
 
+// activityArgs is the JSON of a call's arguments for the Activity page:
+// without the grant (a capability) and without the confirmation fields,
+// which the entry records on their own.
 func activityArgs(v any) []byte {
 	b, _ := json.Marshal(v)
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return b
+	}
+	for _, k := range []string{"grant", confirm.FieldConfirmedSummary, confirm.FieldSummaryPresented,
+		confirm.FieldConfirmationObtained, confirm.FieldUserConfirmationText, confirm.FieldIdempotencyKey} {
+		delete(m, k)
+	}
+	b, _ = json.Marshal(m)
 	return b
 }
 
@@ -460,9 +472,7 @@ func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in Creat
 	if e := maxText("notes", in.Notes); e != nil {
 		return fail(e)
 	}
-	args := in
-	args.ConfirmationInput = ConfirmationInput{}
-	m := &mutation{tool: CreateMyBooking, c: c, fields: in.fields(), args: activityArgs(args)}
+	m := &mutation{tool: CreateMyBooking, c: c, fields: in.fields(), args: activityArgs(in)}
 	if res, out, done := t.start(ctx, m, in); done {
 		return res, out, nil
 	}
@@ -509,9 +519,7 @@ func (t *toolSet) reschedule(ctx context.Context, req *mcp.CallToolRequest, in R
 	if e != nil {
 		return fail(e)
 	}
-	args := in
-	args.ConfirmationInput, args.Grant = ConfirmationInput{}, ""
-	m := &mutation{tool: RescheduleMyBooking, c: c, fields: in.fields(), args: activityArgs(args)}
+	m := &mutation{tool: RescheduleMyBooking, c: c, fields: in.fields(), args: activityArgs(in)}
 	if res, out, done := t.start(ctx, m, in); done {
 		return res, out, nil
 	}
@@ -563,9 +571,7 @@ func (t *toolSet) cancel(ctx context.Context, req *mcp.CallToolRequest, in Cance
 	if e := maxText("reason", in.Reason); e != nil {
 		return fail(e)
 	}
-	args := in
-	args.ConfirmationInput, args.Grant = ConfirmationInput{}, ""
-	m := &mutation{tool: CancelMyBooking, c: c, fields: in.fields(), args: activityArgs(args)}
+	m := &mutation{tool: CancelMyBooking, c: c, fields: in.fields(), args: activityArgs(in)}
 	if res, out, done := t.start(ctx, m, in); done {
 		return res, out, nil
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/grant"
+	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/resourceserver/internal/tokencheck"
@@ -158,6 +159,19 @@ func (t *toolSet) domainFail(ctx context.Context, tool string, err error) (*mcp.
 		return fail(&ToolError{Code: "server_error", RetryAfterSec: 2, Message: "Linkslot could not reach its database. Retry the same call in a few seconds."})
 	}
 	return fail(&ToolError{Code: "server_error", Message: "Something went wrong on Linkslot's side. Retry the same call once; if it fails again, tell the person Linkslot is having trouble."})
+}
+
+// RequestContext returns ctx carrying the HTTP request id of a tool call
+// (for log lines and activity records), taken from the call's headers when
+// the context does not already have it.
+func RequestContext(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	if requestid.From(ctx) != "" || req == nil || req.Extra == nil || req.Extra.Header == nil {
+		return ctx
+	}
+	if id := req.Extra.Header.Get(requestid.Header); id != "" {
+		return requestid.With(ctx, id)
+	}
+	return ctx
 }
 
 // begin identifies the caller and applies the per-link rate limit.
