@@ -247,9 +247,7 @@ func endToEnd(t *testing.T, sys *system) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tl.Tools) != 5 {
-		t.Fatalf("%d tools", len(tl.Tools))
-	}
+	requireReadTools(t, tl.Tools)
 
 	found := callOK(t, cs, "search_bookable_business", map[string]any{"query": "haircut", "city": "New York"})
 	results, _ := found["results"].([]any)
