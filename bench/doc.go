@@ -1,0 +1,2 @@
+// See main.go for the command's documentation.
+package main

@@ -1,0 +1,304 @@
+// Command bench is Linkslot's whole-system load driver (make bench): it
+// starts the authorization server and the resource server in process on
+// httptest listeners, on SQLite and (when LINKSLOT_TEST_POSTGRES_URL is set,
+// as scripts/with-postgres does) on PostgreSQL, and measures each workload
+// at increasing concurrency (1, 4, 16, 64 workers) until its p99 passes
+// 100 ms, against bare baselines measured in the same run: a no-op HTTP
+// handler and a no-op MCP tool on the same SDK. It writes a text report and
+// one SVG chart per workload (throughput and p99 against concurrency).
+//
+// Workloads (CONTRACT §9):
+//   - refresh: each worker rotates its own refresh-token chain
+//   - code-flow: a signed-in person with remembered consent: authorize →
+//     code → token with PKCE
+//   - jwks: GET /jwks.json
+//   - availability-auth / availability-noauth: check_business_availability
+//     with bearer verification, and on the same server with it switched off
+//   - create-cancel: a confirmed create then a confirmed cancel (when the
+//     resource server serves the mutations)
+//   - refresh and code-flow at 64 workers on a 4-connection pool
+//     (PostgreSQL): must complete with 0 failures and no stall
+//
+// Every run is bounded: each level runs for -dur (or -max operations), and
+// the whole program stops escalating at -budget.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// result of one workload at one concurrency.
+type result struct {
+	Workload, Backend string
+	Workers           int
+	Ops, Failures     int
+	Elapsed           time.Duration
+	P50, P99, Max     time.Duration
+	FirstErr          string
+}
+
+func (r result) Throughput() float64 { return float64(r.Ops) / r.Elapsed.Seconds() }
+
+// op is one operation of worker w.
+type op func(ctx context.Context, w int) error
+
+// run runs op on n workers for dur (at most maxOps operations in all).
+func run(ctx context.Context, workload, backend string, n int, dur time.Duration, maxOps int64, fn op) result {
+	lat := make([][]time.Duration, n)
+	var fails atomic.Int64
+	var count atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(dur)
+	start := time.Now()
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) && count.Add(1) <= maxOps {
+				t0 := time.Now()
+				cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				err := fn(cctx, w)
+				cancel()
+				lat[w] = append(lat[w], time.Since(t0))
+				if err != nil {
+					fails.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	r := result{Workload: workload, Backend: backend, Workers: n, Ops: len(all), Failures: int(fails.Load()), Elapsed: elapsed}
+	if len(all) > 0 {
+		r.P50 = all[len(all)/2]
+		r.P99 = all[min(len(all)-1, len(all)*99/100)]
+		r.Max = all[len(all)-1]
+	}
+	if e, ok := firstErr.Load().(string); ok {
+		r.FirstErr = e
+	}
+	return r
+}
+
+func main() {
+	var (
+		out     = flag.String("out", "var/bench", "folder for report.txt and the SVG charts")
+		dur     = flag.Duration("dur", 1500*time.Millisecond, "duration of each concurrency level")
+		maxOps  = flag.Int64("max", 200000, "operations per level at most")
+		levels  = flag.String("levels", "1,4,16,64", "concurrency levels")
+		budget  = flag.Duration("budget", 4*time.Minute, "stop starting new measurements after this")
+		p99Stop = flag.Duration("p99", 100*time.Millisecond, "stop escalating a workload once its p99 exceeds this")
+	)
+	flag.Parse()
+	var lv []int
+	for _, s := range strings.Split(*levels, ",") {
+		var n int
+		fmt.Sscan(s, &n)
+		if n > 0 {
+			lv = append(lv, n)
+		}
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fatal(err)
+	}
+	ctx := context.Background()
+	began := time.Now()
+	tmp, err := os.MkdirTemp("", "linkslot-bench.")
+	if err != nil {
+		fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+
+	var results []result
+	var notes []string
+	record := func(r result) {
+		results = append(results, r)
+		fmt.Fprintf(os.Stderr, "%-20s %-8s %3d workers: %8.0f ops/s  p50 %7s  p99 %7s  max %7s  failures %d %s\n",
+			r.Workload, r.Backend, r.Workers, r.Throughput(), ms(r.P50), ms(r.P99), ms(r.Max), r.Failures, r.FirstErr)
+	}
+	// escalate runs fn at each level until p99 passes the stop or the
+	// budget runs out.
+	escalate := func(workload, backend string, fn op) {
+		for _, n := range lv {
+			if time.Since(began) > *budget {
+				notes = append(notes, fmt.Sprintf("budget reached: %s/%s stopped before %d workers", workload, backend, n))
+				return
+			}
+			r := run(ctx, workload, backend, n, *dur, *maxOps, fn)
+			record(r)
+			if r.P99 > *p99Stop {
+				return
+			}
+		}
+	}
+
+	// Baselines: a no-op HTTP handler and a no-op MCP tool on the SDK's
+	// stateless handler, in this process, on the same kind of listener.
+	noop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) }))
+	defer noop.Close()
+	hc := &http.Client{Transport: benchTransport, Timeout: 30 * time.Second}
+	escalate("noop-http", "none", func(ctx context.Context, w int) error {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, noop.URL, nil)
+		resp, err := hc.Do(req)
+		if err != nil {
+			return err
+		}
+		readAll(resp)
+		return nil
+	})
+	noopTool := noopToolServer()
+	defer noopTool.Close()
+	escalate("noop-tool", "none", func(ctx context.Context, w int) error {
+		_, err := toolCall(ctx, hc, noopTool.URL, "", "noop", map[string]any{})
+		return err
+	})
+
+	backends := []string{"sqlite"}
+	pgURL := os.Getenv("LINKSLOT_TEST_POSTGRES_URL")
+	if pgURL != "" {
+		backends = append(backends, "postgres")
+	} else {
+		notes = append(notes, "PostgreSQL skipped: LINKSLOT_TEST_POSTGRES_URL is not set (run through scripts/with-postgres)")
+	}
+	maxW := lv[len(lv)-1]
+	for _, backend := range backends {
+		sys, err := newSystem(ctx, backend, tmp, pgURL, 0, maxW)
+		if err != nil {
+			fatal(fmt.Errorf("%s: %w", backend, err))
+		}
+		people, err := signInAll(ctx, sys, maxW)
+		if err != nil {
+			sys.Close()
+			fatal(fmt.Errorf("%s: sign-in: %w", backend, err))
+		}
+		escalate("jwks", backend, func(ctx context.Context, w int) error {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, sys.as.URL+"/jwks.json", nil)
+			resp, err := hc.Do(req)
+			if err != nil {
+				return err
+			}
+			readAll(resp)
+			if resp.StatusCode != 200 {
+				return fmt.Errorf("jwks answered %d", resp.StatusCode)
+			}
+			return nil
+		})
+		escalate("refresh", backend, func(ctx context.Context, w int) error { return people[w].rotate(ctx) })
+		escalate("code-flow", backend, func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) })
+		day := time.Now().AddDate(0, 0, 3).Format("2006-01-02")
+		avArgs := map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut", "local_date": day}
+		escalate("availability-auth", backend, func(ctx context.Context, w int) error {
+			_, err := toolCall(ctx, people[w].api, sys.resource, people[w].access, "check_business_availability", avArgs)
+			return err
+		})
+		escalate("availability-noauth", backend, func(ctx context.Context, w int) error {
+			_, err := toolCall(ctx, people[w].api, sys.rsOpen.URL+"/mcp", "", "check_business_availability", avArgs)
+			return err
+		})
+		if hasTool(ctx, hc, sys.resource, people[0].access, "create_my_booking") {
+			cc := newCreateCancel(sys, people)
+			escalate("create-cancel", backend, cc.op)
+		} else {
+			notes = append(notes, fmt.Sprintf("create-cancel skipped on %s: the resource server does not serve create_my_booking yet", backend))
+		}
+		sys.Close()
+	}
+	// 64 workers on a 4-connection pool.
+	if pgURL != "" && time.Since(began) < *budget {
+		sys, err := newSystem(ctx, "postgres", tmp, pgURL, 4, maxW)
+		if err != nil {
+			fatal(err)
+		}
+		people, err := signInAll(ctx, sys, maxW)
+		if err != nil {
+			fatal(err)
+		}
+		for _, wl := range []struct {
+			name string
+			fn   op
+		}{
+			{"refresh", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }},
+			{"code-flow", func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }},
+		} {
+			record(run(ctx, wl.name, "pg-pool4", maxW, 2**dur, *maxOps, wl.fn))
+		}
+		sys.Close()
+	}
+	if err := writeReport(*out, results, notes, time.Since(began)); err != nil {
+		fatal(err)
+	}
+	if err := writeCharts(*out, results); err != nil {
+		fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "bench: report in %s, %s\n", filepath.Join(*out, "report.txt"), time.Since(began).Round(time.Second))
+}
+
+func signInAll(ctx context.Context, sys *system, n int) ([]*person, error) {
+	people := make([]*person, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			people[i], errs[i] = sys.signIn(ctx, sys.accounts[i])
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return people, nil
+}
+
+// noopToolServer serves one tool that does nothing, through the same SDK
+// handler options the resource server uses.
+func noopToolServer() *httptest.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "noop", Version: "1"}, nil)
+	type in struct{}
+	type out struct {
+		OK bool `json:"ok"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "noop", Description: "does nothing"}, func(ctx context.Context, req *mcp.CallToolRequest, _ in) (*mcp.CallToolResult, out, error) {
+		return nil, out{OK: true}, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
+	return httptest.NewServer(h)
+}
+
+func hasTool(ctx context.Context, hc *http.Client, endpoint, token, name string) bool {
+	_, err := toolCall(ctx, hc, endpoint, token, name, map[string]any{})
+	return err == nil || !strings.Contains(err.Error(), "protocol error")
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000) }
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "bench:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,344 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+	"golang.org/x/crypto/argon2"
+	"golang.org/x/oauth2"
+
+	"github.com/linkslot/linkslot/authserver/authhttp"
+	consentui "github.com/linkslot/linkslot/consent-ui"
+	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/demo"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/resourceserver/rshttp"
+)
+
+const (
+	benchSecret   = "bench-secret-key-bench-secret-key-0123456789"
+	benchPassword = "bench-password"
+)
+
+// system is the authorization server and two resource servers (auth on,
+// auth off) in process, on httptest listeners, on one store.
+type system struct {
+	backend  string
+	store    *sqlstore.Store
+	as       *httptest.Server
+	rs       *httptest.Server // authentication on
+	rsOpen   *httptest.Server // authentication off
+	resource string
+	accounts []store.Account
+	close    []func()
+}
+
+func (s *system) Close() {
+	for i := len(s.close) - 1; i >= 0; i-- {
+		s.close[i]()
+	}
+}
+
+var discard = slog.New(slog.DiscardHandler)
+
+// openStore opens a fresh database: a SQLite file in dir, or a new
+// PostgreSQL database created next to pgURL's.
+func openStore(ctx context.Context, backend, dir, pgURL string, maxConns int) (*sqlstore.Store, func(), error) {
+	var raw string
+	cleanup := func() {}
+	switch backend {
+	case "sqlite":
+		raw = "sqlite://" + filepath.Join(dir, fmt.Sprintf("bench-%s.db", randHex(4)))
+	case "postgres":
+		admin, err := sql.Open("pgx", pgURL)
+		if err != nil {
+			return nil, nil, err
+		}
+		name := "bench_" + randHex(6)
+		if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+			admin.Close()
+			return nil, nil, err
+		}
+		u, _ := url.Parse(pgURL)
+		u.Path = "/" + name
+		raw = u.String()
+		cleanup = func() {
+			admin.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			admin.Close()
+		}
+	default:
+		return nil, nil, fmt.Errorf("unknown backend %q", backend)
+	}
+	s, err := sqlstore.Open(ctx, raw, sqlstore.Options{MaxOpenConns: maxConns})
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	if _, err := s.Migrate(ctx); err != nil {
+		s.Close()
+		cleanup()
+		return nil, nil, err
+	}
+	return s, func() { s.Close(); cleanup() }, nil
+}
+
+// cheapHash is an argon2id hash with the smallest cost; password.Verify
+// reads the parameters back, so sign-in runs the production code.
+func cheapHash(pw string) (string, error) {
+	salt := make([]byte, 16)
+	rand.Read(salt)
+	sum := argon2.IDKey([]byte(pw), salt, 1, 8, 1, 32)
+	enc := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=8,t=1,p=1$%s$%s", argon2.Version, enc.EncodeToString(salt), enc.EncodeToString(sum)), nil
+}
+
+func newSystem(ctx context.Context, backend, dir, pgURL string, maxConns, accounts int) (*system, error) {
+	st, cleanup, err := openStore(ctx, backend, dir, pgURL, maxConns)
+	if err != nil {
+		return nil, err
+	}
+	sys := &system{backend: backend, store: st}
+	sys.close = append(sys.close, cleanup)
+	now := store.SystemClock()
+	if _, err := demo.Load(ctx, st, demo.Data{Password: benchPassword, Hash: cheapHash, Catalogs: booking.DemoCatalogs(now)}); err != nil {
+		sys.Close()
+		return nil, err
+	}
+	hash, _ := cheapHash(benchPassword)
+	for i := 0; i < accounts; i++ {
+		a := store.Account{ID: store.NewID("acc"), Email: fmt.Sprintf("bench-%d@example.com", i), PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+		if err := st.CreateAccount(ctx, a); err != nil {
+			sys.Close()
+			return nil, err
+		}
+		sys.accounts = append(sys.accounts, a)
+	}
+	var asH, rsH, openH http.Handler
+	sys.as = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { asH.ServeHTTP(w, r) }))
+	sys.rs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rsH.ServeHTTP(w, r) }))
+	sys.rsOpen = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { openH.ServeHTTP(w, r) }))
+	sys.close = append(sys.close, sys.as.Close, sys.rs.Close, sys.rsOpen.Close)
+	sys.resource = sys.rs.URL + "/mcp"
+	cfg := config.Config{Issuer: sys.as.URL, Resource: sys.resource, SecretKey: []byte(benchSecret),
+		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour}
+	ui, err := consentui.New(consentui.Config{Store: st, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: discard})
+	if err != nil {
+		sys.Close()
+		return nil, err
+	}
+	if asH, err = authhttp.New(ctx, authhttp.Deps{Store: st, Config: cfg, UI: ui, Logger: discard}); err != nil {
+		sys.Close()
+		return nil, err
+	}
+	if rsH, err = rshttp.New(ctx, rshttp.Deps{Store: st, Config: cfg, Logger: discard, NoRateLimits: true}); err != nil {
+		sys.Close()
+		return nil, err
+	}
+	openCfg := cfg
+	openCfg.Resource = sys.rsOpen.URL + "/mcp"
+	if openH, err = rshttp.New(ctx, rshttp.Deps{Store: st, Config: openCfg, Logger: discard, NoRateLimits: true, AuthDisabled: true}); err != nil {
+		sys.Close()
+		return nil, err
+	}
+	return sys, nil
+}
+
+var hiddenRE = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
+
+// person is one signed-in person's browser and their agent's tokens.
+type person struct {
+	browser *http.Client
+	api     *http.Client
+	oauth   *oauth2.Config
+	access  string
+	refresh string
+}
+
+var benchTransport = &http.Transport{
+	DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+	MaxIdleConns:        2000,
+	MaxIdleConnsPerHost: 500,
+	IdleConnTimeout:     30 * time.Second,
+}
+
+func readAll(resp *http.Response) string {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	return string(b)
+}
+
+// signIn links a person: authorize → sign-in form → consent → code → token.
+// Consent is then remembered, so later authorizations redirect at once.
+func (sys *system) signIn(ctx context.Context, acct store.Account) (*person, error) {
+	jar, _ := cookiejar.New(nil)
+	p := &person{api: &http.Client{Transport: benchTransport, Timeout: 30 * time.Second}}
+	p.browser = &http.Client{Jar: jar, Transport: benchTransport, Timeout: 30 * time.Second,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if req.URL.Path == "/callback" {
+				return http.ErrUseLastResponse
+			}
+			return nil
+		}}
+	p.oauth = &oauth2.Config{ClientID: demo.ClientID, RedirectURL: "http://127.0.0.1:41234/callback", Scopes: []string{"openid"},
+		Endpoint: oauth2.Endpoint{AuthURL: sys.as.URL + "/oauth2/authorize", TokenURL: sys.as.URL + "/oauth2/token", AuthStyle: oauth2.AuthStyleInParams}}
+	v := oauth2.GenerateVerifier()
+	resp, err := p.browser.Get(p.oauth.AuthCodeURL("state-"+randHex(6), oauth2.S256ChallengeOption(v)))
+	if err != nil {
+		return nil, err
+	}
+	body := readAll(resp)
+	if resp.Request.URL.Path == "/login" {
+		f := hidden(body)
+		f.Set("email", acct.Email)
+		f.Set("password", benchPassword)
+		if resp, err = p.browser.PostForm(sys.as.URL+"/login", f); err != nil {
+			return nil, err
+		}
+		body = readAll(resp)
+	}
+	if resp.StatusCode == 200 {
+		f := hidden(body)
+		f.Set("decision", "allow")
+		if resp, err = p.browser.PostForm(sys.as.URL+"/oauth2/authorize", f); err != nil {
+			return nil, err
+		}
+		readAll(resp)
+	}
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	if loc == nil || loc.Query().Get("code") == "" {
+		return nil, fmt.Errorf("sign-in flow ended with %d at %s", resp.StatusCode, resp.Request.URL.Path)
+	}
+	tok, err := p.oauth.Exchange(context.WithValue(ctx, oauth2.HTTPClient, p.api), loc.Query().Get("code"), oauth2.VerifierOption(v))
+	if err != nil {
+		return nil, err
+	}
+	p.access, p.refresh = tok.AccessToken, tok.RefreshToken
+	return p, nil
+}
+
+func hidden(body string) url.Values {
+	v := url.Values{}
+	for _, m := range hiddenRE.FindAllStringSubmatch(body, -1) {
+		v.Add(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
+	}
+	return v
+}
+
+// codeFlow is one authorization for the signed-in person with remembered
+// consent: authorize → 302 with code → token with the PKCE verifier.
+func (p *person) codeFlow(ctx context.Context) error {
+	v := oauth2.GenerateVerifier()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.oauth.AuthCodeURL("state-"+randHex(6), oauth2.S256ChallengeOption(v)), nil)
+	resp, err := p.browser.Do(req)
+	if err != nil {
+		return err
+	}
+	readAll(resp)
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusFound && resp.StatusCode != http.StatusSeeOther || loc == nil || loc.Query().Get("code") == "" {
+		return fmt.Errorf("authorize answered %d", resp.StatusCode)
+	}
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {loc.Query().Get("code")}, "redirect_uri": {p.oauth.RedirectURL},
+		"client_id": {demo.ClientID}, "code_verifier": {v}}
+	return p.token(ctx, form, nil)
+}
+
+// rotate rotates the person's own refresh chain once.
+func (p *person) rotate(ctx context.Context) error {
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {p.refresh}, "client_id": {demo.ClientID}}
+	return p.token(ctx, form, func(access, refresh string) { p.access, p.refresh = access, refresh })
+}
+
+func (p *person) token(ctx context.Context, form url.Values, keep func(access, refresh string)) error {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, p.oauth.Endpoint.TokenURL, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := p.api.Do(req)
+	if err != nil {
+		return err
+	}
+	body := readAll(resp)
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("token endpoint answered %d", resp.StatusCode)
+	}
+	var t struct {
+		AccessToken  string `json:"access_token"`
+		RefreshToken string `json:"refresh_token"`
+	}
+	if err := json.Unmarshal([]byte(body), &t); err != nil || t.AccessToken == "" {
+		return fmt.Errorf("token answer without access token")
+	}
+	if keep != nil {
+		keep(t.AccessToken, t.RefreshToken)
+	}
+	return nil
+}
+
+// toolCall posts one tools/call and reports whether it succeeded; result
+// is the structuredContent.
+func toolCall(ctx context.Context, hc *http.Client, endpoint, token, tool string, args any) (map[string]any, error) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": args}})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(string(b)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	body := readAll(resp)
+	if resp.StatusCode != 200 {
+		return nil, fmt.Errorf("%s answered HTTP %d", tool, resp.StatusCode)
+	}
+	var rpc struct {
+		Result struct {
+			IsError           bool           `json:"isError"`
+			StructuredContent map[string]any `json:"structuredContent"`
+		} `json:"result"`
+		Error *struct{ Message string } `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(body), &rpc); err != nil || rpc.Error != nil {
+		return nil, fmt.Errorf("%s: malformed or protocol error", tool)
+	}
+	if rpc.Result.IsError {
+		e, _ := rpc.Result.StructuredContent["error"].(map[string]any)
+		return rpc.Result.StructuredContent, fmt.Errorf("%s: %v", tool, e["code"])
+	}
+	return rpc.Result.StructuredContent, nil
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return fmt.Sprintf("%x", b)
+}
+
+func getenv(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
