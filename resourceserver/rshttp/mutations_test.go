@@ -54,23 +54,32 @@ func (a answer) grant() string {
 
 func (ag agent) call(name string, args map[string]any) answer {
 	ag.t.Helper()
+	a, err := ag.try(name, args)
+	if err != nil {
+		ag.t.Fatal(err)
+	}
+	return a
+}
+
+// try is call without t.Fatal, for goroutines.
+func (ag agent) try(name string, args map[string]any) (answer, error) {
 	res, err := ag.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
-		ag.t.Fatalf("%s: %v", name, err)
+		return answer{}, fmt.Errorf("%s: %w", name, err)
 	}
 	b, _ := json.Marshal(res.StructuredContent)
 	var a answer
 	if err := json.Unmarshal(b, &a.MutationOutput); err != nil {
-		ag.t.Fatalf("%s: decode %s: %v", name, b, err)
+		return answer{}, fmt.Errorf("%s: decode %s: %w", name, b, err)
 	}
 	a.raw, a.isError = string(b), res.IsError
 	if len(res.Content) != 1 {
-		ag.t.Fatalf("%s: %d content blocks", name, len(res.Content))
+		return answer{}, fmt.Errorf("%s: %d content blocks", name, len(res.Content))
 	}
 	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || !jsonEqual(tc.Text, res.StructuredContent) {
-		ag.t.Fatalf("%s: text content does not repeat the structured content", name)
+		return answer{}, fmt.Errorf("%s: text content does not repeat the structured content", name)
 	}
-	return a
+	return a, nil
 }
 
 // confirmed returns args plus the five confirmation fields.
@@ -413,4 +422,3 @@ func tamper(g string) string {
 	return parts[0] + "." + parts[1] + "." + string(sig)
 }
 
-var _ = fmt.Sprintf

@@ -294,6 +294,35 @@ type mutation struct {
 	fields confirm.Fields
 	hash   string
 	args   []byte // the arguments for the Activity entry: no grant, no confirmation fields
+	// execute: all five confirmation fields are present.
+	execute bool
+}
+
+// failed answers a failure after step 3. A confirmed call looks its key up
+// once more first: a duplicate whose first lookup missed may fail its own
+// checks only because the original committed meanwhile (the slot is now
+// its own booking's, the grant it carries is superseded, the summary
+// changed), and must get the original's answer instead.
+func (t *toolSet) failed(ctx context.Context, m *mutation, err error) (*mcp.CallToolResult, any, error) {
+	if res, out, ok := t.lateReplay(ctx, m); ok {
+		return res, out, nil
+	}
+	return t.mutationFail(ctx, m.tool, err)
+}
+
+func (t *toolSet) lateReplay(ctx context.Context, m *mutation) (*mcp.CallToolResult, any, bool) {
+	if !m.execute {
+		return nil, nil, false
+	}
+	raw, found, err := t.d.Keeper.Lookup(ctx, m.c.LinkID, m.tool, *m.fields.IdempotencyKey, m.hash)
+	if err != nil || !found {
+		return nil, nil, false
+	}
+	res, out, err := replayed(raw)
+	if err != nil {
+		return nil, nil, false
+	}
+	return res, out, true
 }
 
 // start runs steps 2–3: malformed confirmation fields fail, and a used key
@@ -313,6 +342,7 @@ func (t *toolSet) start(ctx context.Context, m *mutation, hashArgs any) (res *mc
 	if r.Kind != confirm.Execute {
 		return nil, nil, false
 	}
+	m.execute = true
 	if m.c.LinkID == "" {
 		res, out, _ = fail(&ToolError{Code: "server_error", Message: "This connection has no link to scope idempotency keys to. Reconnect the Linkslot account and retry."})
 		return res, out, true
@@ -353,6 +383,9 @@ func (t *toolSet) confirmOrExecute(ctx context.Context, m *mutation, facts booki
 	case confirm.Preview:
 		return nil, MutationOutput{Status: StatusConfirmationRequired, ConfirmedSummary: summary, Message: r.Message, Proposal: proposalOf(facts)}, nil
 	case confirm.ConfirmationRequired, confirm.SummaryChanged:
+		if res, out, ok := t.lateReplay(ctx, m); ok {
+			return res, out, nil
+		}
 		return &mcp.CallToolResult{IsError: true}, MutationOutput{Status: r.Code, ConfirmedSummary: summary, Missing: r.Missing,
 			Message: r.Message, Proposal: proposalOf(facts), Error: &ToolError{Code: r.Code, Message: r.Message}}, nil
 	case confirm.InvalidField:
@@ -387,7 +420,7 @@ func (t *toolSet) confirmOrExecute(ctx context.Context, m *mutation, facts booki
 		return resp, nil
 	})
 	if err != nil {
-		return t.mutationFail(ctx, m.tool, err)
+		return t.failed(ctx, m, err)
 	}
 	if replay {
 		return replayed(raw)
@@ -451,6 +484,7 @@ Errors (nothing booked): slot_taken (the time is no longer open: check availabil
 }
 
 func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in CreateInput) (*mcp.CallToolResult, any, error) {
+	ctx = RequestContext(ctx, req)
 	c, e := t.begin(req)
 	if e != nil {
 		return fail(e)
@@ -479,7 +513,7 @@ func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in Creat
 	plan, err := t.d.Mutations.PlanCreate(ctx, booking.CreateRequest{AccountID: c.AccountID, LinkID: c.LinkID,
 		BusinessRef: in.BusinessReference, ServiceRef: in.ServiceReference, StaffRef: in.StaffReference, StartsAt: start, Notes: in.Notes})
 	if err != nil {
-		return t.domainFail(ctx, CreateMyBooking, err)
+		return t.failed(ctx, m, err)
 	}
 	return t.confirmOrExecute(ctx, m, plan.Facts, func(tx store.Store) (store.Booking, MutationOutput, error) {
 		b, err := t.d.Mutations.Create(ctx, tx, plan)
@@ -501,6 +535,7 @@ Errors (nothing changed): invalid_grant (the grant is not this booking's current
 }
 
 func (t *toolSet) reschedule(ctx context.Context, req *mcp.CallToolRequest, in RescheduleInput) (*mcp.CallToolResult, any, error) {
+	ctx = RequestContext(ctx, req)
 	c, e := t.begin(req)
 	if e != nil {
 		return fail(e)
@@ -525,15 +560,15 @@ func (t *toolSet) reschedule(ctx context.Context, req *mcp.CallToolRequest, in R
 	}
 	version, err := t.verifyGrant(ctx, c, in.BookingReference, in.Grant, grant.ScopeReschedule)
 	if err != nil {
-		return t.mutationFail(ctx, RescheduleMyBooking, err)
+		return t.failed(ctx, m, err)
 	}
 	plan, err := t.d.Mutations.PlanReschedule(ctx, booking.RescheduleRequest{AccountID: c.AccountID, BookingRef: in.BookingReference,
 		NewStartsAt: start, StaffRef: in.WithStaffReference})
 	if err != nil {
-		return t.domainFail(ctx, RescheduleMyBooking, err)
+		return t.failed(ctx, m, err)
 	}
 	if plan.Current.Version != version {
-		return t.mutationFail(ctx, RescheduleMyBooking, grant.ErrInvalidGrant)
+		return t.failed(ctx, m, grant.ErrInvalidGrant)
 	}
 	return t.confirmOrExecute(ctx, m, plan.Facts, func(tx store.Store) (store.Booking, MutationOutput, error) {
 		b, err := t.d.Mutations.Reschedule(ctx, tx, plan)
@@ -555,6 +590,7 @@ Errors (nothing changed): invalid_grant (the grant is not this booking's current
 }
 
 func (t *toolSet) cancel(ctx context.Context, req *mcp.CallToolRequest, in CancelInput) (*mcp.CallToolResult, any, error) {
+	ctx = RequestContext(ctx, req)
 	c, e := t.begin(req)
 	if e != nil {
 		return fail(e)
@@ -577,21 +613,25 @@ func (t *toolSet) cancel(ctx context.Context, req *mcp.CallToolRequest, in Cance
 	}
 	version, err := t.verifyGrant(ctx, c, in.BookingReference, in.Grant, grant.ScopeCancel)
 	if err != nil {
-		return t.mutationFail(ctx, CancelMyBooking, err)
+		return t.failed(ctx, m, err)
 	}
 	plan, err := t.d.Mutations.PlanCancel(ctx, booking.CancelRequest{AccountID: c.AccountID, BookingRef: in.BookingReference, Reason: in.Reason})
 	if err != nil {
-		return t.domainFail(ctx, CancelMyBooking, err)
+		return t.failed(ctx, m, err)
 	}
 	if plan.Current.Version != version {
-		return t.mutationFail(ctx, CancelMyBooking, grant.ErrInvalidGrant)
+		return t.failed(ctx, m, grant.ErrInvalidGrant)
 	}
 	if plan.AlreadyCancelled {
 		// Nothing to change, so nothing to confirm or record: answer at
-		// once, in either step.
+		// once, in either step (unless this is a retry of the call that
+		// cancelled it).
+		if res, out, ok := t.lateReplay(ctx, m); ok {
+			return res, out, nil
+		}
 		g, err := t.d.Grants.IssueFor(ctx, plan.Current, c.LinkID)
 		if err != nil {
-			return t.domainFail(ctx, CancelMyBooking, err)
+			return t.failed(ctx, m, err)
 		}
 		bo := BookingOut{BookingView: viewOf(plan.Facts, plan.Current), Grant: g}
 		return nil, MutationOutput{Status: StatusCancelled, AlreadyCancelled: true, Booking: &bo,
