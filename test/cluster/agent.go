@@ -246,7 +246,7 @@ func Call(ctx context.Context, hc *http.Client, rs *Proc, token, tool string, ar
 	ans.Result = rpc.Result.StructuredContent
 	if !rpc.Result.IsError {
 		ans.Kind = "ok"
-		if st, _ := ans.Result["status"].(string); st != "" && st != "confirmed" && st != "cancelled" {
+		if st, _ := ans.Result["status"].(string); st != "" && st != "confirmed" && st != "cancelled" && st != "rescheduled" {
 			ans.Kind = st // confirmation_required, summary_changed …
 		}
 		return ans
