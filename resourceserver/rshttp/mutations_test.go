@@ -421,4 +421,3 @@ func tamper(g string) string {
 	}
 	return parts[0] + "." + parts[1] + "." + string(sig)
 }
-
