@@ -1,0 +1,17 @@
+// Package hostile holds Linkslot's hostile-input suite (issue 9): the real
+// authorization server (authhttp.New with the real consent pages) and the
+// real resource server (rshttp.New) on httptest, on one SQLite store, fed
+// what an attacker or a broken client sends — oversized bodies, deeply
+// nested JSON, invalid UTF-8, huge strings, SQL and HTML injection in every
+// free-text field, smuggled Authorization headers, forged tokens (alg none,
+// HS256 keyed with the public key, kid confusion), open-redirect attempts
+// on every redirect parameter, and form posts without or with someone
+// else's CSRF token.
+//
+// Every case asserts what the contract promises (a 4xx with the right
+// shape, text stored verbatim and rendered escaped, no redirect off the
+// loopback client or the server's own pages) and that the servers keep
+// answering afterwards. Findings that the owning package has not fixed
+// yet are marked t.Skip("known: …") after measuring them, and fail instead
+// under LINKSLOT_HOSTILE_STRICT=1; the report of issue 9 lists them.
+package hostile
