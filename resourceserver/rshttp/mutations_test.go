@@ -421,3 +421,69 @@ func tamper(g string) string {
 	}
 	return parts[0] + "." + parts[1] + "." + string(sig)
 }
+
+// TestMutationsThroughTheAuthorizationServer: the person's agent connects
+// through the real authorization server (PKCE, consent), then books, moves
+// and cancels on the live clock.
+func TestMutationsThroughTheAuthorizationServer(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *sqlstore.Store) {
+		sys := newSystemOn(t, false, s)
+		ag := agent{t: t, cs: sys.connect("demo-mcp-client")}
+		loc, _ := time.LoadLocation("America/New_York")
+		day := time.Now().In(loc).AddDate(0, 0, 3).Format("2006-01-02")
+		av := callOK(t, ag.cs, tools.CheckBusinessAvailability, map[string]any{"business_reference": "biz-brightcut-barbers",
+			"service_reference": "svc-classic-haircut", "local_date": day, "with_staff_reference": "stf-marcus-reid"})
+		var slots struct {
+			Availability struct {
+				Staff []struct {
+					Slots []struct {
+						StartsAt string `json:"starts_at"`
+					} `json:"slots"`
+				} `json:"staff"`
+			} `json:"availability"`
+		}
+		b, _ := json.Marshal(av)
+		if json.Unmarshal(b, &slots) != nil || len(slots.Availability.Staff) != 1 || len(slots.Availability.Staff[0].Slots) < 2 {
+			t.Fatalf("availability: %s", b)
+		}
+		open := slots.Availability.Staff[0].Slots
+		args := map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut",
+			"staff_reference": "stf-marcus-reid", "starts_at": open[0].StartsAt}
+		created := ag.do(tools.CreateMyBooking, args, "e2e-create-key-00001")
+		if created.Status != tools.StatusConfirmed {
+			t.Fatalf("create: %s", created.raw)
+		}
+		got := callOK(t, ag.cs, tools.GetMyBooking, map[string]any{"booking_reference": created.Booking.Reference})
+		g, _ := got["booking"].(map[string]any)["grant"].(string)
+		moved := ag.do(tools.RescheduleMyBooking, map[string]any{"booking_reference": created.Booking.Reference, "grant": g,
+			"requested_starts_at": open[len(open)-1].StartsAt}, "e2e-move-key-0000001")
+		if moved.Status != tools.StatusRescheduled || moved.Booking.Version != 2 {
+			t.Fatalf("reschedule: %s", moved.raw)
+		}
+		done := ag.do(tools.CancelMyBooking, map[string]any{"booking_reference": created.Booking.Reference, "grant": moved.grant()}, "e2e-cancel-key-00001")
+		if done.Status != tools.StatusCancelled || done.Booking.Status != store.BookingCancelled {
+			t.Fatalf("cancel: %s", done.raw)
+		}
+		acts, err := sys.store.ListActivity(sys.ctx, sys.account.ID, 10, 0)
+		if err != nil || len(acts) != 3 || acts[0].ClientID != "demo-mcp-client" || acts[0].RequestID == "" {
+			t.Fatalf("activity: %+v %v", acts, err)
+		}
+	})
+}
+
+// TestMutationGoldens pins a preview and two refusals, identical on both
+// backends.
+func TestMutationGoldens(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *sqlstore.Store) {
+		e := newEnv(t, envOpts{noLimits: true, store: s})
+		requireEngine(t, e)
+		tok := e.token(nil)
+		args := haircut("10:00")
+		golden(t, "create_my_booking_preview", e.transcript(t, tok, toolCall(tools.CreateMyBooking, args)))
+		golden(t, "create_my_booking_summary_changed", e.transcript(t, tok, toolCall(tools.CreateMyBooking,
+			confirmed(args, "Book this appointment: something else", "golden-key-00000001"))))
+		b := e.demoBooking(t)
+		golden(t, "cancel_my_booking_invalid_grant", e.transcript(t, tok, toolCall(tools.CancelMyBooking,
+			map[string]any{"booking_reference": b.Reference, "grant": "eyJhbGciOiJFUzI1NiJ9.e30.AAAA"})))
+	})
+}
