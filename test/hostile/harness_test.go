@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -149,3 +150,5 @@ func nextDay(days int) string {
 	loc, _ := time.LoadLocation("America/New_York")
 	return time.Now().In(loc).AddDate(0, 0, days).Format("2006-01-02")
 }
+
+var hiddenRE = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
