@@ -487,3 +487,53 @@ func TestMutationGoldens(t *testing.T) {
 			map[string]any{"booking_reference": b.Reference, "grant": "eyJhbGciOiJFUzI1NiJ9.e30.AAAA"})))
 	})
 }
+
+// TestMutationRules: the booking engine's refusals surface with the
+// contract's codes and change nothing.
+func TestMutationRules(t *testing.T) {
+	eachBackend(t, func(t *testing.T, s *sqlstore.Store) {
+		e := newEnv(t, envOpts{noLimits: true, store: s})
+		requireEngine(t, e)
+		ann := e.agentFor(e.account, e.link, "")
+		for start, code := range map[string]string{
+			"2026-03-02T04:30:00-05:00": "too_soon",               // now is 04:00 in New York; 60 minutes' notice
+			"2026-06-01T10:00:00-04:00": "beyond_booking_horizon", // 60 days
+			"2026-03-01T10:00:00-05:00": "in_the_past",
+			"2026-03-04T10:07:00-05:00": "slot_taken", // off the 15-minute grid
+		} {
+			a := haircut("10:00")
+			a["starts_at"] = start
+			if got := ann.call(tools.CreateMyBooking, a); got.code() != code || code != "slot_taken" && got.Error.Field != "starts_at" {
+				t.Errorf("%s: %s, want %s", start, got.raw, code)
+			}
+		}
+		a := haircut("10:00")
+		a["business_reference"] = "biz-glow-nail-atelier"
+		if got := ann.call(tools.CreateMyBooking, a); got.code() != "business_not_bookable" {
+			t.Errorf("agent booking off: %s", got.raw)
+		}
+
+		// A booking with a payment on it can be neither moved nor cancelled.
+		b := e.demoBooking(t)
+		if _, err := e.store.UpdateBooking(e.ctx, b.ID, func(cur store.Booking) (store.Booking, error) {
+			cur.PaymentState = store.PaymentPaid
+			return cur, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		g := callOK(t, ann.cs, tools.GetMyBooking, map[string]any{"booking_reference": b.Reference})["booking"].(map[string]any)["grant"].(string)
+		if got := ann.call(tools.CancelMyBooking, map[string]any{"booking_reference": b.Reference, "grant": g}); got.code() != "payment_active" {
+			t.Errorf("cancel with a payment: %s", got.raw)
+		}
+		if got := ann.call(tools.RescheduleMyBooking, map[string]any{"booking_reference": b.Reference, "grant": g,
+			"requested_starts_at": "2026-03-05T10:00:00-05:00"}); got.code() != "payment_active" {
+			t.Errorf("move with a payment: %s", got.raw)
+		}
+		if got := ann.call(tools.CancelMyBooking, map[string]any{"booking_reference": "LS-NOTMINE000", "grant": g}); got.code() != "booking_not_found" {
+			t.Errorf("unknown booking: %s", got.raw)
+		}
+		if e.count("bookings") != 1 || e.count("activities") != 0 || e.count("idempotency_records") != 0 {
+			t.Fatal("a refusal wrote")
+		}
+	})
+}
