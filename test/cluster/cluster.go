@@ -231,7 +231,7 @@ func (p *Proc) start(t testing.TB) {
 		case <-time.After(5 * time.Second):
 		}
 		if t.Failed() {
-			t.Logf("--- %s log (tail) ---\n%s", p.Name, p.LogTail(4000))
+			t.Logf("--- %s log (tail) ---\n%s", p.Name, p.LogTail(1500))
 		}
 	})
 }
@@ -255,6 +255,19 @@ func (p *Proc) LogTail(n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// Grep returns up to n lines of every server's output containing s.
+func (c *Cluster) Grep(s string, n int) []string {
+	var out []string
+	for _, p := range append(append([]*Proc{}, c.AS...), c.RS...) {
+		for _, l := range strings.Split(p.Log(), "\n") {
+			if strings.Contains(l, s) && len(out) < n {
+				out = append(out, p.Name+": "+l)
+			}
+		}
+	}
+	return out
 }
 
 // Log returns the whole captured output.
