@@ -22,6 +22,8 @@ import (
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/keys"
+	"github.com/linkslot/linkslot/internal/metrics"
+	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -36,6 +38,11 @@ type Deps struct {
 	UI consent.UI
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Metrics counts requests and token issuance (nil: off).
+	Metrics *metrics.Metrics
+	// Mount, when set, adds more routes to the server's mux (the admin
+	// pages and API).
+	Mount func(*http.ServeMux)
 	// Clock defaults to store.SystemClock. fosite reads the system time for
 	// its own expiry checks; the store checks stored expiries against Clock
 	// as well, so a clock set ahead ages codes and tokens in tests.
@@ -82,12 +89,16 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	endpoint.New(endpoint.Deps{Provider: p, Store: d.Store, Keys: km, UI: d.UI, Log: d.Logger, Clock: d.Clock,
-		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs}).Mount(mux)
+		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Metrics: d.Metrics}).Mount(mux)
 	app.Health(mux, d.Store)
 	if m, ok := d.UI.(Mounter); ok {
 		m.Mount(mux)
 	}
-	return recoverer(d.Logger, mux), nil
+	if d.Mount != nil {
+		d.Mount(mux)
+	}
+	h := d.Metrics.HTTPMiddleware(metrics.MuxRoute(mux), recoverer(d.Logger, mux))
+	return requestid.Middleware(h), nil
 }
 
 // recoverer turns a panic into a logged 500 without the panic value in the

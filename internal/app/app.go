@@ -18,19 +18,22 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 )
 
-// Logger returns the process logger in the configured format.
+// Logger returns the process logger in the configured format; every line
+// logged with a request's context carries its request id.
 func Logger(w io.Writer, format string) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
 	if os.Getenv("LINKSLOT_DEBUG") != "" {
 		opts.Level = slog.LevelDebug
 	}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(requestid.NewLogHandler(h))
 }
 
 // OpenStore connects to the configured database. With migrate set it applies
@@ -140,4 +143,23 @@ func Serve(ctx context.Context, l net.Listener, h http.Handler, drain time.Durat
 func Fatal(prog string, err error) {
 	fmt.Fprintf(os.Stderr, "%s: %v\n", prog, err)
 	os.Exit(1)
+}
+
+// ServeMetrics serves h on cfg.MetricsListen in the background when one is
+// configured, and stops with ctx. A listen failure is returned at once.
+func ServeMetrics(ctx context.Context, addr string, h http.Handler, log *slog.Logger) error {
+	if addr == "" {
+		return nil
+	}
+	l, err := Listen(addr)
+	if err != nil {
+		return err
+	}
+	log.Info("metrics listening", "addr", l.Addr().String())
+	go func() {
+		if err := Serve(ctx, l, h, time.Second, log); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics listener stopped", "err", err)
+		}
+	}()
+	return nil
 }

@@ -53,6 +53,10 @@ type Config struct {
 	LogFormat string
 	// VarDir holds development files (LINKSLOT_VAR_DIR, default var).
 	VarDir string
+	// AdminToken authenticates the JSON admin API as a bearer token
+	// (LINKSLOT_ADMIN_TOKEN, at least 16 characters; empty turns token
+	// authentication off, leaving admin sessions only).
+	AdminToken string
 }
 
 // Getenv is the environment lookup; tests pass a map.
@@ -126,6 +130,10 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.ShutdownTimeout = durVar(get, "LINKSLOT_SHUTDOWN_TIMEOUT", 15*time.Second, bad)
 	if c.RefreshIdle > c.RefreshAbsolute {
 		bad("LINKSLOT_REFRESH_IDLE (%s) must not exceed LINKSLOT_REFRESH_ABSOLUTE (%s)", c.RefreshIdle, c.RefreshAbsolute)
+	}
+	c.AdminToken = get("LINKSLOT_ADMIN_TOKEN", "")
+	if c.AdminToken != "" && len(c.AdminToken) < 16 {
+		bad("LINKSLOT_ADMIN_TOKEN must have at least 16 characters (or be unset)")
 	}
 	if key := get("LINKSLOT_SECRET_KEY", ""); key != "" {
 		if len(key) < 32 {

@@ -72,11 +72,22 @@ type logHandler struct{ slog.Handler }
 var _ slog.Handler = (*logHandler)(nil)
 
 func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
-	if id := From(ctx); id != "" {
+	if id := From(ctx); id != "" && !hasAttr(r, LogKey) {
 		r = r.Clone()
 		r.AddAttrs(slog.String(LogKey, id))
 	}
 	return h.Handler.Handle(ctx, r)
+}
+
+// hasAttr reports whether the record already carries key (a caller that
+// logs the id itself is not given a second copy).
+func hasAttr(r slog.Record, key string) bool {
+	found := false
+	r.Attrs(func(a slog.Attr) bool {
+		found = a.Key == key
+		return !found
+	})
+	return found
 }
 
 func (h *logHandler) WithAttrs(attrs []slog.Attr) slog.Handler {

@@ -21,9 +21,15 @@ import (
 	"github.com/linkslot/linkslot/authserver/authhttp"
 	consentui "github.com/linkslot/linkslot/consent-ui"
 	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/admin/adminapi"
+	"github.com/linkslot/linkslot/internal/admin/adminui"
 	"github.com/linkslot/linkslot/internal/app"
+	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/demo"
 	"github.com/linkslot/linkslot/internal/keys"
+	"github.com/linkslot/linkslot/internal/metrics"
+	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 )
@@ -35,6 +41,7 @@ const Usage = `usage: authserver [command]
   migrate                apply pending database migrations
   keys rotate [--purpose token|grant]
                          add a new signing key; the previous one stays published
+  demo                   load the demo accounts, client and businesses (idempotent)
 ` + admin.CLIUsage + `
 
 Configuration comes from LINKSLOT_* environment variables (see README).`
@@ -94,6 +101,8 @@ func run(ctx context.Context, args []string, getenv config.Getenv, st IO) error 
 		return nil
 	case "keys":
 		return keysCmd(ctx, cfg, log, args[1:], st.Stdout)
+	case "demo":
+		return demoCmd(ctx, cfg, log, st.Stdout)
 	case "clients", "users", "catalog", "audit":
 		s, err := app.OpenStore(ctx, cfg, log, false)
 		if err != nil {
@@ -135,14 +144,35 @@ func keysCmd(ctx context.Context, cfg config.Config, log *slog.Logger, args []st
 	return nil
 }
 
+func demoCmd(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Writer) error {
+	s, err := app.OpenStore(ctx, cfg, log, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res, err := demo.Load(ctx, s, demo.Data{Password: cfg.DemoPassword, Hash: password.Hash,
+		Catalogs: booking.DemoCatalogs(store.SystemClock())})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "demo data ready: %d accounts, %d businesses created (existing ones kept)\n", res.AccountsCreated, res.Businesses)
+	return nil
+}
+
 func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	s, err := app.OpenStore(ctx, cfg, log, false)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	h, err := Handler(ctx, cfg, s, log)
+	m := metrics.New("authserver")
+	m.RegisterDB("main", s.SQL())
+	m.RegisterSigningKeys(s, store.KeyPurposeToken, store.KeyPurposeGrant)
+	h, err := Handler(ctx, cfg, s, log, m)
 	if err != nil {
+		return err
+	}
+	if err := app.ServeMetrics(ctx, cfg.MetricsListen, m.Handler(), log); err != nil {
 		return err
 	}
 	l, err := app.Listen(cfg.AuthListen)
@@ -153,11 +183,26 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	return app.Serve(ctx, l, h, cfg.ShutdownTimeout, log)
 }
 
-// Handler is the production handler: authhttp with the consent UI pages.
-func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger) (http.Handler, error) {
+// Handler is the production handler: authhttp with the consent UI pages,
+// the admin pages and the admin API.
+func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger, m *metrics.Metrics) (http.Handler, error) {
 	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	return authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: log})
+	svc, err := admin.New(admin.Config{Store: s})
+	if err != nil {
+		return nil, err
+	}
+	pages, err := adminui.New(svc, ui, log)
+	if err != nil {
+		return nil, err
+	}
+	api := adminapi.NewAPI(svc, adminapi.AnyOf{adminapi.NewTokenAuth(cfg.AdminToken), adminapi.NewSessionAuth(ui)}, log)
+	mount := func(mux *http.ServeMux) {
+		mux.Handle(adminapi.Prefix, api)
+		mux.Handle("/admin", pages)
+		mux.Handle("/admin/", pages)
+	}
+	return authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: log, Metrics: m, Mount: mount})
 }

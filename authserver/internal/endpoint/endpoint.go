@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/linkslot/linkslot/internal/metrics"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -31,6 +32,8 @@ type Deps struct {
 	// Tx, when set, groups the writes of one authorization response (code,
 	// PKCE and OpenID sessions) into one transaction.
 	Tx storage.Transactional
+	// Metrics counts token issuance by grant and outcome (nil: off).
+	Metrics *metrics.Metrics
 }
 
 // Handler serves the OAuth endpoints.

@@ -23,16 +23,20 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, errInvalidTarget)
 		return
 	}
+	grant := r.PostForm.Get("grant_type")
 	ar, err := h.d.Provider.NewAccessRequest(ctx, r, fositestore.NewSession())
 	if err != nil {
+		h.d.Metrics.ObserveToken(grant, tokenOutcome(err))
 		h.fail(w, r, err)
 		return
 	}
 	resp, err := h.d.Provider.NewAccessResponse(ctx, ar)
 	if err != nil {
+		h.d.Metrics.ObserveToken(grant, tokenOutcome(err))
 		h.fail(w, r, err)
 		return
 	}
+	h.d.Metrics.ObserveToken(grant, "ok")
 	h.d.Provider.WriteAccessResponse(ctx, w, ar, resp)
 }
 
@@ -123,4 +127,14 @@ func (h *Handler) userClaims(ctx context.Context, sub string, granted fosite.Arg
 		claims["updated_at"] = acct.UpdatedAt.Unix()
 	}
 	return claims, nil
+}
+
+// tokenOutcome is the RFC 6749 error code of a failed token request, for
+// metrics; anything unrecognized counts as server_error.
+func tokenOutcome(err error) string {
+	var e *fosite.RFC6749Error
+	if errors.As(err, &e) && e.ErrorField != "" {
+		return e.ErrorField
+	}
+	return "server_error"
 }
