@@ -154,22 +154,30 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	h.d.Provider.WriteAuthorizeResponse(ctx, w, ar, resp)
 }
 
-// grantedScopes applies the scope rule: openid alone (or nothing) is granted
-// openid plus the client's defaults; anything else exactly as asked.
+// grantedScopes applies the scope rule. MCP clients ask only for what the
+// resource server's challenge names (openid), sometimes with public scopes
+// of their own (offline_access, profile, email); such a request — empty, or
+// holding openid and no private scope — is granted what it asked plus the
+// client's default scopes. A request that names a private scope, or public
+// scopes without openid, is granted exactly as asked.
 func grantedScopes(requested fosite.Arguments, c store.Client) []string {
-	if len(requested) == 0 || len(requested) == 1 && requested[0] == scope.OpenID {
-		set := map[string]bool{}
-		if slices.Contains(c.AllowedScopes, scope.OpenID) {
+	set := map[string]bool{}
+	for _, s := range requested {
+		set[s] = true
+	}
+	private := false
+	for s := range set {
+		if sc, ok := scope.Lookup(s); !ok || !sc.Public {
+			private = true
+		}
+	}
+	if len(requested) == 0 || set[scope.OpenID] && !private {
+		if len(requested) == 0 && slices.Contains(c.AllowedScopes, scope.OpenID) {
 			set[scope.OpenID] = true
 		}
 		for _, s := range c.DefaultScopes {
 			set[s] = true
 		}
-		return scope.Ordered(set)
-	}
-	set := map[string]bool{}
-	for _, s := range requested {
-		set[s] = true
 	}
 	return scope.Ordered(set)
 }

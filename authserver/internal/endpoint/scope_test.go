@@ -24,7 +24,9 @@ func TestGrantedScopes(t *testing.T) {
 		{"nothing, client without openid", noOpenID, nil, []string{"bookings:read"}},
 		{"explicit request exactly", c, fosite.Arguments{"openid", "bookings:write"}, []string{"openid", "bookings:write"}},
 		{"explicit without openid", c, fosite.Arguments{"email"}, []string{"email"}},
-		{"duplicates collapse", c, fosite.Arguments{"email", "email", "openid"}, []string{"openid", "email"}},
+		{"duplicates collapse, public scopes with openid get the defaults", c, fosite.Arguments{"email", "email", "openid"}, []string{"openid", "email", "bookings:read"}},
+		{"openid offline_access gets the defaults", c, fosite.Arguments{"openid", "offline_access"}, []string{"openid", "offline_access", "bookings:read"}},
+		{"a private scope is taken exactly", c, fosite.Arguments{"openid", "offline_access", "bookings:write"}, []string{"openid", "offline_access", "bookings:write"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
