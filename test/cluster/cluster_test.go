@@ -187,8 +187,11 @@ func TestCluster(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for time.Since(at) < 10*time.Second {
+					// Measured at the moment the refused request was sent,
+					// so a slow answer on a busy machine does not count.
+					sentAt := time.Since(at)
 					if ans := Call(ctx, a.HTTP, rs, a.Token.AccessToken, "search_my_bookings", map[string]any{}); ans.Status == 401 {
-						refusedAfter[i] = time.Since(at)
+						refusedAfter[i] = sentAt
 						return
 					}
 					time.Sleep(100 * time.Millisecond)
@@ -199,8 +202,8 @@ func TestCluster(t *testing.T) {
 		wg.Wait()
 		t.Logf("disconnected on as2; refused by rs1..rs3 after %v", refusedAfter)
 		for i, d := range refusedAfter {
-			// CONTRACT §3: within 5 seconds; 100 ms of polling granularity allowed.
-			if d < 0 || d > 5100*time.Millisecond {
+			// CONTRACT §3: within 5 seconds.
+			if d < 0 || d > 5*time.Second {
 				t.Errorf("%s refused the disconnected link's token after %v (want ≤ 5 s)", c.RS[i].Name, d)
 			}
 		}

@@ -161,6 +161,7 @@ func raceScenario(t *testing.T, c *Cluster, agents []*Agent) {
 	if len(answered) == 0 {
 		t.Error("no agent got a booking")
 	}
+	integrity(t, c, "after the race")
 }
 
 func idempotencyScenario(t *testing.T, c *Cluster, a *Agent) {
@@ -343,6 +344,7 @@ func outageScenario(t *testing.T, c *Cluster, agents []*Agent, mutations bool) {
 	if n := c.Overlaps(t); n != 0 {
 		t.Errorf("%d overlaps after the outage", n)
 	}
+	integrity(t, c, "after the outage")
 }
 
 // slowScenario puts a delaying proxy between a fourth resource server and
@@ -452,19 +454,7 @@ func killScenario(t *testing.T, c *Cluster, agents []*Agent) {
 	wg.Wait()
 	t.Logf("SIGKILL mid-mutation: %d confirms sent to %s: %s", len(reqs), victim.Name, tl.String())
 
-	var orphanBookings, orphanActivities, pending int
-	c.SQL.QueryRow(`SELECT count(*) FROM bookings b JOIN businesses z ON z.id = b.business_id
-		WHERE z.reference = $1 AND b.link_id <> '' AND NOT EXISTS
-		(SELECT 1 FROM activities a WHERE a.link_id = b.link_id AND a.tool = 'create_my_booking' AND a.arguments LIKE '%' || to_char(b.starts_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') || '%')`,
-		RaceBusiness).Scan(&orphanBookings)
-	c.SQL.QueryRow(`SELECT count(*) FROM activities a WHERE a.idempotency_key LIKE 'kill-%' AND NOT EXISTS
-		(SELECT 1 FROM idempotency_records r WHERE r.key = a.idempotency_key AND r.state = 'done')`).Scan(&orphanActivities)
-	c.SQL.QueryRow(`SELECT count(*) FROM idempotency_records WHERE key LIKE 'kill-%' AND state = 'pending'`).Scan(&pending)
-	t.Logf("  after the kill: bookings without activity %d, activities without a finished idempotency record %d, pending idempotency records %d",
-		orphanBookings, orphanActivities, pending)
-	if orphanBookings != 0 || orphanActivities != 0 || pending != 0 {
-		t.Errorf("half-written mutation state after SIGKILL")
-	}
+	integrity(t, c, "after the kill")
 	// Every killed request retried with its key on a survivor: a definite answer.
 	var retry tally
 	for _, r := range reqs {
@@ -482,4 +472,25 @@ func killScenario(t *testing.T, c *Cluster, agents []*Agent) {
 		t.Errorf("%d overlaps", n)
 	}
 	victim.Restart(t)
+}
+
+// integrity checks that no mutation was half written: every booking an
+// agent created has its Activity entry, every Activity entry has its
+// finished idempotency record, and no idempotency record is left pending.
+func integrity(t *testing.T, c *Cluster, when string) {
+	t.Helper()
+	var orphanBookings, orphanActivities, pending int
+	c.SQL.QueryRow(`SELECT count(*) FROM bookings b JOIN businesses z ON z.id = b.business_id
+		WHERE z.reference = $1 AND b.link_id <> '' AND NOT EXISTS
+		(SELECT 1 FROM activities a WHERE a.link_id = b.link_id AND a.tool = 'create_my_booking'
+		 AND a.arguments LIKE '%' || to_char(b.starts_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') || '%')`,
+		RaceBusiness).Scan(&orphanBookings)
+	c.SQL.QueryRow(`SELECT count(*) FROM activities a WHERE a.idempotency_key <> '' AND NOT EXISTS
+		(SELECT 1 FROM idempotency_records r WHERE r.link_id = a.link_id AND r.key = a.idempotency_key AND r.state = 'done')`).Scan(&orphanActivities)
+	c.SQL.QueryRow(`SELECT count(*) FROM idempotency_records WHERE state = 'pending'`).Scan(&pending)
+	t.Logf("  integrity %s: bookings without activity %d, activities without a finished idempotency record %d, pending idempotency records %d",
+		when, orphanBookings, orphanActivities, pending)
+	if orphanBookings != 0 || orphanActivities != 0 || pending != 0 {
+		t.Errorf("half-written mutation state %s", when)
+	}
 }
