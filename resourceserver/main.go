@@ -12,6 +12,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
 
@@ -49,8 +50,13 @@ func run(ctx context.Context, cmd string) error {
 			return err
 		}
 		defer s.Close()
-		h, err := rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: log})
+		m := metrics.New(prog)
+		m.RegisterDB("main", s.SQL())
+		h, err := rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: log, Metrics: m})
 		if err != nil {
+			return err
+		}
+		if err := app.ServeMetrics(ctx, cfg.MetricsListen, m.Handler(), log); err != nil {
 			return err
 		}
 		l, err := app.Listen(cfg.RSListen)

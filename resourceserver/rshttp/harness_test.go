@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/linkslot/linkslot/internal/metrics"
 	"io"
 	"log/slog"
 	"net/http"
@@ -70,6 +71,7 @@ type envOpts struct {
 	linkScopes   []string
 	store        *sqlstore.Store // default: a fresh SQLite store
 	resource     string          // default: the listener's own http://127.0.0.1:port/mcp
+	metrics      *metrics.Metrics
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
@@ -138,6 +140,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 		AuthDisabled: o.authDisabled,
 		NoRateLimits: o.noLimits,
 		PerLink:      o.perLink,
+		Metrics:      o.metrics,
 	}
 	if o.domain != nil {
 		deps.Domain = o.domain

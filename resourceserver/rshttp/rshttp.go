@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/labstack/echo/v4"
 	"log/slog"
 	"net/http"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/linkslot/linkslot/internal/grant"
 	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/keys"
+	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
@@ -60,6 +62,9 @@ type Deps struct {
 	NoRateLimits        bool
 	// Domain replaces the booking engine (the no-op benchmark baseline).
 	Domain tools.Domain
+	// Metrics counts HTTP requests, tool calls, bookings, replays and
+	// refused grants (nil: off).
+	Metrics *metrics.Metrics
 }
 
 // New builds the resource server handler.
@@ -116,7 +121,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		addrLim = ratelimit.New(ratelimit.Limit(perAddr), d.Clock)
 		linkLim = ratelimit.New(ratelimit.Limit(perLink), d.Clock)
 	}
-	td := tools.Deps{Domain: domain, Grants: grants, Logger: d.Logger}
+	td := tools.Deps{Domain: domain, Grants: grants, Logger: d.Logger, Metrics: d.Metrics}
 	if issuer != nil {
 		// The mutation tools: booking engine, grant verification and
 		// idempotency keys kept IdempotencyTTL, purged hourly.
@@ -171,7 +176,20 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		}
 		ro.Auth = checker
 	}
-	return router.New(ro)
+	e, err := router.New(ro)
+	if err != nil {
+		return nil, err
+	}
+	if d.Metrics == nil {
+		return e, nil
+	}
+	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			metrics.SetRoute(c.Request().Context(), c.Request().Method+" "+c.Path())
+			return next(c)
+		}
+	})
+	return d.Metrics.HTTPMiddleware(nil, e), nil
 }
 
 // IdempotencyTTL is how long the mutation tools' idempotency keys are kept

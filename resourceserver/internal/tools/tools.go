@@ -16,6 +16,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/grant"
+	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
@@ -55,6 +56,9 @@ type Deps struct {
 	Grants Grants  // nil: booking answers carry no grant
 	Links  Limiter // per-link limit; nil: unlimited
 	Logger *slog.Logger
+	// Metrics counts tool calls by outcome, bookings, replays and refused
+	// grants (nil: off).
+	Metrics *metrics.Metrics
 
 	// The mutation tools (mutations.go) are registered only when
 	// Mutations, Grants, Verifier and Keeper are all set.
@@ -267,6 +271,9 @@ func NewServer(d Deps, impl *mcp.Implementation) *mcp.Server {
 	})
 	Register(s, d)
 	s.AddReceivingMiddleware(argumentErrors)
+	if d.Metrics != nil {
+		s.AddReceivingMiddleware(instrument(d.Metrics))
+	}
 	return s
 }
 
