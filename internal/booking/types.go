@@ -230,12 +230,3 @@ type CancelPlan struct {
 
 	entry *catalogEntry
 }
-
-// Summary renders the human-readable confirmation summary.
-func (p CreatePlan) Summary() string { return p.Facts.Text() }
-
-// Summary renders the human-readable confirmation summary.
-func (p ReschedulePlan) Summary() string { return p.Facts.Text() }
-
-// Summary renders the human-readable confirmation summary.
-func (p CancelPlan) Summary() string { return p.Facts.Text() }

@@ -20,8 +20,7 @@ package tools
 //     the Activity entry commit in one transaction, or nothing does.
 //
 // The summary renderer is internal/confirm (CreateSummary, RescheduleSummary,
-// CancelSummary), fed with the booking engine's booking.Facts; the engine's
-// own Facts.Text / Plan.Summary renderer is not used here.
+// CancelSummary), fed with the booking engine's booking.Facts.
 
 import (
 	"context"
