@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+	"gorm.io/gorm"
 
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/storetest"
@@ -186,4 +187,134 @@ func BenchmarkCodeFlow(b *testing.B) {
 			})
 		})
 	}
+}
+
+// stmtCounter counts the SQL statements gorm sends, by their first word
+// (BEGIN and COMMIT are not statements gorm sees; transactions are counted
+// with pg_stat_database on PostgreSQL).
+type stmtCounter struct {
+	mu    sync.Mutex
+	trace bool
+	n     map[string]int
+}
+
+func (c *stmtCounter) install(t testing.TB, s *sqlstore.Store) {
+	cb := s.DB().Callback()
+	count := func(db *gorm.DB) {
+		sql := strings.TrimSpace(db.Statement.SQL.String())
+		verb, _, _ := strings.Cut(sql, " ")
+		c.mu.Lock()
+		if c.trace {
+			t.Log("  SQL:", truncate(sql, 150))
+		}
+		c.n[strings.ToUpper(verb)]++
+		c.mu.Unlock()
+	}
+	name := "bench:count"
+	for _, err := range []error{
+		cb.Create().After("gorm:create").Register(name, count),
+		cb.Query().After("gorm:query").Register(name, count),
+		cb.Update().After("gorm:update").Register(name, count),
+		cb.Delete().After("gorm:delete").Register(name, count),
+		cb.Row().After("gorm:row").Register(name, count),
+		cb.Raw().After("gorm:raw").Register(name, count),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func (c *stmtCounter) take() (map[string]int, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out, total := c.n, 0
+	for _, v := range out {
+		total += v
+	}
+	c.n = map[string]int{}
+	return out, total
+}
+
+func writeTxns(t testing.TB, s *sqlstore.Store) int64 {
+	if s.Dialect() != "postgres" {
+		return 0
+	}
+	var n int64
+	// Every writing transaction is assigned a transaction id, and only a
+	// writing transaction waits for a WAL flush at commit: the difference of
+	// two reads is the number of fsyncing commits in between (plus one, the
+	// reading transaction itself).
+	if err := s.DB().Raw("SELECT txid_current()").Scan(&n).Error; err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestStatementCounts logs how many SQL statements and commits one refresh
+// rotation and one authorization-code flow cost (no assertion: a figure for
+// the performance work, CONTRACT §9).
+func TestStatementCounts(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		e := newEnv(t, s)
+		c := e.oauth(publicID, "", "openid", "offline_access")
+		v0 := oauth2.GenerateVerifier()
+		st, m := exchange(e, publicID, e.code(c, e.account.ID, oauth2.S256ChallengeOption(v0)), v0, nil)
+		if st != 200 {
+			t.Fatalf("exchange %d %v", st, m)
+		}
+		rt := m["refresh_token"].(string)
+		sc := &stmtCounter{n: map[string]int{}}
+		sc.install(t, s)
+		const n = 5
+		measure := func(label string, op func()) {
+			c0 := writeTxns(t, s)
+			sc.take()
+			sc.trace = testing.Verbose()
+			op()
+			sc.trace = false
+			for range n - 1 {
+				op()
+			}
+			verbs, total := sc.take()
+			c1 := writeTxns(t, s)
+			for k := range verbs {
+				verbs[k] = verbs[k] / n
+			}
+			t.Logf("%s %s: %.1f statements %v, %.1f writing transactions (postgres)", s.Dialect(), label, float64(total)/n, verbs, float64(c1-c0-1)/n)
+		}
+		measure("refresh rotation", func() {
+			st, m := refresh(e, publicID, rt)
+			if st != 200 {
+				t.Fatalf("refresh %d %v", st, m)
+			}
+			rt = m["refresh_token"].(string)
+		})
+		var code, v string
+		measure("authorize (remembered consent)", func() {
+			v = oauth2.GenerateVerifier()
+			code = e.code(c, e.account.ID, oauth2.S256ChallengeOption(v))
+		})
+		var codes, verifiers []string
+		for range n {
+			v := oauth2.GenerateVerifier()
+			codes, verifiers = append(codes, e.code(c, e.account.ID, oauth2.S256ChallengeOption(v))), append(verifiers, v)
+		}
+		_ = code
+		i := 0
+		measure("code exchange", func() {
+			st, m := exchange(e, publicID, codes[i], verifiers[i], nil)
+			i++
+			if st != 200 {
+				t.Fatalf("exchange %d %v", st, m)
+			}
+		})
+	})
 }

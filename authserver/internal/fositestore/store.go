@@ -32,6 +32,7 @@ type Options struct {
 // Store is fosite's storage on top of store.Store.
 type Store struct {
 	s    store.Store
+	fast store.FastTokens // s's combined statements, when it has them
 	opts Options
 }
 
@@ -50,7 +51,8 @@ func New(s store.Store, opts Options) *Store {
 	if opts.Clock == nil {
 		opts.Clock = store.SystemClock
 	}
-	return &Store{s: s, opts: opts}
+	fast, _ := s.(store.FastTokens)
+	return &Store{s: s, fast: fast, opts: opts}
 }
 
 // Client adapts a store.Client to fosite.
@@ -94,6 +96,93 @@ type clientCacheKey struct{}
 type clientCache struct {
 	mu sync.Mutex
 	m  map[string]store.Client
+	// rows are token sessions read in this request: a code exchange reads
+	// the code twice, and its PKCE and OpenID sessions once each; the first
+	// read of the code fetches all of them in one statement.
+	rows map[store.TokenRef]store.TokenSession
+	// gone are sessions a pending batch deletes (the OpenID session of a
+	// redeemed code): deleting them again is a no-op.
+	gone map[store.TokenRef]bool
+}
+
+func cacheOf(ctx context.Context) *clientCache {
+	cc, _ := ctx.Value(clientCacheKey{}).(*clientCache)
+	return cc
+}
+
+func (cc *clientCache) row(ref store.TokenRef) (store.TokenSession, bool) {
+	if cc == nil {
+		return store.TokenSession{}, false
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	t, ok := cc.rows[ref]
+	return t, ok
+}
+
+func (cc *clientCache) put(ts ...store.TokenSession) {
+	if cc == nil {
+		return
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.rows == nil {
+		cc.rows = map[store.TokenRef]store.TokenSession{}
+	}
+	for _, t := range ts {
+		cc.rows[store.TokenRef{Kind: t.Kind, SignatureHash: t.SignatureHash}] = t
+	}
+}
+
+func (cc *clientCache) forget(ref store.TokenRef) {
+	if cc == nil {
+		return
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	delete(cc.rows, ref)
+}
+
+// companion returns the cached session of kind belonging to requestID.
+func (cc *clientCache) companion(kind store.TokenKind, requestID string) (store.TokenRef, bool) {
+	if cc == nil {
+		return store.TokenRef{}, false
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	for ref, t := range cc.rows {
+		if ref.Kind == kind && t.RequestID == requestID {
+			return ref, true
+		}
+	}
+	return store.TokenRef{}, false
+}
+
+func (cc *clientCache) clearRows() {
+	if cc == nil {
+		return
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	clear(cc.rows)
+}
+
+func (cc *clientCache) markGone(ref store.TokenRef) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.gone == nil {
+		cc.gone = map[store.TokenRef]bool{}
+	}
+	cc.gone[ref] = true // still served from rows: fosite reads it after the commit
+}
+
+func (cc *clientCache) isGone(ref store.TokenRef) bool {
+	if cc == nil {
+		return false
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return cc.gone[ref]
 }
 
 // WithClientCache returns a context in which GetClient reads each client
@@ -260,14 +349,49 @@ func (st *Store) create(ctx context.Context, kind store.TokenKind, signature str
 	if exp.IsZero() {
 		exp = st.opts.Clock().Add(24 * time.Hour)
 	}
-	return st.db(ctx).CreateTokenSession(ctx, store.TokenSession{Kind: kind, SignatureHash: store.HashSecret(signature),
+	t := store.TokenSession{Kind: kind, SignatureHash: store.HashSecret(signature),
 		RequestID: r.GetID(), ClientID: r.GetClient().GetID(), AccountID: sess.Subject, LinkID: sess.LinkID,
-		Active: true, Request: raw, ExpiresAt: exp, CreatedAt: st.opts.Clock()})
+		Active: true, Request: raw, ExpiresAt: exp, CreatedAt: st.opts.Clock()}
+	if st.fast != nil {
+		return st.write(ctx, store.TokenBatch{Create: []store.TokenSession{t}})
+	}
+	db, err := st.db(ctx)
+	if err != nil {
+		return err
+	}
+	return db.CreateTokenSession(ctx, t)
+}
+
+// load reads a session row: from the request's cache when it was read
+// already; a code is read together with its PKCE and OpenID sessions.
+func (st *Store) load(ctx context.Context, kind store.TokenKind, sigHash string) (store.TokenSession, error) {
+	cc := cacheOf(ctx)
+	ref := store.TokenRef{Kind: kind, SignatureHash: sigHash}
+	if t, ok := cc.row(ref); ok {
+		return t, nil
+	}
+	db, err := st.db(ctx)
+	if err != nil {
+		return store.TokenSession{}, err
+	}
+	if f, ok := db.(store.FastTokens); ok && cc != nil && kind == store.KindAuthorizeCode {
+		rows, err := f.GetRequestTokenSessions(ctx, kind, sigHash, store.KindPKCE, store.KindOpenID)
+		if err != nil {
+			return store.TokenSession{}, err
+		}
+		cc.put(rows...)
+		return rows[0], nil
+	}
+	t, err := db.GetTokenSession(ctx, kind, sigHash)
+	if err == nil {
+		cc.put(t)
+	}
+	return t, err
 }
 
 // get loads a session row; inactive rows are returned with active=false.
 func (st *Store) get(ctx context.Context, kind store.TokenKind, signature string, into fosite.Session) (*fosite.Request, store.TokenSession, error) {
-	ts, err := st.db(ctx).GetTokenSession(ctx, kind, store.HashSecret(signature))
+	ts, err := st.load(ctx, kind, store.HashSecret(signature))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, ts, fosite.ErrNotFound
 	}
@@ -282,7 +406,17 @@ func (st *Store) get(ctx context.Context, kind store.TokenKind, signature string
 }
 
 func (st *Store) del(ctx context.Context, kind store.TokenKind, signature string) error {
-	err := st.db(ctx).DeleteTokenSession(ctx, kind, store.HashSecret(signature))
+	ref := store.TokenRef{Kind: kind, SignatureHash: store.HashSecret(signature)}
+	cc := cacheOf(ctx)
+	if cc.isGone(ref) {
+		return nil
+	}
+	cc.forget(ref)
+	db, err := st.db(ctx)
+	if err != nil {
+		return err
+	}
+	err = db.DeleteTokenSession(ctx, kind, ref.SignatureHash)
 	if errors.Is(err, store.ErrNotFound) {
 		return fosite.ErrNotFound
 	}
@@ -312,8 +446,29 @@ func (st *Store) GetAuthorizeCodeSession(ctx context.Context, code string, s fos
 // InvalidateAuthorizeCodeSession implements oauth2.AuthorizeCodeStorage: the
 // one conditional UPDATE that makes a code single-use. The loser of a race
 // answers fosite.ErrInvalidatedAuthorizeCode.
+//
+// With batches, the OpenID session of the same request (read with the
+// code) is deleted in the same statement; fosite's later delete of it is
+// then a no-op.
 func (st *Store) InvalidateAuthorizeCodeSession(ctx context.Context, code string) error {
-	err := st.db(ctx).DeactivateTokenSession(ctx, store.KindAuthorizeCode, store.HashSecret(code))
+	ref := store.TokenRef{Kind: store.KindAuthorizeCode, SignatureHash: store.HashSecret(code)}
+	cc := cacheOf(ctx)
+	if st.fast != nil {
+		b := store.TokenBatch{Deactivate: []store.TokenRef{ref}}
+		if t, ok := cc.row(ref); ok && st.batch(ctx) != nil {
+			if oidc, ok := cc.companion(store.KindOpenID, t.RequestID); ok {
+				b.Delete = append(b.Delete, oidc)
+				cc.markGone(oidc)
+			}
+		}
+		cc.forget(ref)
+		return st.write(ctx, b)
+	}
+	db, err := st.db(ctx)
+	if err != nil {
+		return err
+	}
+	err = db.DeactivateTokenSession(ctx, store.KindAuthorizeCode, ref.SignatureHash)
 	switch {
 	case errors.Is(err, store.ErrConflict):
 		return fosite.ErrInvalidatedAuthorizeCode
@@ -368,7 +523,29 @@ func (st *Store) CreateRefreshTokenSession(ctx context.Context, sig, _ string, r
 // fosite.ErrInactiveToken, so fosite revokes the family; a token whose link
 // was revoked, or that expired, is not found.
 func (st *Store) GetRefreshTokenSession(ctx context.Context, sig string, s fosite.Session) (fosite.Requester, error) {
-	req, ts, err := st.get(ctx, store.KindRefreshToken, sig, s)
+	var (
+		ts   store.TokenSession
+		link store.LinkState
+		err  error
+	)
+	db, err := st.db(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f, fast := db.(store.FastTokens)
+	if fast {
+		// The session and its link in one statement.
+		ts, link, err = f.GetTokenSessionLink(ctx, store.KindRefreshToken, store.HashSecret(sig))
+	} else {
+		ts, err = db.GetTokenSession(ctx, store.KindRefreshToken, store.HashSecret(sig))
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fosite.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	req, err := st.decode(ctx, ts.Request, s)
 	if err != nil {
 		return nil, err
 	}
@@ -379,17 +556,20 @@ func (st *Store) GetRefreshTokenSession(ctx context.Context, sig string, s fosit
 		return nil, fosite.ErrNotFound
 	}
 	if ts.LinkID != "" {
-		l, err := st.s.GetLink(ctx, ts.LinkID)
-		if errors.Is(err, store.ErrNotFound) || err == nil && l.Status != store.LinkActive {
-			return nil, fosite.ErrNotFound
+		if !fast {
+			l, err := st.s.GetLink(ctx, ts.LinkID)
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return nil, err
+			}
+			link = store.LinkState{Found: err == nil, Status: l.Status, LastUsedAt: l.LastUsedAt}
 		}
-		if err != nil {
-			return nil, err
+		if !link.Found || link.Status != store.LinkActive {
+			return nil, fosite.ErrNotFound
 		}
 		// Record use for the Connected apps page, at most once an hour
 		// per link (best-effort).
-		if now := st.opts.Clock(); now.Sub(l.LastUsedAt) > TouchEvery {
-			_ = st.s.TouchLink(ctx, l.ID, now)
+		if now := st.opts.Clock(); now.Sub(link.LastUsedAt) > TouchEvery {
+			_ = st.s.TouchLink(ctx, ts.LinkID, now)
 		}
 	}
 	return req, nil
@@ -404,7 +584,16 @@ func (st *Store) DeleteRefreshTokenSession(ctx context.Context, sig string) erro
 // presented refresh token with one conditional UPDATE; of two concurrent
 // rotations exactly one wins, the other answers fosite.ErrInactiveToken.
 func (st *Store) RotateRefreshToken(ctx context.Context, _ string, sig string) error {
-	err := st.db(ctx).DeactivateTokenSession(ctx, store.KindRefreshToken, store.HashSecret(sig))
+	ref := store.TokenRef{Kind: store.KindRefreshToken, SignatureHash: store.HashSecret(sig)}
+	cacheOf(ctx).forget(ref)
+	if st.fast != nil {
+		return st.write(ctx, store.TokenBatch{Deactivate: []store.TokenRef{ref}})
+	}
+	db, err := st.db(ctx)
+	if err != nil {
+		return err
+	}
+	err = db.DeactivateTokenSession(ctx, store.KindRefreshToken, ref.SignatureHash)
 	switch {
 	case errors.Is(err, store.ErrConflict):
 		return fosite.ErrInactiveToken
@@ -417,13 +606,23 @@ func (st *Store) RotateRefreshToken(ctx context.Context, _ string, sig string) e
 // RevokeRefreshToken implements oauth2.TokenRevocationStorage: every refresh
 // token of the family.
 func (st *Store) RevokeRefreshToken(ctx context.Context, requestID string) error {
-	return st.db(ctx).DeactivateRequest(ctx, store.KindRefreshToken, requestID)
+	cacheOf(ctx).clearRows()
+	db, err := st.db(ctx)
+	if err != nil {
+		return err
+	}
+	return db.DeactivateRequest(ctx, store.KindRefreshToken, requestID)
 }
 
 // RevokeAccessToken implements oauth2.TokenRevocationStorage: every access
 // token of the family.
 func (st *Store) RevokeAccessToken(ctx context.Context, requestID string) error {
-	return st.db(ctx).DeactivateRequest(ctx, store.KindAccessToken, requestID)
+	cacheOf(ctx).clearRows()
+	db, err := st.db(ctx)
+	if err != nil {
+		return err
+	}
+	return db.DeactivateRequest(ctx, store.KindAccessToken, requestID)
 }
 
 // CreatePKCERequestSession implements pkce.PKCERequestStorage.

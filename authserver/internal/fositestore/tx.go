@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/ory/fosite"
 	"github.com/ory/fosite/storage"
 
 	"github.com/linkslot/linkslot/internal/store"
@@ -14,11 +15,27 @@ import (
 //
 // fosite opens a transaction around the writes of a token response (redeem
 // the code or rotate the refresh token, then store the new access and
-// refresh tokens) and around reuse revocation. BeginTX runs store.InTx on a
-// goroutine that hands its transaction-bound Store back through the context
-// and then waits for Commit or Rollback; fosite ends every transaction it
-// begins on every path. Besides atomicity this turns three commits (three
-// fsyncs on PostgreSQL, three write-lock acquisitions on SQLite) into one.
+// refresh tokens) and around reuse revocation; the authorize endpoint opens
+// one around the code, PKCE and OpenID sessions it stores.
+//
+// When the store offers store.FastTokens, a transaction starts as a batch:
+// the writes fosite makes in it (new sessions, the conditional deactivation
+// of the code or refresh token) are collected, and Commit sends them as one
+// store.TokenBatch — on PostgreSQL a single statement, so a token response
+// costs one round trip and one commit for its writes, with no BEGIN or
+// COMMIT of its own. The deactivation stays the one conditional UPDATE that
+// decides a race: when it finds the session already used, nothing of the
+// batch is written and Commit answers the error the storage call would have
+// answered (fosite.ErrInactiveToken for a refresh token,
+// fosite.ErrInvalidatedAuthorizeCode for a code), which fosite handles like
+// that call's error. Any other storage call inside the transaction (a read,
+// a family revocation) turns it into a database transaction first: it
+// begins one, writes the pending batch in it, and from then on every call
+// runs in it, so order and atomicity hold on every path.
+//
+// A database transaction runs store.InTx on a goroutine that hands its
+// transaction-bound Store back and then waits for Commit or Rollback; fosite
+// ends every transaction it begins on every path.
 
 var _ storage.Transactional = (*Store)(nil)
 
@@ -28,38 +45,59 @@ type txState struct {
 	// joined is the enclosing transaction when BeginTX was called inside
 	// one: it then commits or rolls back with that one, never alone.
 	joined *txState
-	tx     store.Store
-	finish chan bool  // true: commit
-	done   chan error // InTx's result
-	once   sync.Once
-	err    error
+	st     *Store
+	ctx    context.Context
+
+	mu      sync.Mutex
+	pending store.TokenBatch
+	tx      store.Store // the database transaction, once begun
+	finish  chan bool   // true: commit
+	done    chan error  // InTx's result
+	ended   bool
+	err     error
 }
 
 var errRollback = errors.New("fositestore: rollback")
 
-// db returns the transaction-bound store when ctx carries one.
-func (st *Store) db(ctx context.Context) store.Store {
-	if ts, ok := ctx.Value(txKey{}).(*txState); ok {
-		if ts.joined != nil {
-			return ts.joined.tx
-		}
-		return ts.tx
+func txOf(ctx context.Context) *txState {
+	ts, _ := ctx.Value(txKey{}).(*txState)
+	if ts != nil && ts.joined != nil {
+		return ts.joined
 	}
-	return st.s
+	return ts
 }
 
-// BeginTX implements storage.Transactional.
-func (st *Store) BeginTX(ctx context.Context) (context.Context, error) {
-	if outer, ok := ctx.Value(txKey{}).(*txState); ok {
-		if outer.joined != nil {
-			outer = outer.joined
-		}
-		return context.WithValue(ctx, txKey{}, &txState{joined: outer}), nil
+// db returns the store to run a call on: the database transaction when ctx
+// carries a transaction (beginning it, and writing what is pending, first),
+// the store itself otherwise.
+func (st *Store) db(ctx context.Context) (store.Store, error) {
+	ts := txOf(ctx)
+	if ts == nil {
+		return st.s, nil
 	}
-	ts := &txState{finish: make(chan bool, 1), done: make(chan error, 1)}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.ended {
+		return nil, errors.New("fositestore: transaction already ended")
+	}
+	if err := ts.begin(); err != nil {
+		return nil, err
+	}
+	if err := ts.flush(); err != nil {
+		return nil, err
+	}
+	return ts.tx, nil
+}
+
+// begin starts the database transaction (ts.mu held).
+func (ts *txState) begin() error {
+	if ts.tx != nil {
+		return nil
+	}
+	ts.finish, ts.done = make(chan bool, 1), make(chan error, 1)
 	ready := make(chan store.Store, 1)
 	go func() {
-		ts.done <- st.s.InTx(ctx, func(tx store.Store) error {
+		ts.done <- ts.st.s.InTx(ts.ctx, func(tx store.Store) error {
 			ready <- tx
 			if <-ts.finish {
 				return nil
@@ -70,23 +108,118 @@ func (st *Store) BeginTX(ctx context.Context) (context.Context, error) {
 	select {
 	case tx := <-ready:
 		ts.tx = tx
-		return context.WithValue(ctx, txKey{}, ts), nil
+		return nil
 	case err := <-ts.done:
-		return ctx, err
+		ts.ended, ts.err = true, err
+		return err
 	}
+}
+
+// flush writes the pending batch in the database transaction (ts.mu held).
+func (ts *txState) flush() error {
+	if ts.pending.Empty() {
+		return nil
+	}
+	b := ts.pending
+	ts.pending = store.TokenBatch{}
+	return ts.st.applyBatch(ts.ctx, ts.tx, b)
+}
+
+// applyBatch writes b on s with the fosite error of its deactivation.
+func (st *Store) applyBatch(ctx context.Context, s store.Store, b store.TokenBatch) error {
+	err := s.(store.FastTokens).ApplyTokenBatch(ctx, b)
+	if err == nil || len(b.Deactivate) == 0 {
+		return err
+	}
+	switch {
+	case errors.Is(err, store.ErrConflict) && b.Deactivate[0].Kind == store.KindAuthorizeCode:
+		return fosite.ErrInvalidatedAuthorizeCode
+	case errors.Is(err, store.ErrConflict):
+		return fosite.ErrInactiveToken
+	case errors.Is(err, store.ErrNotFound):
+		return fosite.ErrNotFound
+	}
+	return err
+}
+
+// batch returns the transaction whose batch a write may join, or nil when
+// the write must run now (no transaction, or no FastTokens).
+func (st *Store) batch(ctx context.Context) *txState {
+	if st.fast == nil {
+		return nil
+	}
+	return txOf(ctx)
+}
+
+// write adds to the pending batch of ctx's transaction, or writes b now.
+func (st *Store) write(ctx context.Context, b store.TokenBatch) error {
+	if ts := st.batch(ctx); ts != nil {
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		if ts.ended {
+			return errors.New("fositestore: transaction already ended")
+		}
+		ts.pending.Deactivate = append(ts.pending.Deactivate, b.Deactivate...)
+		ts.pending.Create = append(ts.pending.Create, b.Create...)
+		ts.pending.Delete = append(ts.pending.Delete, b.Delete...)
+		return nil
+	}
+	return st.applyBatch(ctx, st.s, b)
+}
+
+// BeginTX implements storage.Transactional.
+func (st *Store) BeginTX(ctx context.Context) (context.Context, error) {
+	if outer := txOf(ctx); outer != nil {
+		return context.WithValue(ctx, txKey{}, &txState{joined: outer}), nil
+	}
+	ts := &txState{st: st, ctx: ctx}
+	if st.fast == nil {
+		// Without batches every call runs in the database transaction.
+		ts.mu.Lock()
+		err := ts.begin()
+		ts.mu.Unlock()
+		if err != nil {
+			return ctx, err
+		}
+	}
+	return context.WithValue(ctx, txKey{}, ts), nil
 }
 
 func (ts *txState) end(commit bool) error {
 	if ts.joined != nil {
 		return nil
 	}
-	ts.once.Do(func() {
-		ts.finish <- commit
-		ts.err = <-ts.done
-		if errors.Is(ts.err, errRollback) {
-			ts.err = nil
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.ended {
+		// A Rollback after a failed Commit has nothing left to undo; fosite
+		// would report its error as a second failure.
+		if !commit {
+			return nil
 		}
-	})
+		return ts.err
+	}
+	ts.ended = true
+	if ts.tx == nil {
+		if commit && !ts.pending.Empty() {
+			ts.err = ts.st.applyBatch(ts.ctx, ts.st.s, ts.pending)
+		}
+		ts.pending = store.TokenBatch{}
+		return ts.err
+	}
+	if commit {
+		if err := ts.flush(); err != nil {
+			ts.finish <- false
+			<-ts.done
+			ts.err = err
+			return err
+		}
+	}
+	ts.finish <- commit
+	ts.err = <-ts.done
+	if errors.Is(ts.err, errRollback) {
+		ts.err = nil
+	}
 	return ts.err
 }
 

@@ -1,0 +1,223 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+var _ store.FastTokens = (*Store)(nil)
+
+func toTokenRow(t store.TokenSession) tokenRow {
+	r := tokenRow{Kind: string(t.Kind), SignatureHash: t.SignatureHash, RequestID: t.RequestID, ClientID: t.ClientID,
+		AccountID: t.AccountID, LinkID: t.LinkID, Active: t.Active, Request: t.Request,
+		ExpiresAt: store.UTC(t.ExpiresAt), CreatedAt: store.UTC(t.CreatedAt)}
+	if r.Request == nil {
+		r.Request = []byte{}
+	}
+	return r
+}
+
+// ApplyTokenBatch implements store.FastTokens. On PostgreSQL the batch is
+// one statement (data-modifying CTEs: the conditional UPDATE, then the
+// DELETE and INSERT only when it flipped every row it had to), so outside a
+// transaction it costs one round trip and one commit. Concurrent batches on
+// the same session serialize on its row lock; the loser re-reads the row
+// after the winner commits, sees it inactive, and writes nothing.
+func (s *Store) ApplyTokenBatch(ctx context.Context, b store.TokenBatch) error {
+	if b.Empty() {
+		return nil
+	}
+	var n int64
+	var err error
+	if s.dialect == "postgres" {
+		n, err = s.applyTokenBatchPG(ctx, b)
+	} else {
+		n, err = s.applyTokenBatchTx(ctx, b)
+	}
+	if err != nil {
+		return err
+	}
+	if n == int64(len(b.Deactivate)) {
+		return nil
+	}
+	return s.deactivateFailure(ctx, b.Deactivate)
+}
+
+// deactivateFailure tells ErrNotFound (a session is missing) from
+// ErrConflict (all exist, one was already inactive).
+func (s *Store) deactivateFailure(ctx context.Context, refs []store.TokenRef) error {
+	for _, r := range refs {
+		if _, err := s.GetTokenSession(ctx, r.Kind, r.SignatureHash); err != nil {
+			return err
+		}
+	}
+	return store.ErrConflict
+}
+
+func refsWhere(refs []store.TokenRef, args *[]any) string {
+	parts := make([]string, len(refs))
+	for i, r := range refs {
+		parts[i] = "(kind = ? AND signature_hash = ?)"
+		*args = append(*args, string(r.Kind), r.SignatureHash)
+	}
+	return "(" + strings.Join(parts, " OR ") + ")"
+}
+
+func (s *Store) applyTokenBatchPG(ctx context.Context, b store.TokenBatch) (int64, error) {
+	var sb strings.Builder
+	var args []any
+	var ctes []string
+	cond := "TRUE"
+	if len(b.Deactivate) > 0 {
+		ctes = append(ctes, "d AS (UPDATE token_sessions SET active = FALSE WHERE active AND "+refsWhere(b.Deactivate, &args)+" RETURNING 1)")
+		cond = fmt.Sprintf("(SELECT count(*) FROM d) = %d", len(b.Deactivate))
+	}
+	if len(b.Delete) > 0 {
+		ctes = append(ctes, "x AS (DELETE FROM token_sessions WHERE "+refsWhere(b.Delete, &args)+" AND "+cond+" RETURNING 1)")
+	}
+	if len(b.Create) > 0 {
+		var ib strings.Builder
+		ib.WriteString("i AS (INSERT INTO token_sessions (kind, signature_hash, request_id, client_id, account_id, link_id, active, request, expires_at, created_at) SELECT * FROM (VALUES ")
+		for i, t := range b.Create {
+			if i > 0 {
+				ib.WriteString(", ")
+			}
+			ib.WriteString("(?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::boolean, ?::bytea, ?::timestamptz, ?::timestamptz)")
+			r := toTokenRow(t)
+			args = append(args, r.Kind, r.SignatureHash, r.RequestID, r.ClientID, r.AccountID, r.LinkID, r.Active, r.Request, r.ExpiresAt, r.CreatedAt)
+		}
+		ib.WriteString(") AS v WHERE " + cond + " RETURNING 1)")
+		ctes = append(ctes, ib.String())
+	}
+	sb.WriteString("WITH ")
+	sb.WriteString(strings.Join(ctes, ", "))
+	if len(b.Deactivate) > 0 {
+		sb.WriteString(" SELECT (SELECT count(*) FROM d)")
+	} else {
+		sb.WriteString(" SELECT 0")
+	}
+	var n int64
+	if err := s.q(ctx).Raw(sb.String(), args...).Row().Scan(&n); err != nil {
+		return 0, translate(err)
+	}
+	return n, nil
+}
+
+// applyTokenBatchTx is the portable form: one transaction (a savepoint
+// inside one), the conditional UPDATE first.
+func (s *Store) applyTokenBatchTx(ctx context.Context, b store.TokenBatch) (int64, error) {
+	var n int64
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		if len(b.Deactivate) > 0 {
+			var args []any
+			where := refsWhere(b.Deactivate, &args)
+			res := tx.Model(&tokenRow{}).Where("active = ?", true).Where(where, args...).Update("active", false)
+			if res.Error != nil {
+				return res.Error
+			}
+			if n = res.RowsAffected; n != int64(len(b.Deactivate)) {
+				return errBatchAborted
+			}
+		}
+		if len(b.Delete) > 0 {
+			var args []any
+			where := refsWhere(b.Delete, &args)
+			if err := tx.Where(where, args...).Delete(&tokenRow{}).Error; err != nil {
+				return err
+			}
+		}
+		if len(b.Create) > 0 {
+			rows := make([]tokenRow, len(b.Create))
+			for i, t := range b.Create {
+				rows[i] = toTokenRow(t)
+			}
+			if err := tx.Create(&rows).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == errBatchAborted {
+		return n, nil
+	}
+	return n, err
+}
+
+var errBatchAborted = fmt.Errorf("sqlstore: token batch aborted")
+
+type tokenLinkRow struct {
+	Kind           string
+	SignatureHash  string
+	RequestID      string
+	ClientID       string
+	AccountID      string
+	LinkID         string
+	Active         bool
+	Request        []byte
+	ExpiresAt      time.Time
+	CreatedAt      time.Time
+	LinkStatus     *string
+	LinkLastUsedAt *time.Time
+}
+
+// GetTokenSessionLink implements store.FastTokens.
+func (s *Store) GetTokenSessionLink(ctx context.Context, kind store.TokenKind, sig string) (store.TokenSession, store.LinkState, error) {
+	var rows []tokenLinkRow
+	err := s.q(ctx).Raw(`SELECT t.*, l.status AS link_status, l.last_used_at AS link_last_used_at
+FROM token_sessions t LEFT JOIN links l ON t.link_id <> '' AND l.id = t.link_id
+WHERE t.kind = ? AND t.signature_hash = ? LIMIT 1`, string(kind), sig).Scan(&rows).Error
+	if err != nil {
+		return store.TokenSession{}, store.LinkState{}, translate(err)
+	}
+	if len(rows) == 0 {
+		return store.TokenSession{}, store.LinkState{}, store.ErrNotFound
+	}
+	r := rows[0]
+	var ls store.LinkState
+	if r.LinkStatus != nil {
+		ls.Found, ls.Status = true, *r.LinkStatus
+		if r.LinkLastUsedAt != nil {
+			ls.LastUsedAt = store.UTC(*r.LinkLastUsedAt)
+		}
+	}
+	return toToken(tokenRow{Kind: r.Kind, SignatureHash: r.SignatureHash, RequestID: r.RequestID, ClientID: r.ClientID,
+		AccountID: r.AccountID, LinkID: r.LinkID, Active: r.Active, Request: r.Request, ExpiresAt: r.ExpiresAt,
+		CreatedAt: r.CreatedAt}), ls, nil
+}
+
+// GetRequestTokenSessions implements store.FastTokens.
+func (s *Store) GetRequestTokenSessions(ctx context.Context, kind store.TokenKind, sig string, also ...store.TokenKind) ([]store.TokenSession, error) {
+	var rows []tokenRow
+	q := s.q(ctx)
+	if len(also) == 0 {
+		q = q.Where("kind = ? AND signature_hash = ?", string(kind), sig)
+	} else {
+		kinds := make([]string, len(also))
+		for i, k := range also {
+			kinds[i] = string(k)
+		}
+		q = q.Where("(kind = ? AND signature_hash = ?) OR (kind IN ? AND request_id = (SELECT request_id FROM token_sessions WHERE kind = ? AND signature_hash = ?))",
+			string(kind), sig, kinds, string(kind), sig)
+	}
+	if err := q.Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	out := make([]store.TokenSession, 0, len(rows))
+	for _, r := range rows {
+		if r.Kind == string(kind) && r.SignatureHash == sig {
+			out = append([]store.TokenSession{toToken(r)}, out...)
+		} else {
+			out = append(out, toToken(r))
+		}
+	}
+	if len(out) == 0 || out[0].Kind != kind || out[0].SignatureHash != sig {
+		return nil, store.ErrNotFound
+	}
+	return out, nil
+}
