@@ -15,6 +15,8 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/linkslot/linkslot/internal/demo"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/store/storetest"
 	"github.com/linkslot/linkslot/test/cluster"
 )
 
@@ -58,12 +60,15 @@ var payloads = []string{
 	`<img src=x onerror=alert(1)>`,
 	`%_\`,
 	`Robert'); DELETE FROM activities WHERE ('1'='1`,
-	"{{.Secret}} ${7*7} \u202e\u0000 end",
+	"{{.Secret}} ${7*7} \u202e end",
 	`</textarea><svg/onload=alert(1)>`,
 }
 
 func TestInjectionInSearch(t *testing.T) {
-	x := newSys(t)
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) { injectionInSearch(t, newSysOn(t, s)) })
+}
+
+func injectionInSearch(t *testing.T, x *sys) {
 	for _, p := range payloads {
 		for _, c := range []struct {
 			tool string
@@ -100,11 +105,11 @@ func TestInjectionInSearch(t *testing.T) {
 // and confirmation text, cancels with it as the reason, and checks the
 // database holds the exact text and the Activity page shows it escaped.
 func TestInjectionStoredVerbatimAndEscaped(t *testing.T) {
-	x := newSys(t)
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) { injectionStored(t, newSysOn(t, s)) })
+}
+
+func injectionStored(t *testing.T, x *sys) {
 	for i, p := range payloads {
-		if strings.ContainsRune(p, 0) {
-			continue // NUL is refused or stripped by design in some fields; checked for safety in search
-		}
 		slot := firstSlot(t, x, nextDay(5+i))
 		args := map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut",
 			"staff_reference": slot.staff, "starts_at": slot.at, "notes": p}
@@ -452,4 +457,60 @@ func mustAccountID(t *testing.T, x *sys) string {
 		t.Fatal(err)
 	}
 	return a.ID
+}
+
+// TestNULCharacterInFreeText sends U+0000 in every free-text argument.
+// PostgreSQL cannot store or compare it in text, so it must be refused as
+// an argument problem (invalid_argument, or the field's not-found code),
+// never answered server_error ("retry the same call").
+func TestNULCharacterInFreeText(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		x := newSysOn(t, s)
+		slot := firstSlot(t, x, nextDay(4))
+		const nul = "a\u0000b"
+		var findings []string
+		for _, c := range []struct {
+			tool, field string
+			args        map[string]any
+		}{
+			{"search_bookable_business", "query", map[string]any{"query": nul}},
+			{"search_bookable_business", "city", map[string]any{"query": "hair", "city": nul}},
+			{"check_business_availability", "business_reference", map[string]any{"business_reference": nul}},
+			{"check_business_availability", "service_reference", map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": nul, "local_date": nextDay(4)}},
+			{"get_my_booking", "booking_reference", map[string]any{"booking_reference": nul}},
+			{"check_my_booking_availability", "booking_reference", map[string]any{"booking_reference": nul, "local_date": nextDay(4)}},
+			{"create_my_booking", "staff_reference", map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut",
+				"staff_reference": nul, "starts_at": slot.at}},
+			{"create_my_booking", "notes (confirmed)", map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut",
+				"staff_reference": slot.staff, "starts_at": slot.at, "notes": nul}},
+		} {
+			a := x.call(c.tool, c.args)
+			if c.field == "notes (confirmed)" && a.Kind == "confirmation_required" {
+				full := map[string]any{}
+				for k, v := range c.args {
+					full[k] = v
+				}
+				full["confirmed_summary"] = findString(a.Result, "confirmed_summary")
+				full["confirmation_summary_presented"] = true
+				full["confirmation_obtained"] = true
+				full["user_confirmation_text"] = "yes"
+				full["idempotency_key"] = "nul-notes-key-0123456789"
+				a = x.call(c.tool, full)
+				if a.Kind == "ok" {
+					var notes string
+					x.store.DB().Raw("SELECT notes FROM bookings WHERE reference = ?", findString(a.Result, "booking_reference")).Scan(&notes)
+					t.Logf("notes with NUL stored as %q", notes)
+				}
+			}
+			t.Logf("%s %s with U+0000 → %s", c.tool, c.field, a.Kind)
+			if a.Kind == "server_error" || a.Status >= 500 {
+				findings = append(findings, c.tool+"."+c.field+"→"+a.Kind)
+			}
+		}
+		x.alive()
+		if len(findings) > 0 {
+			known(t, "on %s, U+0000 in a text argument answers server_error instead of invalid_argument (no NUL check in resourceserver/internal/tools argument validation; sqlstore translates SQLSTATE 22021 to a plain error): %s",
+				s.Dialect(), strings.Join(findings, ", "))
+		}
+	})
 }

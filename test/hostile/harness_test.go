@@ -42,10 +42,13 @@ type sys struct {
 	rsProc   *cluster.Proc
 }
 
-func newSys(t *testing.T) *sys {
+func newSys(t *testing.T) *sys { return newSysOn(t, storetest.SQLite(t)) }
+
+// newSysOn builds the servers on s (storetest.Each gives SQLite and
+// PostgreSQL).
+func newSysOn(t *testing.T, s *sqlstore.Store) *sys {
 	t.Helper()
 	ctx := context.Background()
-	s := storetest.SQLite(t)
 	if _, err := demo.Load(ctx, s, demo.Data{Password: cluster.DemoPassword, Hash: cluster.CheapHash,
 		Catalogs: booking.DemoCatalogs(store.SystemClock())}); err != nil {
 		t.Fatal(err)
