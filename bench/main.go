@@ -1,26 +1,3 @@
-// Command bench is Linkslot's whole-system load driver (make bench): it
-// starts the authorization server and the resource server in process on
-// httptest listeners, on SQLite and (when LINKSLOT_TEST_POSTGRES_URL is set,
-// as scripts/with-postgres does) on PostgreSQL, and measures each workload
-// at increasing concurrency (1, 4, 16, 64 workers) until its p99 passes
-// 100 ms, against bare baselines measured in the same run: a no-op HTTP
-// handler and a no-op MCP tool on the same SDK. It writes a text report and
-// one SVG chart per workload (throughput and p99 against concurrency).
-//
-// Workloads (CONTRACT §9):
-//   - refresh: each worker rotates its own refresh-token chain
-//   - code-flow: a signed-in person with remembered consent: authorize →
-//     code → token with PKCE
-//   - jwks: GET /jwks.json
-//   - availability-auth / availability-noauth: check_business_availability
-//     with bearer verification, and on the same server with it switched off
-//   - create-cancel: a confirmed create then a confirmed cancel (when the
-//     resource server serves the mutations)
-//   - refresh and code-flow at 64 workers on a 4-connection pool
-//     (PostgreSQL): must complete with 0 failures and no stall
-//
-// Every run is bounded: each level runs for -dur (or -max operations), and
-// the whole program stops escalating at -budget.
 package main
 
 import (
