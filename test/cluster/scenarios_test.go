@@ -142,26 +142,40 @@ func raceScenario(t *testing.T, c *Cluster, agents []*Agent) {
 	}
 	t.Logf("race: %d agents, %d requests sent; %s; confirmed answers %d, confirmed rows %d; overlaps in SQL: %d; confirmed-but-missing: %d",
 		len(agents), sent.Load(), tl.String(), len(answered), len(inDB), overlaps, missing)
-	if tl.get("server_error") > 0 {
-		t.Logf("server errors in the logs:\n%s", strings.Join(c.Grep(`"level":"ERROR"`, 6), "\n"))
-	}
 	if overlaps != 0 {
 		t.Errorf("%d overlapping confirmed bookings", overlaps)
 	}
 	if missing != 0 {
 		t.Errorf("%d bookings answered as confirmed are not in the database", missing)
 	}
-	tl.mu.Lock()
-	for k, v := range tl.n {
-		if !acceptable(strings.TrimPrefix(k, "summary:")) {
-			t.Errorf("%d answers of kind %q (neither success nor a contract error code)", v, k)
-		}
-	}
-	tl.mu.Unlock()
 	if len(answered) == 0 {
 		t.Error("no agent got a booking")
 	}
 	integrity(t, c, "after the race")
+	var bad []string
+	tl.mu.Lock()
+	for k, v := range tl.n {
+		if !acceptable(strings.TrimPrefix(k, "summary:")) {
+			bad = append(bad, fmt.Sprintf("%d×%s", v, k))
+		}
+	}
+	tl.mu.Unlock()
+	if len(bad) == 0 {
+		return
+	}
+	errs := c.Grep(`"level":"ERROR"`, 200)
+	deadlocks := 0
+	for _, l := range errs {
+		if strings.Contains(l, "40P01") {
+			deadlocks++
+		}
+	}
+	t.Logf("server errors in the logs (%d, %d of them deadlock_detected 40P01), first:\n%s", len(errs), deadlocks, strings.Join(errs[:min(3, len(errs))], "\n"))
+	if deadlocks == len(errs) && len(errs) > 0 {
+		knownCluster(t, "%s answered instead of slot_taken: concurrent overlapping confirmations deadlock in PostgreSQL (40P01, two exclusion-constraint checks waiting on each other); sqlstore translates 40P01 to ErrConflict and the tools answer server_error", strings.Join(bad, ", "))
+		return
+	}
+	t.Errorf("answers that are neither success nor a contract error code: %s", strings.Join(bad, ", "))
 }
 
 func idempotencyScenario(t *testing.T, c *Cluster, a *Agent) {
@@ -380,6 +394,17 @@ func slowScenario(t *testing.T, c *Cluster, a *Agent) {
 			}
 		}
 	}
+	// A database that stops answering altogether (full form only: it
+	// costs half a minute): the caller gives up after 15 s; a server-side
+	// deadline would have answered a retryable error first.
+	var hung time.Duration
+	if full() {
+		px.SetDelay(20 * time.Second)
+		short := &http.Client{Transport: transport, Timeout: 15 * time.Second}
+		ans := Call(ctx, short, rs, a.Token.AccessToken, "search_my_bookings", map[string]any{})
+		hung = ans.Elapsed
+		tl.add("hung-database:" + ans.Kind)
+	}
 	px.SetDelay(0)
 	var back time.Duration
 	t0 := time.Now()
@@ -394,17 +419,16 @@ func slowScenario(t *testing.T, c *Cluster, a *Agent) {
 	if back == 0 {
 		t.Error("no success within 30 s after the delay was removed")
 	}
+	if hung > slowBound {
+		slowest = max(slowest, hung)
+	}
 	// The database's statement timeout is 10 s by default; a tool call should
 	// not outlast it by much. The resource server has no request deadline,
 	// so with network latency (not slow statements) calls take as long as
 	// the round trips add up to.
 	if slowest > slowBound {
-		msg := fmt.Sprintf("known: a tool call took %s against a slow database (bound %s): the resource server sets no deadline on a request's database work", slowest.Round(time.Millisecond), slowBound)
-		if os.Getenv("LINKSLOT_CLUSTER_STRICT") != "" {
-			t.Error(msg)
-		} else {
-			t.Skip(msg)
-		}
+		knownCluster(t, "a tool call took %s against a slow or hung database (bound %s): the resource server sets no deadline on a request's database work",
+			slowest.Round(time.Millisecond), slowBound)
 	}
 }
 
@@ -493,4 +517,16 @@ func integrity(t *testing.T, c *Cluster, when string) {
 	if orphanBookings != 0 || orphanActivities != 0 || pending != 0 {
 		t.Errorf("half-written mutation state %s", when)
 	}
+}
+
+// knownCluster marks a finding in another package that is not fixed yet:
+// the subtest skips after its measurements, or fails under
+// LINKSLOT_CLUSTER_STRICT=1. The issue-9 report lists every one.
+func knownCluster(t *testing.T, format string, a ...any) {
+	t.Helper()
+	if os.Getenv("LINKSLOT_CLUSTER_STRICT") != "" {
+		t.Errorf("known: "+format, a...)
+		return
+	}
+	t.Skipf("known: "+format, a...)
 }
