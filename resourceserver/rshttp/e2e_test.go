@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,6 +76,10 @@ type system struct {
 	resource string
 	account  store.Account
 
+	// rsAhead moves the resource server's clock ahead of the wall clock
+	// (tests of what it honours within its cache period).
+	rsAhead atomic.Int64
+
 	mu        sync.Mutex
 	consents  int      // consent pages approved
 	authScope []string // scope parameter of each authorization request
@@ -129,7 +134,8 @@ func newSystemOn(t *testing.T, realUI bool, s *sqlstore.Store) *system {
 	if asH, err = authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: testLogger(t)}); err != nil {
 		t.Fatal(err)
 	}
-	if rsH, err = rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: testLogger(t)}); err != nil {
+	if rsH, err = rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: testLogger(t),
+		Clock: func() time.Time { return store.SystemClock().Add(time.Duration(sys.rsAhead.Load())) }}); err != nil {
 		t.Fatal(err)
 	}
 	return sys

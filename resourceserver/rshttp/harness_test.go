@@ -221,7 +221,26 @@ func (e *env) sign(sk jose.SigningKey, typ string, edit func(*tokenClaims)) stri
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	e.storeSession(raw, c)
 	return raw
+}
+
+// storeSession records the access-token session the authorization server
+// would have stored for a token it issued (the resource server refuses a
+// token without one): keyed by the hash of the JWT's signature segment.
+func (e *env) storeSession(raw string, c tokenClaims) {
+	e.t.Helper()
+	now := e.clock.Now()
+	exp := time.Unix(c.Exp, 0)
+	if !exp.After(now) {
+		exp = now.Add(time.Minute)
+	}
+	ts := store.TokenSession{Kind: store.KindAccessToken, SignatureHash: store.HashSecret(raw[strings.LastIndexByte(raw, '.')+1:]),
+		RequestID: store.NewID("req"), ClientID: c.ClientID, AccountID: c.Sub, LinkID: c.LinkID,
+		Active: true, Request: []byte("{}"), ExpiresAt: exp, CreatedAt: now}
+	if err := e.store.CreateTokenSession(e.ctx, ts); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // foreignKey is an ES256 key no JWKS publishes.

@@ -16,6 +16,15 @@
 //     disabled. These lookups are cached per link for at most LinkTTL (4 s by
 //     default), so a disconnected link stops working within 5 seconds while
 //     a busy agent costs no database round trip per call.
+//  3. The token's own session: the authorization server stores every access
+//     token session (kind access_token, keyed by store.HashSecret of the
+//     JWT's signature segment, exactly as fosite's JWT strategy names it)
+//     and switches it inactive when the token is revoked — RFC 7009
+//     revocation, a reused authorization code, a reused refresh token
+//     revoking its family, a revoked link. A missing or inactive session is
+//     refused. The answer is cached with the verified token for LinkTTL,
+//     so a revoked token stops working within 5 seconds at the cost of at
+//     most one query per token per LinkTTL.
 //
 // A token that verified is remembered (by its SHA-256, never the token
 // itself in a log) until it expires, so an agent's repeated calls cost one

@@ -38,10 +38,16 @@ type Identity struct {
 	Expiry    time.Time
 }
 
-// LinkSource is the narrow store view the checker needs.
+// LinkSource is the narrow store view the checker needs: the link and
+// client a token speaks through, and the token's own session, which the
+// authorization server stores under the hash of the JWT's signature
+// segment and switches inactive when it revokes the token (RFC 7009
+// revocation, a reused authorization code, a reused refresh token, a
+// revoked link).
 type LinkSource interface {
 	GetLink(ctx context.Context, id string) (store.Link, error)
 	GetClient(ctx context.Context, id string) (store.Client, error)
+	GetTokenSession(ctx context.Context, kind store.TokenKind, signatureHash string) (store.TokenSession, error)
 }
 
 // Options configure a Checker. Zero values mean the documented defaults.
@@ -59,8 +65,8 @@ type Options struct {
 	Clock  store.Clock // default store.SystemClock
 	// Skew tolerated on exp (default 30 s, at most 30 s).
 	Skew time.Duration
-	// LinkTTL bounds how stale a cached link/client lookup may be
-	// (default 4 s, at most 5 s).
+	// LinkTTL bounds how stale a cached link/client or token session
+	// lookup may be (default 4 s, at most 5 s).
 	LinkTTL time.Duration
 	// RefetchInterval spaces JWKS refetches triggered by never-seen kids
 	// after a burst of 3 (default 2 s).
@@ -176,13 +182,61 @@ func (c *Checker) Verify(ctx context.Context, raw string) (Identity, error) {
 	if err != nil {
 		return Identity{}, err
 	}
-	return c.checkLink(ctx, cl, exp)
+	id, err := c.checkLink(ctx, cl, exp)
+	if err != nil {
+		return Identity{}, err
+	}
+	if err := c.checkSession(ctx, raw); err != nil {
+		return Identity{}, err
+	}
+	return id, nil
 }
 
-// verified is a token whose signature and claims were checked.
+// verified is a token whose signature and claims were checked, with the
+// last answer about its session.
 type verified struct {
 	cl  claims
 	exp time.Time
+
+	sessFetched time.Time // zero: the session was never read
+	sessErr     error     // ErrInvalidToken-wrapped when revoked or unknown
+}
+
+// checkSession refuses a token whose access-token session the
+// authorization server revoked or never stored. The answer is cached with
+// the verified token for LinkTTL, so a revocation is honoured within
+// LinkTTL at the cost of at most one query per token per LinkTTL.
+func (c *Checker) checkSession(ctx context.Context, raw string) error {
+	key := sha256.Sum256([]byte(raw))
+	now := c.opts.Clock()
+	c.mu.Lock()
+	v, ok := c.tokens[key]
+	c.mu.Unlock()
+	if ok && !v.sessFetched.IsZero() && now.Sub(v.sessFetched) < c.opts.LinkTTL && !now.Before(v.sessFetched) {
+		return v.sessErr
+	}
+	// fosite's JWT strategy names an access token by its signature
+	// segment; the session row is keyed by that segment's hash.
+	sig := raw[strings.LastIndexByte(raw, '.')+1:]
+	var serr error
+	ts, err := c.opts.Links.GetTokenSession(ctx, store.KindAccessToken, store.HashSecret(sig))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		serr = invalid("unknown token")
+	case err != nil:
+		return fmt.Errorf("%w: read token session: %w", ErrUnavailable, err)
+	case !ts.Active:
+		serr = invalid("token revoked")
+	}
+	if ok {
+		c.mu.Lock()
+		if cur, still := c.tokens[key]; still {
+			cur.sessFetched, cur.sessErr = now, serr
+			c.tokens[key] = cur
+		}
+		c.mu.Unlock()
+	}
+	return serr
 }
 
 // verifyJWT checks the JWT itself. Tokens that verified are remembered by
