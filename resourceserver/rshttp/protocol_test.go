@@ -183,8 +183,11 @@ func TestTokenVerification(t *testing.T) {
 		{"expired 31 s ago", func() string {
 			return e.token(func(c *tokenClaims) { c.Exp = e.clock.Now().Add(-31 * time.Second).Unix() })
 		}, false},
-		{"expired 10 s ago (inside the skew)", func() string {
-			return e.token(func(c *tokenClaims) { c.Exp = e.clock.Now().Add(-10 * time.Second).Unix() })
+		{"expired 6 s ago (past the 5 s skew)", func() string {
+			return e.token(func(c *tokenClaims) { c.Exp = e.clock.Now().Add(-6 * time.Second).Unix() })
+		}, false},
+		{"expired 4 s ago (inside the skew)", func() string {
+			return e.token(func(c *tokenClaims) { c.Exp = e.clock.Now().Add(-4 * time.Second).Unix() })
 		}, true},
 		{"typ JWT (an ID token)", func() string { return e.sign(sk, "JWT", nil) }, false},
 		{"unknown key", func() string { return e.sign(foreignKey(t, "kid-nobody-published"), "at+jwt", nil) }, false},
@@ -246,6 +249,24 @@ func TestDisabledClientRefused(t *testing.T) {
 	readBody(t, resp)
 	if resp.StatusCode != 401 {
 		t.Fatalf("disabled client: %d, want 401", resp.StatusCode)
+	}
+}
+
+// TestExpirySkewOnACachedToken: a token that verified once is still
+// refused once it is more than 5 s past its exp.
+func TestExpirySkewOnACachedToken(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	tok := e.token(func(c *tokenClaims) { c.Exp = e.clock.Now().Add(10 * time.Second).Unix() })
+	for _, step := range []struct {
+		advance time.Duration
+		want    int
+	}{{0, 200}, {14 * time.Second, 200}, {2 * time.Second, 401}} {
+		e.clock.Advance(step.advance)
+		resp := e.rpc(tok, toolsList, nil)
+		readBody(t, resp)
+		if resp.StatusCode != step.want {
+			t.Fatalf("%s past exp: %d, want %d", e.clock.Now().Sub(epoch.Add(10*time.Second)), resp.StatusCode, step.want)
+		}
 	}
 }
 

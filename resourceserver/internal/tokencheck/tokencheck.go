@@ -63,7 +63,7 @@ type Options struct {
 	KeySet oidc.KeySet
 	Links  LinkSource  // required
 	Clock  store.Clock // default store.SystemClock
-	// Skew tolerated on exp (default 30 s, at most 30 s).
+	// Skew tolerated on exp (default and at most MaxSkew, 5 s).
 	Skew time.Duration
 	// LinkTTL bounds how stale a cached link/client or token session
 	// lookup may be (default 4 s, at most 5 s).
@@ -91,6 +91,10 @@ type linkEntry struct {
 	fetched time.Time
 }
 
+// MaxSkew is the most a token may be past its exp and still be accepted
+// (clock skew between the authorization and resource servers).
+const MaxSkew = 5 * time.Second
+
 // New builds a Checker. The JWKS is fetched lazily, on the first token.
 func New(ctx context.Context, o Options) (*Checker, error) {
 	var problems []string
@@ -110,8 +114,8 @@ func New(ctx context.Context, o Options) (*Checker, error) {
 	if o.Clock == nil {
 		o.Clock = store.SystemClock
 	}
-	if o.Skew <= 0 || o.Skew > 30*time.Second {
-		o.Skew = 30 * time.Second
+	if o.Skew <= 0 || o.Skew > MaxSkew {
+		o.Skew = MaxSkew
 	}
 	if o.LinkTTL <= 0 || o.LinkTTL > 5*time.Second {
 		o.LinkTTL = 4 * time.Second
