@@ -514,3 +514,93 @@ func TestNULCharacterInFreeText(t *testing.T) {
 		}
 	})
 }
+
+// TestAdminCSRFAndCrossOrigin posts the admin pages' forms without a CSRF
+// token, and calls the admin API with the administrator's session from a
+// foreign origin: nothing may change.
+func TestAdminCSRFAndCrossOrigin(t *testing.T) {
+	x := newSys(t)
+	ctx := context.Background()
+	adm, err := cluster.Link(ctx, x.asProc, demo.AdminEmail, cluster.DemoPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noFollow := &http.Client{Jar: adm.Browser.Jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	do := func(method, path, ctype, body string, hdr map[string]string) int {
+		req, _ := http.NewRequest(method, x.as.URL+path, strings.NewReader(body))
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := noFollow.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	// The session works: the refusals below are about CSRF, not sign-in.
+	if st := do(http.MethodGet, "/admin/api/clients", "", "", nil); st != 200 {
+		t.Fatalf("admin API with the admin's session answered %d", st)
+	}
+	if st := do(http.MethodGet, "/admin/clients", "", "", nil); st != 200 {
+		t.Fatalf("admin pages with the admin's session answered %d", st)
+	}
+	form := "application/x-www-form-urlencoded"
+	cross := map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}
+	for _, c := range []struct{ path, body string }{
+		{"/admin/clients/" + demo.ClientID + "/disable", ""},
+		{"/admin/clients/" + demo.ClientID + "/delete", ""},
+		{"/admin/clients/" + demo.ClientID + "/rotate-secret", ""},
+		{"/admin/clients/" + demo.ClientID, "name=Hijacked&redirect_uris=https://evil.example/cb"},
+		{"/admin/clients", "id=csrf-client&name=CSRF&redirect_uris=https://evil.example/cb&allowed_scopes=openid"},
+		{"/admin/businesses/biz-brightcut-barbers/agent-booking", "enabled=false"},
+		{"/admin/catalog", "format=json&catalog=%5B%5D"},
+	} {
+		for _, variant := range []string{"no token", "cross-site"} {
+			h := map[string]string{}
+			if variant == "cross-site" {
+				h = cross
+			}
+			st := do(http.MethodPost, c.path, form, c.body, h)
+			t.Logf("admin page POST %s (%s) → %d", c.path, variant, st)
+			if st/100 == 2 || st/100 == 3 {
+				t.Errorf("admin page POST %s (%s) answered %d", c.path, variant, st)
+			}
+		}
+	}
+	for _, c := range []struct{ method, path, ctype, body string }{
+		{http.MethodPost, "/admin/api/clients/" + demo.ClientID + "/disable", "", ""},
+		{http.MethodPost, "/admin/api/clients/" + demo.ClientID + "/disable", "text/plain", "{}"},
+		{http.MethodPost, "/admin/api/clients", "text/plain", `{"id":"csrf-api-client","name":"x","redirect_uris":["https://evil.example/cb"],"allowed_scopes":["openid"]}`},
+		{http.MethodPost, "/admin/api/clients", form, `id=csrf-api-client`},
+		{http.MethodDelete, "/admin/api/clients/" + demo.ClientID, "", ""},
+		{http.MethodPost, "/admin/api/users", "text/plain", `{"email":"csrf-admin@example.com","password":"a-long-password-1","admin":true}`},
+		{http.MethodPost, "/admin/api/businesses/biz-brightcut-barbers/agent-booking", "text/plain", `{"enabled":false}`},
+	} {
+		st := do(c.method, c.path, c.ctype, c.body, cross)
+		t.Logf("admin API %s %s cross-site → %d", c.method, c.path, st)
+		if st/100 == 2 {
+			t.Errorf("admin API %s %s from a foreign origin with the admin's session answered %d", c.method, c.path, st)
+		}
+	}
+	cl, err := x.store.GetClient(ctx, demo.ClientID)
+	if err != nil || cl.Disabled || cl.Name == "Hijacked" {
+		t.Errorf("the demo client was changed: %+v %v", cl, err)
+	}
+	for _, id := range []string{"csrf-client", "csrf-api-client"} {
+		if _, err := x.store.GetClient(ctx, id); err == nil {
+			t.Errorf("client %s was created cross-site", id)
+		}
+	}
+	if _, err := x.store.GetAccountByEmail(ctx, "csrf-admin@example.com"); err == nil {
+		t.Error("an administrator account was created cross-site")
+	}
+	if b, err := x.store.GetBusiness(ctx, "biz-brightcut-barbers"); err != nil || !b.AgentBooking {
+		t.Errorf("agent booking was switched off cross-site: %v", err)
+	}
+	x.alive()
+}

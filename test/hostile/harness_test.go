@@ -17,6 +17,9 @@ import (
 
 	"github.com/linkslot/linkslot/authserver/authhttp"
 	consentui "github.com/linkslot/linkslot/consent-ui"
+	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/admin/adminapi"
+	"github.com/linkslot/linkslot/internal/admin/adminui"
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/demo"
@@ -70,7 +73,22 @@ func newSysOn(t *testing.T, s *sqlstore.Store) *sys {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if asH, err = authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: log}); err != nil {
+	// The production wiring of authserver's Handler: admin pages and API.
+	svc, err := admin.New(admin.Config{Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := adminui.New(svc, ui, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := adminapi.NewAPI(svc, adminapi.AnyOf{adminapi.NewSessionAuth(ui)}, log)
+	mount := func(mux *http.ServeMux) {
+		mux.Handle(adminapi.Prefix, api)
+		mux.Handle("/admin", pages)
+		mux.Handle("/admin/", pages)
+	}
+	if asH, err = authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: log, Mount: mount}); err != nil {
 		t.Fatal(err)
 	}
 	if rsH, err = rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: log, NoRateLimits: true}); err != nil {

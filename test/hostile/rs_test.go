@@ -21,6 +21,8 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/linkslot/linkslot/internal/keys"
+	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/storetest"
 )
@@ -353,4 +355,63 @@ func (x *sys) callWith(token string) struct {
 		Status int
 		Kind   string
 	}{st, k}
+}
+
+// TestKeyPurposeConfusion presents tokens signed by the right server with
+// the wrong key or for the wrong purpose: an access token signed with the
+// booking-grant key, the ID token, a booking grant as an access token, and
+// an access token as a booking grant.
+func TestKeyPurposeConfusion(t *testing.T) {
+	x := newSys(t)
+	ctx := x.ctx
+	gk := keys.NewManager(x.store, []byte(secret), store.KeyPurposeGrant, nil)
+	if err := gk.Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sk, err := gk.SigningKey(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := x.claims()
+	signer, err := jose.NewSigner(sk, (&jose.SignerOptions{}).WithType("at+jwt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(claims)
+	jws, _ := signer.Sign(b)
+	withGrantKey, _ := jws.CompactSerialize()
+	if a := x.callWith(withGrantKey); a.Status != http.StatusUnauthorized {
+		t.Errorf("an access token signed with the booking-grant key answered %d", a.Status)
+	}
+	if idt, _ := x.agent.Token.Extra("id_token").(string); idt != "" {
+		if a := x.callWith(idt); a.Status != http.StatusUnauthorized {
+			t.Errorf("the ID token as an access token answered %d", a.Status)
+		}
+	} else {
+		t.Log("no ID token issued (openid not granted by default)")
+	}
+	// A real booking and its grant.
+	slot := firstSlot(t, x, nextDay(6))
+	args := map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut",
+		"staff_reference": slot.staff, "starts_at": slot.at}
+	sum := x.call("create_my_booking", args)
+	for k, v := range map[string]any{"confirmed_summary": findString(sum.Result, "confirmed_summary"), "confirmation_summary_presented": true,
+		"confirmation_obtained": true, "user_confirmation_text": "yes", "idempotency_key": "purpose-confusion-key-01"} {
+		args[k] = v
+	}
+	created := x.call("create_my_booking", args)
+	if created.Kind != "ok" {
+		t.Fatalf("create: %s", created.Kind)
+	}
+	ref, grant := findString(created.Result, "booking_reference"), findString(created.Result, "grant")
+	if a := x.callWith(grant); a.Status != http.StatusUnauthorized {
+		t.Errorf("a booking grant as an access token answered %d", a.Status)
+	}
+	for name, g := range map[string]string{"the access token": x.agent.Token.AccessToken, "grant-key-signed access token": withGrantKey} {
+		a := x.call("cancel_my_booking", map[string]any{"booking_reference": ref, "grant": g})
+		if a.Kind != "invalid_grant" {
+			t.Errorf("%s as a booking grant answered %s, want invalid_grant", name, a.Kind)
+		}
+	}
+	x.alive()
 }
