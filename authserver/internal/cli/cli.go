@@ -11,6 +11,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -139,6 +140,14 @@ func keysCmd(ctx context.Context, cfg config.Config, log *slog.Logger, args []st
 	kid, err := keys.NewManager(s, cfg.SecretKey, *purpose, nil).Rotate(ctx)
 	if err != nil {
 		return err
+	}
+	// Every administrative action is audited (CONTRACT §6): the purpose and
+	// the new kid, never key material.
+	after, _ := json.Marshal(map[string]string{"purpose": *purpose, "kid": kid})
+	now := store.UTC(store.SystemClock())
+	if err := s.AddAuditEvent(ctx, store.AuditEvent{ID: store.NewID("aud"), ActorID: "cli", Action: "keys.rotate",
+		Target: *purpose + "/" + kid, After: after, CreatedAt: now}); err != nil {
+		return fmt.Errorf("the new %s signing key %s is current, but its audit event was not written: %w", *purpose, kid, err)
 	}
 	fmt.Fprintf(out, "new %s signing key %s is current; the previous key stays published until its tokens expire\n", *purpose, kid)
 	return nil

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/linkslot/linkslot/authserver/internal/cli"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
 )
 
 func run(t *testing.T, env map[string]string, args ...string) (int, string, string) {
@@ -52,5 +54,52 @@ func TestCommands(t *testing.T) {
 				t.Fatalf("more than one line of error: %q", errOut)
 			}
 		})
+	}
+}
+
+// TestKeysRotateIsAudited: `keys rotate` records who (the CLI), what and
+// which key, with no key material.
+func TestKeysRotateIsAudited(t *testing.T) {
+	dir := t.TempDir()
+	url := "sqlite://" + filepath.Join(dir, "db.sqlite")
+	env := map[string]string{"LINKSLOT_DATABASE_URL": url, "LINKSLOT_SECRET_KEY": "0123456789abcdef0123456789abcdef"}
+	for _, args := range [][]string{{"migrate"}, {"keys", "rotate"}, {"keys", "rotate", "--purpose", "grant"}} {
+		if code, out, errOut := run(t, env, args...); code != 0 {
+			t.Fatalf("%v: exit %d %s %s", args, code, out, errOut)
+		}
+	}
+	ctx := context.Background()
+	s, err := sqlstore.Open(ctx, url, sqlstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	evs, err := s.ListAuditEvents(ctx, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	purposes := map[string]bool{}
+	for _, e := range evs {
+		if e.Action != "keys.rotate" {
+			continue
+		}
+		purpose, kid, _ := strings.Cut(e.Target, "/")
+		if e.ActorID != "cli" || !strings.HasPrefix(kid, purpose+"-") || strings.Contains(string(e.After), "private") ||
+			strings.Contains(string(e.After), `"d"`) {
+			t.Fatalf("audit event: %+v %s", e, e.After)
+		}
+		var keys []store.SigningKey
+		if keys, err = s.ListSigningKeys(ctx, purpose); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			if k.ID == kid && k.RetiredAt != nil {
+				t.Fatalf("audited kid %s is not the current key", kid)
+			}
+		}
+		purposes[purpose] = true
+	}
+	if !purposes["token"] || !purposes["grant"] {
+		t.Fatalf("keys.rotate events for %v, want token and grant", purposes)
 	}
 }
