@@ -216,7 +216,9 @@ func idempotencyScenario(t *testing.T, c *Cluster, a *Agent) {
 // every answer meanwhile was fast and retryable, that the servers recover
 // without a restart, and that every booking answered as confirmed exists.
 func outageScenario(t *testing.T, c *Cluster, agents []*Agent, mutations bool) {
+	var refreshers []*Agent
 	if len(agents) > 12 {
+		refreshers = agents[12:min(len(agents), 20)]
 		agents = agents[:12]
 	}
 	const clientTimeout = 20 * time.Second
@@ -283,6 +285,45 @@ func outageScenario(t *testing.T, c *Cluster, agents []*Agent, mutations bool) {
 			}
 		}()
 	}
+	// Token endpoint: each refresher rotates its own chain at alternating
+	// authorization servers throughout.
+	var rtl [3]tally
+	var rslowest [3]atomic.Int64
+	ambiguous := make([]bool, len(refreshers))
+	for i, b := range refreshers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; n < 2000; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				p := phase.Load()
+				start := time.Now()
+				tok, st, err := b.Refresh(ctx, c.AS[(i+n)%len(c.AS)], b.Token.RefreshToken)
+				el := time.Since(start)
+				if int64(el) > rslowest[p].Load() {
+					rslowest[p].Store(int64(el))
+				}
+				switch {
+				case err == nil:
+					b.Token.RefreshToken, b.Token.AccessToken = tok.RefreshToken, tok.AccessToken
+					rtl[p].add("ok")
+				case st == 0:
+					rtl[p].add("transport")
+					ambiguous[i] = true
+				default:
+					rtl[p].add(fmt.Sprintf("http_%d", st))
+					if st == http.StatusBadRequest || st == http.StatusUnauthorized {
+						badKinds.add(fmt.Sprintf("refresh phase%d:http_%d", p, st))
+					}
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}()
+	}
 	time.Sleep(1500 * time.Millisecond)
 	phase.Store(1)
 	c.PG.Stop()
@@ -341,6 +382,9 @@ func outageScenario(t *testing.T, c *Cluster, agents []*Agent, mutations bool) {
 	t.Logf("outage: %d requests sent; database down %s", sent.Load(), upAt.Sub(downAt).Round(time.Millisecond))
 	for p, name := range []string{"before", "during", "after"} {
 		t.Logf("  %s: %s; slowest %s", name, tl[p].String(), time.Duration(slowest[p].Load()).Round(time.Millisecond))
+	}
+	for p, name := range []string{"before", "during", "after"} {
+		t.Logf("  refresh rotation %s: %s; slowest %s", name, rtl[p].String(), time.Duration(rslowest[p].Load()).Round(time.Millisecond))
 	}
 	t.Logf("  recovery after restart: %v; confirmed answers %d, confirmed-but-missing %d; non-retryable answers: %s",
 		recovered, len(confirmed), missing, badKinds.String())
