@@ -113,7 +113,7 @@ func newEnv(t testing.TB, s store.Store) *env {
 	e.issuer = e.srv.URL
 	now := store.SystemClock()
 	for i, a := range []*store.Account{&e.account, &e.account2} {
-		*a = store.Account{ID: store.NewID("acc"), Email: []string{"demo", "someone"}[i] + "-" + store.RandomString(3) + "@example.com",
+		*a = store.Account{ID: store.NewID("acct"), Email: []string{"demo", "someone"}[i] + "-" + store.RandomString(3) + "@example.com",
 			PasswordHash: "unused", CreatedAt: now, UpdatedAt: now}
 		if err := s.CreateAccount(ctx, *a); err != nil {
 			t.Fatal(err)

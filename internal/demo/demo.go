@@ -78,7 +78,7 @@ func Load(ctx context.Context, s store.Store, d Data) (Result, error) {
 		if err != nil {
 			return res, fmt.Errorf("hash demo password: %w", err)
 		}
-		acc := store.Account{ID: store.NewID("acc"), Email: a.email, PasswordHash: hash, Admin: a.admin, CreatedAt: now, UpdatedAt: now}
+		acc := store.Account{ID: store.NewID("acct"), Email: a.email, PasswordHash: hash, Admin: a.admin, CreatedAt: now, UpdatedAt: now}
 		if err := s.CreateAccount(ctx, acc); err != nil && !errors.Is(err, store.ErrAlreadyExists) {
 			return res, fmt.Errorf("create %s: %w", a.email, err)
 		}

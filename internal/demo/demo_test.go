@@ -2,6 +2,7 @@ package demo_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/linkslot/linkslot/internal/demo"
@@ -36,6 +37,12 @@ func TestLoadIsIdempotent(t *testing.T) {
 			t.Fatalf("second load created again: %+v", second)
 		}
 		accts, _ := s.ListAccounts(ctx)
+		for _, a := range accts {
+			// One account id prefix everywhere (identity and admin use acct_).
+			if !strings.HasPrefix(a.ID, "acct_") {
+				t.Errorf("account id %q, want the acct_ prefix", a.ID)
+			}
+		}
 		clients, _ := s.ListClients(ctx)
 		biz, _ := s.ListBusinesses(ctx)
 		if len(accts) != 2 || len(clients) != 1 || len(biz) != 1 {
