@@ -1,17 +1,21 @@
 package authhttp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,7 +76,7 @@ func benchClient() *http.Client {
 
 // runWorkers runs n operations spread over benchWorkers goroutines, each
 // with its own state from prepare, and reports throughput and p99.
-func runWorkers(b *testing.B, workers int, unit string, prepare func(worker int) func() error) {
+func runWorkers(b *testing.B, s *sqlstore.Store, workers int, unit string, prepare func(worker int) func() error) {
 	states := make([]func() error, workers)
 	for w := range states {
 		states[w] = prepare(w)
@@ -81,6 +85,7 @@ func runWorkers(b *testing.B, workers int, unit string, prepare func(worker int)
 	lat := make([][]time.Duration, workers)
 	var wg sync.WaitGroup
 	b.ResetTimer()
+	goCPU0, pgCPU0 := processCPU(), postgresCPU(s)
 	start := time.Now()
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -99,6 +104,7 @@ func runWorkers(b *testing.B, workers int, unit string, prepare func(worker int)
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	goCPU, pgCPU := processCPU()-goCPU0, postgresCPU(s)-pgCPU0
 	b.StopTimer()
 	var all []time.Duration
 	for _, l := range lat {
@@ -112,15 +118,65 @@ func runWorkers(b *testing.B, workers int, unit string, prepare func(worker int)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), unit+"/s")
 	b.ReportMetric(float64(p99.Microseconds())/1000, "p99_ms")
 	b.ReportMetric(float64(failures.Load()), "failures")
+	// CPU per operation is steadier than throughput on a shared machine:
+	// this process (server and load generator) and, when /proc shows them,
+	// the PostgreSQL server processes of this machine.
+	b.ReportMetric(float64(goCPU.Microseconds())/float64(b.N), "go_cpu_us/op")
+	if pgCPU > 0 {
+		b.ReportMetric(float64(pgCPU.Microseconds())/float64(b.N), "pg_cpu_us/op")
+	}
+}
+
+// processCPU is the user+system CPU time of this process.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// postgresCPU sums the CPU time of the server processes of s's PostgreSQL
+// (backends and background processes, from pg_stat_activity) that /proc
+// shows: 0 on SQLite, on a remote server, or outside Linux.
+func postgresCPU(s *sqlstore.Store) time.Duration {
+	if s.Dialect() != "postgres" {
+		return 0
+	}
+	var pids []int
+	if err := s.DB().Raw("SELECT pid FROM pg_stat_activity").Scan(&pids).Error; err != nil {
+		return 0
+	}
+	var ticks int64
+	for _, pid := range pids {
+		raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ... utime stime are fields 14 and 15.
+		open, close := bytes.IndexByte(raw, '('), bytes.LastIndexByte(raw, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		f := strings.Fields(string(raw[close+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		sy, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + sy
+	}
+	return time.Duration(ticks) * (time.Second / 100) // USER_HZ
 }
 
 func BenchmarkRefreshRotation(b *testing.B) {
 	for _, sc := range scenarios() {
 		b.Run(sc.name, func(b *testing.B) {
-			e := newEnv(b, sc.open(b))
+			s := sc.open(b)
+			e := newEnv(b, s)
 			hc := benchClient()
 			c := e.oauth(publicID, "", "openid")
-			runWorkers(b, sc.workers, "rotations", func(int) func() error {
+			runWorkers(b, s, sc.workers, "rotations", func(int) func() error {
 				v := oauth2.GenerateVerifier()
 				code := e.code(c, e.account.ID, oauth2.S256ChallengeOption(v))
 				st, m := exchange(e, publicID, code, v, nil)
@@ -150,13 +206,14 @@ func BenchmarkRefreshRotation(b *testing.B) {
 func BenchmarkCodeFlow(b *testing.B) {
 	for _, sc := range scenarios() {
 		b.Run(sc.name, func(b *testing.B) {
-			e := newEnv(b, sc.open(b))
+			s := sc.open(b)
+			e := newEnv(b, s)
 			hc := benchClient()
 			c := e.oauth(publicID, "", "openid")
 			// Remember consent once.
 			v0 := oauth2.GenerateVerifier()
 			e.code(c, e.account.ID, oauth2.S256ChallengeOption(v0))
-			runWorkers(b, sc.workers, "flows", func(int) func() error {
+			runWorkers(b, s, sc.workers, "flows", func(int) func() error {
 				return func() error {
 					v := oauth2.GenerateVerifier()
 					req, _ := http.NewRequest(http.MethodGet, c.AuthCodeURL("state-1234567890", oauth2.S256ChallengeOption(v)), nil)
