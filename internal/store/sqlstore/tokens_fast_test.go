@@ -19,7 +19,9 @@ func TestTokenBatch(t *testing.T) {
 			return store.TokenSession{Kind: kind, SignatureHash: store.RandomString(12), RequestID: req, ClientID: "c",
 				AccountID: "a", Active: true, Request: []byte(`{"x":1}`), ExpiresAt: now.Add(time.Hour), CreatedAt: now}
 		}
-		ref := func(t store.TokenSession) store.TokenRef { return store.TokenRef{Kind: t.Kind, SignatureHash: t.SignatureHash} }
+		ref := func(t store.TokenSession) store.TokenRef {
+			return store.TokenRef{Kind: t.Kind, SignatureHash: t.SignatureHash}
+		}
 		code, pkce, oidc := sess(store.KindAuthorizeCode, "r1"), sess(store.KindPKCE, "r1"), sess(store.KindOpenID, "r1")
 		if err := s.ApplyTokenBatch(ctx, store.TokenBatch{Create: []store.TokenSession{code, pkce, oidc}}); err != nil {
 			t.Fatal(err)
