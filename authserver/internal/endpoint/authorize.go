@@ -62,7 +62,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	fositestore.SeedClient(ctx, client)
 
 	// 2. fosite's validation; errors now go back to the client.
-	ar, err := h.d.Provider.NewAuthorizeRequest(ctx, r)
+	ar, err := h.newAuthorizeRequest(ctx, r)
 	if err != nil {
 		h.authorizeError(w, r, ar, err)
 		return
@@ -150,6 +150,10 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp.AddParameter("iss", h.d.Issuer)
+	if state == "" {
+		// fosite adds state even when the request had none.
+		resp.GetParameters().Del("state")
+	}
 	w.Header().Set("Cache-Control", "no-store")
 	h.d.Provider.WriteAuthorizeResponse(ctx, w, ar, resp)
 }
@@ -184,6 +188,43 @@ func grantedScopes(requested fosite.Arguments, c store.Client) []string {
 
 // authorizeError sends err to the client when the redirect URI is known,
 // and shows it otherwise.
+// statePlaceholder stands in for a missing or short state during fosite's
+// validation; it never reaches the client or the store.
+const statePlaceholder = "linkslot-state-placeholder"
+
+// newAuthorizeRequest is fosite's NewAuthorizeRequest with state optional.
+// OAuth 2.1 with PKCE makes state optional and MCP clients omit it, but
+// fosite refuses a state shorter than its minimum entropy (8 characters),
+// an absent one included, whatever its configuration. Such a state is
+// shown to fosite as a placeholder and put back afterwards, so the client
+// gets back exactly the state it sent, and none when it sent none.
+func (h *Handler) newAuthorizeRequest(ctx context.Context, r *http.Request) (fosite.AuthorizeRequester, error) {
+	sent := r.Form["state"]
+	if len(sent) > 1 || len(sent) == 1 && len(sent[0]) >= fosite.MinParameterEntropy {
+		return h.d.Provider.NewAuthorizeRequest(ctx, r)
+	}
+	state := r.Form.Get("state")
+	r.Form.Set("state", statePlaceholder)
+	ar, err := h.d.Provider.NewAuthorizeRequest(ctx, r)
+	// fosite keeps r.Form as the request's form: restore it in both.
+	if state == "" {
+		r.Form.Del("state")
+	} else {
+		r.Form.Set("state", state)
+	}
+	if req, ok := ar.(*fosite.AuthorizeRequest); ok && req != nil {
+		req.State = state
+		if req.Form != nil {
+			if state == "" {
+				req.Form.Del("state")
+			} else {
+				req.Form.Set("state", state)
+			}
+		}
+	}
+	return ar, err
+}
+
 func (h *Handler) authorizeError(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, err error) {
 	e, internal := classify(err)
 	if internal {
