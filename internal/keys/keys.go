@@ -47,6 +47,12 @@ type Manager struct {
 	currentID string
 	current   *ecdsa.PrivateKey
 	byID      map[string]*ecdsa.PrivateKey
+	// refreshing is set while one caller re-reads the key list.
+	refreshing bool
+	// published caches the parsed public keys (PublicKey) until publishedAt
+	// is refreshEvery old.
+	published   map[string]*ecdsa.PublicKey
+	publishedAt time.Time
 }
 
 // NewManager returns a Manager for keys of purpose, encrypted under a key
@@ -106,7 +112,7 @@ func (m *Manager) Rotate(ctx context.Context) (string, error) {
 		}
 	}
 	m.mu.Lock()
-	m.checked = time.Time{}
+	m.checked, m.published = time.Time{}, nil
 	m.mu.Unlock()
 	return kid, nil
 }
@@ -167,16 +173,26 @@ func (m *Manager) decrypt(k store.SigningKey) (*ecdsa.PrivateKey, error) {
 	return priv, nil
 }
 
-// current returns the current private key, reloading the list when it was
-// last read more than refreshEvery ago.
+// load returns the current private key, re-reading the key list when it
+// was last read more than refreshEvery ago. Only the first caller to find
+// the list stale reads it; the others keep signing with the cached key
+// meanwhile, so a signer never waits on the database once a key is cached.
 func (m *Manager) load(ctx context.Context) (string, *ecdsa.PrivateKey, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	now := time.Now()
-	if m.current != nil && now.Sub(m.checked) < refreshEvery {
-		return m.currentID, m.current, nil
+	if m.current != nil && (now.Sub(m.checked) < refreshEvery || m.refreshing) {
+		kid, priv := m.currentID, m.current
+		m.mu.Unlock()
+		return kid, priv, nil
 	}
+	m.refreshing = true
+	m.mu.Unlock()
+
 	ks, err := m.s.ListSigningKeys(ctx, m.purpose)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.refreshing = false
 	if err != nil {
 		if m.current != nil { // serve the cached key through a database hiccup
 			return m.currentID, m.current, nil
@@ -187,6 +203,7 @@ func (m *Manager) load(ctx context.Context) (string, *ecdsa.PrivateKey, error) {
 		return "", nil, ErrNoKey
 	}
 	m.checked = now
+	m.published = nil
 	if ks[0].ID != m.currentID || m.current == nil {
 		priv, ok := m.byID[ks[0].ID]
 		if !ok {
@@ -235,16 +252,37 @@ func (m *Manager) VerificationKeys(ctx context.Context) (*jose.JSONWebKeySet, er
 	return set, nil
 }
 
-// PublicKey returns the published public key with the given kid.
+// PublicKey returns the published public key with the given kid. The
+// parsed keys are cached for refreshEvery (like the signing key), so
+// verifying a token costs no database read and no JWK parsing; a kid not
+// in the cache re-reads the list at once (a key another replica just
+// created).
 func (m *Manager) PublicKey(ctx context.Context, kid string) (*ecdsa.PublicKey, error) {
+	m.mu.Lock()
+	if m.published != nil && time.Since(m.publishedAt) < refreshEvery {
+		pub, ok := m.published[kid]
+		m.mu.Unlock()
+		if ok {
+			return pub, nil
+		}
+	} else {
+		m.mu.Unlock()
+	}
 	set, err := m.VerificationKeys(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range set.Key(kid) {
+	byKid := make(map[string]*ecdsa.PublicKey, len(set.Keys))
+	for _, k := range set.Keys {
 		if pub, ok := k.Key.(*ecdsa.PublicKey); ok {
-			return pub, nil
+			byKid[k.KeyID] = pub
 		}
+	}
+	m.mu.Lock()
+	m.published, m.publishedAt = byKid, time.Now()
+	m.mu.Unlock()
+	if pub, ok := byKid[kid]; ok {
+		return pub, nil
 	}
 	return nil, fmt.Errorf("keys: unknown kid %q", kid)
 }

@@ -55,3 +55,21 @@ type FastTokens interface {
 	// not exist.
 	GetRequestTokenSessions(ctx context.Context, kind TokenKind, signatureHash string, also ...TokenKind) ([]TokenSession, error)
 }
+
+// TokenPrefetch is what a token request reads before fosite asks for it:
+// the client, and the presented code or refresh token with the sessions of
+// its request and its link.
+type TokenPrefetch struct {
+	Client      Client
+	ClientFound bool
+	// Sessions has the named session first, then those of its request
+	// whose kinds were asked for; it is empty when the named one does not
+	// exist.
+	Sessions []TokenSession
+	Link     LinkState // of the named session
+}
+
+// TokenPrefetcher reads a TokenPrefetch in one statement.
+type TokenPrefetcher interface {
+	PrefetchTokenRequest(ctx context.Context, clientID string, kind TokenKind, signatureHash string, also ...TokenKind) (TokenPrefetch, error)
+}

@@ -103,6 +103,59 @@ type clientCache struct {
 	// gone are sessions a pending batch deletes (the OpenID session of a
 	// redeemed code): deleting them again is a no-op.
 	gone map[store.TokenRef]bool
+	// links are the link states of prefetched refresh sessions.
+	links map[store.TokenRef]store.LinkState
+}
+
+// Prefetch reads, in one statement, what a token request for clientID
+// presenting token (a code or a refresh token, by kind; signature is
+// fosite's signature of it) will ask for: the client, the session with its
+// request's PKCE and OpenID sessions or its link. It fills ctx's request
+// cache (see WithClientCache) and does nothing without one or when the
+// store cannot; an error leaves the cache as it was, and the regular reads
+// follow.
+func (st *Store) Prefetch(ctx context.Context, clientID string, kind store.TokenKind, signature string) {
+	cc := cacheOf(ctx)
+	pf, ok := st.s.(store.TokenPrefetcher)
+	if cc == nil || !ok || clientID == "" || signature == "" || txOf(ctx) != nil {
+		return
+	}
+	var also []store.TokenKind
+	if kind == store.KindAuthorizeCode {
+		also = []store.TokenKind{store.KindPKCE, store.KindOpenID}
+	}
+	sigHash := store.HashSecret(signature)
+	p, err := pf.PrefetchTokenRequest(ctx, clientID, kind, sigHash, also...)
+	if err != nil {
+		return
+	}
+	if p.ClientFound {
+		SeedClient(ctx, p.Client)
+	}
+	if len(p.Sessions) == 0 {
+		return
+	}
+	cc.put(p.Sessions...)
+	if kind == store.KindRefreshToken {
+		cc.mu.Lock()
+		if cc.links == nil {
+			cc.links = map[store.TokenRef]store.LinkState{}
+		}
+		cc.links[store.TokenRef{Kind: kind, SignatureHash: sigHash}] = p.Link
+		cc.mu.Unlock()
+	}
+}
+
+// rowLink returns a prefetched session and its link state.
+func (cc *clientCache) rowLink(ref store.TokenRef) (store.TokenSession, store.LinkState, bool) {
+	if cc == nil {
+		return store.TokenSession{}, store.LinkState{}, false
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	t, ok := cc.rows[ref]
+	l, lok := cc.links[ref]
+	return t, l, ok && lok
 }
 
 func cacheOf(ctx context.Context) *clientCache {
@@ -141,6 +194,7 @@ func (cc *clientCache) forget(ref store.TokenRef) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	delete(cc.rows, ref)
+	delete(cc.links, ref)
 }
 
 // companion returns the cached session of kind belonging to requestID.
@@ -165,6 +219,7 @@ func (cc *clientCache) clearRows() {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	clear(cc.rows)
+	clear(cc.links)
 }
 
 func (cc *clientCache) markGone(ref store.TokenRef) {
@@ -528,14 +583,18 @@ func (st *Store) GetRefreshTokenSession(ctx context.Context, sig string, s fosit
 		link store.LinkState
 		err  error
 	)
+	ref := store.TokenRef{Kind: store.KindRefreshToken, SignatureHash: store.HashSecret(sig)}
 	db, err := st.db(ctx)
 	if err != nil {
 		return nil, err
 	}
 	f, fast := db.(store.FastTokens)
-	if fast {
+	var cached bool
+	if ts, link, cached = cacheOf(ctx).rowLink(ref); cached {
+		fast = true // read with Prefetch
+	} else if fast {
 		// The session and its link in one statement.
-		ts, link, err = f.GetTokenSessionLink(ctx, store.KindRefreshToken, store.HashSecret(sig))
+		ts, link, err = f.GetTokenSessionLink(ctx, store.KindRefreshToken, ref.SignatureHash)
 	} else {
 		ts, err = db.GetTokenSession(ctx, store.KindRefreshToken, store.HashSecret(sig))
 	}

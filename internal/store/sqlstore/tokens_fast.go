@@ -221,3 +221,102 @@ func (s *Store) GetRequestTokenSessions(ctx context.Context, kind store.TokenKin
 	}
 	return out, nil
 }
+
+var _ store.TokenPrefetcher = (*Store)(nil)
+
+// prefetchRow is one row of the prefetch join; every column may be NULL.
+type prefetchRow struct {
+	CID            *string
+	CName          *string
+	CSecretHash    *string
+	CPublic        *bool
+	CRedirectURIs  *string
+	CAllowedScopes *string
+	CDefaultScopes *string
+	CGrantTypes    *string
+	CLogoURL       *string
+	CContact       *string
+	CDisabled      *bool
+	CCreatedAt     *time.Time
+	CUpdatedAt     *time.Time
+	TKind          *string
+	TSignatureHash *string
+	TRequestID     *string
+	TClientID      *string
+	TAccountID     *string
+	TLinkID        *string
+	TActive        *bool
+	TRequest       []byte
+	TExpiresAt     *time.Time
+	TCreatedAt     *time.Time
+	LStatus        *string
+	LLastUsedAt    *time.Time
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// PrefetchTokenRequest implements store.TokenPrefetcher: a one-row
+// anchor LEFT JOINed to the client, the sessions and the link, so a missing
+// client or session still answers the other.
+func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind store.TokenKind, sig string, also ...store.TokenKind) (store.TokenPrefetch, error) {
+	args := []any{clientID, string(kind), sig}
+	cond := "t.kind = ? AND t.signature_hash = ?"
+	if len(also) > 0 {
+		kinds := make([]string, len(also))
+		for i, k := range also {
+			kinds[i] = string(k)
+		}
+		cond = "(" + cond + ") OR (t.kind IN ? AND t.request_id = (SELECT request_id FROM token_sessions WHERE kind = ? AND signature_hash = ?))"
+		args = append(args, kinds, string(kind), sig)
+	}
+	var rows []prefetchRow
+	err := s.q(ctx).Raw(`SELECT c.id AS c_id, c.name AS c_name, c.secret_hash AS c_secret_hash, c.public AS c_public,
+ c.redirect_uris AS c_redirect_uris, c.allowed_scopes AS c_allowed_scopes, c.default_scopes AS c_default_scopes,
+ c.grant_types AS c_grant_types, c.logo_url AS c_logo_url, c.contact AS c_contact, c.disabled AS c_disabled,
+ c.created_at AS c_created_at, c.updated_at AS c_updated_at,
+ t.kind AS t_kind, t.signature_hash AS t_signature_hash, t.request_id AS t_request_id, t.client_id AS t_client_id,
+ t.account_id AS t_account_id, t.link_id AS t_link_id, t.active AS t_active, t.request AS t_request,
+ t.expires_at AS t_expires_at, t.created_at AS t_created_at,
+ l.status AS l_status, l.last_used_at AS l_last_used_at
+FROM (SELECT 1 AS one) AS anchor
+LEFT JOIN clients c ON c.id = ?
+LEFT JOIN token_sessions t ON `+cond+`
+LEFT JOIN links l ON t.link_id <> '' AND l.id = t.link_id`, args...).Scan(&rows).Error
+	if err != nil {
+		return store.TokenPrefetch{}, translate(err)
+	}
+	var p store.TokenPrefetch
+	for i, r := range rows {
+		if i == 0 && r.CID != nil {
+			p.ClientFound = true
+			p.Client = toClient(clientRow{ID: *r.CID, Name: deref(r.CName), SecretHash: deref(r.CSecretHash), Public: deref(r.CPublic),
+				RedirectURIs: deref(r.CRedirectURIs), AllowedScopes: deref(r.CAllowedScopes), DefaultScopes: deref(r.CDefaultScopes),
+				GrantTypes: deref(r.CGrantTypes), LogoURL: deref(r.CLogoURL), Contact: deref(r.CContact), Disabled: deref(r.CDisabled),
+				CreatedAt: deref(r.CCreatedAt), UpdatedAt: deref(r.CUpdatedAt)})
+		}
+		if r.TKind == nil {
+			continue
+		}
+		t := toToken(tokenRow{Kind: *r.TKind, SignatureHash: deref(r.TSignatureHash), RequestID: deref(r.TRequestID),
+			ClientID: deref(r.TClientID), AccountID: deref(r.TAccountID), LinkID: deref(r.TLinkID), Active: deref(r.TActive),
+			Request: r.TRequest, ExpiresAt: deref(r.TExpiresAt), CreatedAt: deref(r.TCreatedAt)})
+		if t.Kind == kind && t.SignatureHash == sig {
+			p.Sessions = append([]store.TokenSession{t}, p.Sessions...)
+			if r.LStatus != nil {
+				p.Link = store.LinkState{Found: true, Status: *r.LStatus, LastUsedAt: store.UTC(deref(r.LLastUsedAt))}
+			}
+		} else {
+			p.Sessions = append(p.Sessions, t)
+		}
+	}
+	if len(p.Sessions) > 0 && (p.Sessions[0].Kind != kind || p.Sessions[0].SignatureHash != sig) {
+		p.Sessions = nil // only companions: the named session is gone
+	}
+	return p, nil
+}
