@@ -35,17 +35,17 @@ func (s *Service) SearchBusinesses(ctx context.Context, query, city string, limi
 	return p, nil
 }
 
-// Catalog describes a business, its services and its staff. A business that
-// turned agent booking off answers business_not_bookable; a restaurant is
-// described with bookable_by_agent false.
+// Catalog describes a business, its services and its staff. A business no
+// agent can book — agent booking off, or a restaurant — answers
+// business_not_bookable, as search never lists it.
 func (s *Service) Catalog(ctx context.Context, businessRef string) (CatalogView, error) {
 	e, err := s.entryByRef(ctx, businessRef)
 	if err != nil {
 		return CatalogView{}, err
 	}
 	b := e.cat.Business
-	if !b.AgentBooking {
-		return CatalogView{}, e.bookable()
+	if err := e.bookable(); err != nil {
+		return CatalogView{}, err
 	}
 	v := CatalogView{Business: BusinessView{Reference: b.Reference, Name: b.Name, Description: b.Description,
 		Category: b.Category, City: b.City, Address: b.Address, TimeZone: b.TimeZone, Bookable: e.bookable() == nil,

@@ -26,8 +26,14 @@ func TestSearchAndCatalog(t *testing.T) {
 		for _, r := range p.Results {
 			refs = append(refs, r.Reference)
 		}
-		if strings.Join(refs, ",") != "biz-fix,biz-rest" || p.HasMore || p.NextOffset != nil {
+		if strings.Join(refs, ",") != "biz-fix" || p.HasMore || p.NextOffset != nil {
 			t.Fatalf("search = %v has_more=%v", refs, p.HasMore)
+		}
+		// A second New York appointment business, for paging.
+		second := fixtureCatalogs()[0]
+		second.Business.Reference, second.Business.Name = "biz-fix-2", "Second Cuts"
+		if _, err := s.PutCatalog(ctx, second); err != nil {
+			t.Fatal(err)
 		}
 		p, err = f.svc.SearchBusinesses(ctx, "", "new york", 1, 0)
 		if err != nil || len(p.Results) != 1 || !p.HasMore || p.NextOffset == nil || *p.NextOffset != 1 {
@@ -56,8 +62,8 @@ func TestSearchAndCatalog(t *testing.T) {
 		if _, err := f.svc.Catalog(ctx, "biz-off"); code(err) != CodeBusinessNotBookable {
 			t.Fatalf("agent off: %v", err)
 		}
-		if cv, err := f.svc.Catalog(ctx, "biz-rest"); err != nil || cv.Business.Bookable {
-			t.Fatalf("restaurant: %+v %v", cv.Business, err)
+		if _, err := f.svc.Catalog(ctx, "biz-rest"); code(err) != CodeBusinessNotBookable {
+			t.Fatalf("restaurant: %v, want business_not_bookable like an agent-off business", err)
 		}
 		if _, err := f.svc.Catalog(ctx, "biz-nope"); code(err) != CodeUnknownBusiness {
 			t.Fatalf("unknown: %v", err)

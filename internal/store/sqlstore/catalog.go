@@ -325,10 +325,12 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // SearchBusinesses matches every word of the query against the search text
 // (PostgreSQL answers the ILIKEs from a trigram index) and ranks exact, then
-// prefix, then substring name matches first.
+// prefix, then substring name matches first. Only businesses an agent can
+// book are searched: agent booking on and an appointment business (a
+// restaurant is never bookable here, CONTRACT §4).
 func (s *Store) SearchBusinesses(ctx context.Context, q store.BusinessQuery) ([]store.Business, error) {
 	text := strings.ToLower(strings.TrimSpace(q.Text))
-	db := s.q(ctx).Model(&businessRow{}).Where("agent_booking = ?", true)
+	db := s.q(ctx).Model(&businessRow{}).Where("agent_booking = ? AND category = ?", true, store.CategoryAppointment)
 	like := "LIKE"
 	if s.dialect == "postgres" {
 		like = "ILIKE"

@@ -231,6 +231,12 @@ func testSearch(t *testing.T, s store.Store) {
 		_, err := s.PutCatalog(ctx, c)
 		must(t, err)
 	}
+	// A restaurant with agent booking on is still not bookable by an agent:
+	// search never returns it.
+	rest := sampleCatalog("b-rest", "Hair Bistro", "Lisbon", true)
+	rest.Business.Category = store.CategoryRestaurant
+	_, err := s.PutCatalog(ctx, rest)
+	must(t, err)
 	// Every sample has a "Haircut" service except where replaced above;
 	// b-pct, b-1000, b-under and b-axb have "Trim" and "Colour".
 	refs := func(q store.BusinessQuery) []string {
@@ -241,6 +247,9 @@ func testSearch(t *testing.T, s store.Store) {
 		for _, b := range got {
 			if !b.AgentBooking {
 				t.Errorf("search returned %s, which is not agent-enabled", b.Reference)
+			}
+			if b.Category != store.CategoryAppointment {
+				t.Errorf("search returned %s, a %s", b.Reference, b.Category)
 			}
 			out = append(out, b.Reference)
 		}
