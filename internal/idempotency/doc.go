@@ -29,6 +29,13 @@
 // (a record written outside this package), Run answers ErrInProgress
 // (rate_limited, retry after RetryAfterSec).
 //
+// A transaction PostgreSQL aborts as a deadlock victim or serialization
+// failure (40P01, 40001 — concurrent confirmations of overlapping slots can
+// make two exclusion-constraint checks wait on each other) committed
+// nothing; Run runs it again, a few times at most, so such a race ends in
+// success or slot_taken rather than a server error. exec must therefore
+// change nothing outside its transaction.
+//
 // # Failures leave no record
 //
 // A mutation that fails (slot_taken, too_soon, invalid_grant,

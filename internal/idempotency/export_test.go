@@ -7,3 +7,6 @@ func SetBeforeComplete(k *Keeper, fn func() error) { k.beforeComplete = fn }
 // SetAfterLookup installs a function Run calls after its fast-path lookup
 // missed and before its transaction (tests only).
 func SetAfterLookup(k *Keeper, fn func()) { k.afterLookup = fn }
+
+// Retryable exposes retryable to tests.
+var Retryable = retryable

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	mathrand "math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/linkslot/linkslot/internal/store"
@@ -179,11 +181,52 @@ func (k *Keeper) Lookup(ctx context.Context, linkID, tool, key, argsHash string)
 // call with other arguments answers ErrConflict. When exec fails, its error
 // is returned unchanged (errors.As still finds a booking error), the
 // transaction rolls back and no record is kept.
+//
+// When the database aborts the transaction as a deadlock victim or for a
+// serialization failure (PostgreSQL 40P01 / 40001: two exclusion-constraint
+// checks of overlapping bookings waiting on each other), nothing was
+// committed, and Run runs the whole transaction again, up to maxAttempts
+// times in all; the retry then sees the other booking and fails cleanly
+// (slot_taken) or succeeds. exec may therefore run more than once and must
+// change nothing outside tx.
 func (k *Keeper) Run(ctx context.Context, linkID, tool, key, argsHash string,
 	exec func(tx store.Store) ([]byte, error)) (response []byte, replay bool, err error) {
 	if linkID == "" || tool == "" || argsHash == "" {
 		return nil, false, errors.New("idempotency: link, tool and arguments hash are required")
 	}
+	for attempt := 1; ; attempt++ {
+		response, replay, err = k.runOnce(ctx, linkID, tool, key, argsHash, exec)
+		if err == nil || attempt >= maxAttempts || !retryable(err) {
+			return response, replay, err
+		}
+		// A short random pause, so that the transactions that deadlocked
+		// do not meet again in the same order.
+		pause := time.Duration(1+mathrand.IntN(10*attempt)) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return response, replay, err
+		case <-time.After(pause):
+		}
+	}
+}
+
+// maxAttempts bounds Run's transaction attempts.
+const maxAttempts = 3
+
+// retryable reports a transaction the database aborted as a deadlock victim
+// or serialization failure: sqlstore translates SQLSTATE 40P01 and 40001 to
+// store.ErrConflict followed by the code. Other conflicts (a booking changed
+// since it was planned) are not retried.
+func retryable(err error) bool {
+	if !errors.Is(err, store.ErrConflict) {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "40P01") || strings.Contains(msg, "40001")
+}
+
+func (k *Keeper) runOnce(ctx context.Context, linkID, tool, key, argsHash string,
+	exec func(tx store.Store) ([]byte, error)) (response []byte, replay bool, err error) {
 	// Fast path: an answered key needs no write transaction.
 	if resp, found, err := k.Lookup(ctx, linkID, tool, key, argsHash); err != nil || found {
 		return resp, found, err
