@@ -224,6 +224,19 @@ func mutations(t *testing.T, e *env) {
 	if a := ann.call(tools.CreateMyBooking, confirmed(args, pre.ConfirmedSummary, "short")); a.code() != "invalid_idempotency_key" {
 		t.Fatalf("short key: %s", a.raw)
 	}
+	// staff_reference is required (CONTRACT §4), missing or empty: the
+	// answer names it and says where to pick one.
+	for name, edit := range map[string]func(m map[string]any){
+		"missing": func(m map[string]any) { delete(m, "staff_reference") },
+		"empty":   func(m map[string]any) { m["staff_reference"] = " " },
+	} {
+		noStaff := copyArgs(args)
+		edit(noStaff)
+		a := ann.call(tools.CreateMyBooking, noStaff)
+		if a.code() != "invalid_argument" || a.Error.Field != "staff_reference" || !strings.Contains(a.Error.Message, "check_business_availability") {
+			t.Fatalf("%s staff_reference: %s", name, a.raw)
+		}
+	}
 	if e.count("bookings") != 0 || e.count("idempotency_records") != 0 {
 		t.Fatal("a refused call wrote")
 	}
@@ -339,7 +352,7 @@ func mutations(t *testing.T, e *env) {
 	// deposit_required: the web page, no booking.
 	before := e.count("bookings")
 	dep := ann.call(tools.CreateMyBooking, map[string]any{"business_reference": "biz-thames-physio", "service_reference": "svc-sports-massage",
-		"starts_at": "2026-03-05T10:00:00Z"})
+		"staff_reference": "stf-priya-shah", "starts_at": "2026-03-05T10:00:00Z"})
 	if dep.code() != "deposit_required" || dep.Error.BookingURL != "https://thamesphysio.example/book" || e.count("bookings") != before {
 		t.Fatalf("deposit: %s", dep.raw)
 	}

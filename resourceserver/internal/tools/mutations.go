@@ -105,7 +105,7 @@ func (c ConfirmationInput) fields() confirm.Fields {
 type CreateInput struct {
 	BusinessReference string `json:"business_reference" jsonschema:"the business, from search_bookable_business"`
 	ServiceReference  string `json:"service_reference" jsonschema:"the service, from check_business_availability's catalog"`
-	StaffReference    string `json:"staff_reference,omitempty" jsonschema:"the staff member of the chosen slot, from check_business_availability; omit to take the first staff member free at starts_at"`
+	StaffReference    string `json:"staff_reference" jsonschema:"the staff member of the chosen slot, copied from check_business_availability (the staff entry whose slots hold starts_at)"`
 	StartsAt          string `json:"starts_at" jsonschema:"the exact start instant, RFC 3339 with offset, copied from a slot's starts_at in check_business_availability, e.g. 2026-03-04T10:00:00-05:00; no natural-language times"`
 	Notes             string `json:"notes,omitempty" jsonschema:"optional notes for the business, at most 500 characters; the business sees them, so leave out anything sensitive"`
 	ConfirmationInput
@@ -474,13 +474,17 @@ Report success only when the answer says so; no payment is taken here.`
 var createTool = &mcp.Tool{
 	Name:  CreateMyBooking,
 	Title: "Book an appointment for the person",
-	Description: `Book an appointment for the person who connected this account, at a business that accepts agent bookings, after their explicit confirmation. Use business_reference, service_reference, staff_reference and starts_at exactly as search_bookable_business and check_business_availability returned them; never invent references or times.
+	Description: `Book an appointment for the person who connected this account, at a business that accepts agent bookings, after their explicit confirmation. Use business_reference, service_reference, staff_reference and starts_at exactly as search_bookable_business and check_business_availability returned them; never invent references or times. staff_reference is required: the staff member whose slot holds starts_at (ask the person which one when several are free).
 ` + twoSteps + `
 Success: status confirmed and booking (booking_reference, times with the business's UTC offset, price, and grant — keep the grant: reschedule_my_booking and cancel_my_booking need it).
-Errors (nothing booked): slot_taken (the time is no longer open: check availability again and offer another time), too_soon / beyond_booking_horizon / in_the_past (outside the business's booking window: pick another time), unknown_business / unknown_service / unknown_staff (use references from the catalog), staff_service_mismatch (that person does not perform the service), business_not_bookable (the person must contact the business), deposit_required (a deposit is needed, which cannot be paid here: give the person booking_url to finish on the web), invalid_time (starts_at is not an exact RFC 3339 instant; field names it), invalid_argument (field names it, e.g. notes over 500 characters), invalid_idempotency_key, idempotency_conflict.`,
+Errors (nothing booked): slot_taken (the time is no longer open: check availability again and offer another time), too_soon / beyond_booking_horizon / in_the_past (outside the business's booking window: pick another time), unknown_business / unknown_service / unknown_staff (use references from the catalog), staff_service_mismatch (that person does not perform the service), business_not_bookable (the person must contact the business), deposit_required (a deposit is needed, which cannot be paid here: give the person booking_url to finish on the web), invalid_time (starts_at is not an exact RFC 3339 instant; field names it), invalid_argument (field names it, e.g. staff_reference missing or notes over 500 characters), invalid_idempotency_key, idempotency_conflict.`,
 	OutputSchema: outputSchema[MutationOutput](),
 	Annotations:  mutating(),
 }
+
+// staffReferenceRequired tells an agent how to fill a missing
+// staff_reference (the handler's check and the schema's).
+const staffReferenceRequired = "staff_reference is required: pick a staff member from check_business_availability — the staff_reference of the staff entry whose slots hold starts_at."
 
 func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in CreateInput) (*mcp.CallToolResult, any, error) {
 	ctx = RequestContext(ctx, req)
@@ -496,6 +500,10 @@ func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in Creat
 	}
 	if e := required("service_reference", in.ServiceReference); e != nil {
 		e.Message = "service_reference is required: call check_business_availability with the business_reference to list the services."
+		return fail(e)
+	}
+	if e := required("staff_reference", in.StaffReference); e != nil {
+		e.Message = staffReferenceRequired
 		return fail(e)
 	}
 	start, e := parseInstant("starts_at", in.StartsAt)

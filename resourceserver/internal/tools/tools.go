@@ -339,6 +339,8 @@ func translateValidation(msg string) *ToolError {
 		}
 	}
 	switch {
+	case missingRE.MatchString(msg) && field == "staff_reference":
+		return invalidArg(field, "%s", staffReferenceRequired)
 	case missingRE.MatchString(msg):
 		return invalidArg(field, "%s is required; see the tool's input schema.", field)
 	case unexpectRE.MatchString(msg):
