@@ -8,8 +8,10 @@
 // ciphertext moved to another row or tampered with fails to open.
 //
 // The newest key signs. Rotate adds a new key and retires the previous
-// current one; retired keys stay in the published JWKS (current + previous)
-// so tokens signed before a rotation keep verifying until they expire.
+// current one; the published JWKS holds the current and the previous key
+// and every key retired less than RetiredWindow (access-token lifetime +
+// 5 minutes) ago, so tokens signed before a rotation — even two rotations
+// in quick succession — keep verifying until they expire.
 //
 // A Manager caches the decrypted current key. SigningKey re-reads the key
 // list at most once per second (a cheap indexed query) so a rotation made by

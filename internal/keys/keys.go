@@ -28,8 +28,15 @@ var ErrNoKey = errors.New("keys: no signing key")
 // secret key, or the ciphertext was altered.
 var ErrDecrypt = errors.New("keys: cannot decrypt signing key (wrong LINKSLOT_SECRET_KEY or tampered row)")
 
-// Published is how many keys the JWKS publishes: the current and the previous.
+// Published is how many of the newest keys the JWKS always publishes: the
+// current and the previous.
 const Published = 2
+
+// RetiredWindow is how long a retired key stays published beyond those:
+// the access-token lifetime (15 minutes) plus a 5-minute margin, so tokens
+// signed before two rotations in quick succession keep verifying until
+// they expire.
+const RetiredWindow = 15*time.Minute + 5*time.Minute
 
 // refreshEvery bounds how often SigningKey re-reads the key list.
 const refreshEvery = time.Second
@@ -232,16 +239,18 @@ func (m *Manager) Current(ctx context.Context) (string, *ecdsa.PrivateKey, error
 	return m.load(ctx)
 }
 
-// VerificationKeys returns the published public keys: current and previous.
+// VerificationKeys returns the published public keys: the current and the
+// previous, and every key retired less than RetiredWindow ago.
 func (m *Manager) VerificationKeys(ctx context.Context) (*jose.JSONWebKeySet, error) {
 	ks, err := m.s.ListSigningKeys(ctx, m.purpose)
 	if err != nil {
 		return nil, fmt.Errorf("list signing keys: %w", err)
 	}
+	now := m.clock()
 	set := &jose.JSONWebKeySet{Keys: []jose.JSONWebKey{}}
 	for i, k := range ks {
-		if i >= Published {
-			break
+		if i >= Published && k.RetiredAt != nil && now.Sub(*k.RetiredAt) >= RetiredWindow {
+			continue
 		}
 		var jwk jose.JSONWebKey
 		if err := jwk.UnmarshalJSON(k.PublicJWK); err != nil {

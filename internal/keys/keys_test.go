@@ -151,13 +151,14 @@ func TestKeys(t *testing.T) {
 			if len(set.Keys) != 2 {
 				t.Fatalf("published %d keys, want 2", len(set.Keys))
 			}
-			// A second rotation drops the oldest from the JWKS.
+			// A second rotation, an hour after the first, drops the oldest
+			// from the JWKS: it was retired more than RetiredWindow ago.
 			third := keys.NewManager(s, secret, store.KeyPurposeToken, clockAt(now.Add(2*time.Hour)))
 			if _, err := third.Rotate(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if err := verify(t, m, old); err == nil {
-				t.Fatal("token of a key two rotations old still verifies")
+			if err := verify(t, third, old); err == nil {
+				t.Fatal("token of a key two rotations and an hour old still verifies")
 			}
 			js, err := m.PublicJWKS(ctx)
 			if err != nil || len(js) == 0 {
@@ -169,5 +170,55 @@ func TestKeys(t *testing.T) {
 				}
 			}
 		})
+	})
+}
+
+// TestTwoQuickRotations: a key retired less than RetiredWindow ago stays
+// published even when it is no longer the previous key, so two rotations
+// within an access token's lifetime do not break live tokens; once the
+// window has passed it is gone.
+func TestTwoQuickRotations(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+		var at time.Time
+		clock := func() time.Time { return at }
+		set := func(d time.Duration) { at = t0.Add(d) }
+		set(0)
+		m := keys.NewManager(s, secret, store.KeyPurposeToken, clock)
+		if err := m.Ensure(ctx); err != nil {
+			t.Fatal(err)
+		}
+		first := sign(t, m, `{"n":"first"}`)
+		set(time.Minute)
+		if _, err := m.Rotate(ctx); err != nil { // retires the first key at +1m
+			t.Fatal(err)
+		}
+		set(2 * time.Minute)
+		if _, err := m.Rotate(ctx); err != nil { // retires the second at +2m
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			at        time.Duration
+			published int
+			verifies  bool
+		}{
+			{3 * time.Minute, 3, true},
+			{time.Minute + keys.RetiredWindow - time.Second, 3, true},
+			{time.Minute + keys.RetiredWindow, 2, false},
+			{time.Hour, 2, false},
+		} {
+			set(tc.at)
+			ks, err := m.VerificationKeys(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ks.Keys) != tc.published {
+				t.Errorf("at +%v: %d keys published, want %d", tc.at, len(ks.Keys), tc.published)
+			}
+			if err := verify(t, m, first); (err == nil) != tc.verifies {
+				t.Errorf("at +%v: first key's token verifies = %v, want %v", tc.at, err == nil, tc.verifies)
+			}
+		}
 	})
 }
