@@ -375,3 +375,34 @@ func TestStatementCounts(t *testing.T) {
 		})
 	})
 }
+
+// TestWrongVerifierUsesUpPKCE: the PKCE session's deletion is deferred to
+// the batch that redeems the code (CONTRACT §9), but a failed attempt still
+// uses it up, as fosite does: the right verifier after a wrong one fails.
+func TestWrongVerifierUsesUpPKCE(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		e := newEnv(t, s)
+		c := e.oauth(publicID, "", "openid")
+		v := oauth2.GenerateVerifier()
+		code := e.code(c, e.account.ID, oauth2.S256ChallengeOption(v))
+		if st, m := exchange(e, publicID, code, oauth2.GenerateVerifier(), nil); st != 400 {
+			t.Fatalf("wrong verifier: %d %v", st, m)
+		}
+		if st, m := exchange(e, publicID, code, v, nil); st == 200 {
+			t.Fatalf("right verifier after a wrong one: %d %v", st, m)
+		}
+		// And a successful redemption leaves no PKCE or OpenID session.
+		v2 := oauth2.GenerateVerifier()
+		code2 := e.code(c, e.account.ID, oauth2.S256ChallengeOption(v2))
+		if st, m := exchange(e, publicID, code2, v2, nil); st != 200 {
+			t.Fatalf("exchange: %d %v", st, m)
+		}
+		var n int64
+		if err := s.DB().Raw("SELECT count(*) FROM token_sessions WHERE kind IN ('pkce', 'openid') AND request_id IN (SELECT request_id FROM token_sessions WHERE kind = 'authorize_code' AND active = ?)", false).Scan(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Fatalf("%d PKCE/OpenID sessions left behind redeemed codes", n)
+		}
+	})
+}

@@ -105,6 +105,74 @@ type clientCache struct {
 	gone map[store.TokenRef]bool
 	// links are the link states of prefetched refresh sessions.
 	links map[store.TokenRef]store.LinkState
+	// deferring is set between BeginDeferral and EndDeferral: deletions of
+	// PKCE sessions then wait in deferred to join the request's token batch
+	// (batched, those already taken by a batch).
+	deferring bool
+	deferred  []store.TokenRef
+	batched   []store.TokenRef
+}
+
+// BeginDeferral lets the PKCE-session deletion of the token request in ctx
+// (see WithClientCache) join the batch that redeems the code, instead of
+// costing a statement and a commit of its own. The caller must call
+// EndDeferral when the request is answered, on every path: it writes
+// whatever deletion is still pending, so a failed attempt still uses up
+// the PKCE session exactly as before.
+func (st *Store) BeginDeferral(ctx context.Context) {
+	if cc := cacheOf(ctx); cc != nil && st.fast != nil {
+		cc.mu.Lock()
+		cc.deferring = true
+		cc.mu.Unlock()
+	}
+}
+
+// EndDeferral writes the deletions still pending (failed: also those of a
+// batch that was not written) and stops deferring.
+func (st *Store) EndDeferral(ctx context.Context, failed bool) error {
+	cc := cacheOf(ctx)
+	if cc == nil {
+		return nil
+	}
+	cc.mu.Lock()
+	refs := cc.deferred
+	if failed {
+		refs = append(refs, cc.batched...)
+	}
+	cc.deferring, cc.deferred, cc.batched = false, nil, nil
+	cc.mu.Unlock()
+	if len(refs) == 0 {
+		return nil
+	}
+	return st.applyBatch(ctx, st.s, store.TokenBatch{Delete: refs})
+}
+
+// deferDelete queues ref when deferring outside a transaction.
+func (cc *clientCache) deferDelete(ctx context.Context, ref store.TokenRef) bool {
+	if cc == nil || txOf(ctx) != nil {
+		return false
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if !cc.deferring {
+		return false
+	}
+	cc.deferred = append(cc.deferred, ref)
+	delete(cc.rows, ref)
+	return true
+}
+
+// takeDeferred moves the pending deletions into a batch.
+func (cc *clientCache) takeDeferred() []store.TokenRef {
+	if cc == nil {
+		return nil
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	refs := cc.deferred
+	cc.batched = append(cc.batched, refs...)
+	cc.deferred = nil
+	return refs
 }
 
 // Prefetch reads, in one statement, what a token request for clientID
@@ -516,6 +584,9 @@ func (st *Store) InvalidateAuthorizeCodeSession(ctx context.Context, code string
 				cc.markGone(oidc)
 			}
 		}
+		if st.batch(ctx) != nil {
+			b.Delete = append(b.Delete, cc.takeDeferred()...)
+		}
 		cc.forget(ref)
 		return st.write(ctx, b)
 	}
@@ -696,7 +767,13 @@ func (st *Store) GetPKCERequestSession(ctx context.Context, sig string, s fosite
 }
 
 // DeletePKCERequestSession implements pkce.PKCERequestStorage.
+// Between BeginDeferral and EndDeferral the deletion joins the batch that
+// redeems the code (or is written by EndDeferral).
 func (st *Store) DeletePKCERequestSession(ctx context.Context, sig string) error {
+	ref := store.TokenRef{Kind: store.KindPKCE, SignatureHash: store.HashSecret(sig)}
+	if st.fast != nil && cacheOf(ctx).deferDelete(ctx, ref) {
+		return nil
+	}
 	return st.del(ctx, store.KindPKCE, sig)
 }
 

@@ -73,8 +73,28 @@ func (p *Provider) NewAccessRequest(ctx context.Context, r *http.Request, sessio
 				}
 			}
 		}
+		p.store.BeginDeferral(ctx)
 	}
-	return p.OAuth2Provider.NewAccessRequest(ctx, r, session)
+	ar, err := p.OAuth2Provider.NewAccessRequest(ctx, r, session)
+	if err != nil && p.store != nil {
+		if ferr := p.store.EndDeferral(ctx, true); ferr != nil {
+			return ar, fosite.ErrServerError.WithWrap(ferr).WithDebug(ferr.Error())
+		}
+	}
+	return ar, err
+}
+
+// NewAccessResponse is fosite's; the PKCE-session deletion deferred by
+// NewAccessRequest has joined the batch that redeemed the code, or is
+// written now (fositestore.Store.EndDeferral).
+func (p *Provider) NewAccessResponse(ctx context.Context, ar fosite.AccessRequester) (fosite.AccessResponder, error) {
+	resp, err := p.OAuth2Provider.NewAccessResponse(ctx, ar)
+	if p.store != nil {
+		if ferr := p.store.EndDeferral(ctx, err != nil); ferr != nil && err == nil {
+			return nil, fosite.ErrServerError.WithWrap(ferr).WithDebug(ferr.Error())
+		}
+	}
+	return resp, err
 }
 
 // New composes the provider on storage fs with keys from km.
