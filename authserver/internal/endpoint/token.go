@@ -73,6 +73,13 @@ func (h *Handler) introspect(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	// fosite's writer reports the session's access-token expiry whatever
+	// the token; a refresh token's exp is its own.
+	if ir.GetTokenUse() == fosite.RefreshToken {
+		if sess := ir.GetAccessRequester().GetSession(); !sess.GetExpiresAt(fosite.RefreshToken).IsZero() {
+			sess.SetExpiresAt(fosite.AccessToken, sess.GetExpiresAt(fosite.RefreshToken))
+		}
+	}
 	h.d.Provider.WriteIntrospectionResponse(ctx, w, ir)
 }
 
