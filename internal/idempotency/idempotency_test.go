@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -497,21 +496,14 @@ func BenchmarkRun(b *testing.B) {
 // block overlaps the ones 10 and 20 minutes away): every call must end as a
 // success or an overlap, never another error.
 //
-// Known finding on PostgreSQL (store level, not this package): concurrent
-// inserts of overlapping rows make exclusion-constraint checks wait on each
-// other, giving deadlock_detected (40P01) and, under this much contention,
-// lock waits past the 10 s statement timeout (57014). Run retries 40P01, but
-// the losers keep colliding. Serializing writes per staff member in the
-// transaction removes it (10 of 10 runs clean, under 2 s):
-// LINKSLOT_EXPERIMENT_STAFF_LOCK=1 takes pg_advisory_xact_lock on the staff
-// id before the check, as sqlstore's InsertBooking/UpdateBooking could. The
-// PostgreSQL case runs only with LINKSLOT_STRICT=1 until then, as it can
-// take 30 s when it fails.
+// TestConcurrentOverlappingNeighbours: 48 links confirm overlapping
+// neighbouring slots of one staff member at once. On PostgreSQL the
+// exclusion-constraint checks of concurrent overlapping inserts used to wait
+// on each other and deadlock (40P01) or queue past the statement timeout;
+// sqlstore now serializes confirmed-booking writes per staff member, so every
+// loser gets a clean overlap.
 func TestConcurrentOverlappingNeighbours(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
-		if s.Dialect() == "postgres" && os.Getenv("LINKSLOT_STRICT") == "" && os.Getenv("LINKSLOT_EXPERIMENT_STAFF_LOCK") == "" {
-			t.Skip("known finding: overlapping confirmations deadlock (40P01) in PostgreSQL's exclusion constraint; set LINKSLOT_STRICT=1 to run")
-		}
 		f := newFixture(t, s)
 		const n = 48
 		var wg sync.WaitGroup
@@ -528,11 +520,6 @@ func TestConcurrentOverlappingNeighbours(t *testing.T) {
 				// Like the booking engine: re-check the slot through tx,
 				// then insert (the constraint decides a race).
 				_, _, errs[i] = f.k.Run(ctx, fmt.Sprintf("lnk_%03d", i), tool, key, h, func(tx store.Store) ([]byte, error) {
-					if os.Getenv("LINKSLOT_EXPERIMENT_STAFF_LOCK") != "" && s.Dialect() == "postgres" {
-						if err := tx.(*sqlstore.Store).DB().Exec("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", f.cat.Staff[0].ID).Error; err != nil {
-							return nil, err
-						}
-					}
 					bks, err := tx.ListStaffBookings(ctx, []string{f.cat.Staff[0].ID}, at, at.Add(30*time.Minute))
 					if err != nil {
 						return nil, err

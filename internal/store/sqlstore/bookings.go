@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -51,10 +52,40 @@ func (s *Store) checkOverlap(tx *gorm.DB, b bookingRow) error {
 	return nil
 }
 
+// lockStaff serializes confirmed-booking writes per staff member on
+// PostgreSQL with transaction-scoped advisory locks, taken in a fixed order.
+// The exclusion constraint alone is correct but, when several transactions
+// insert overlapping ranges at once, their constraint checks wait on each
+// other's uncommitted rows and deadlock (40P01) or queue up to the statement
+// timeout; with the lock, the second writer waits for the first to commit
+// and then gets a clean exclusion violation (slot_taken). SQLite needs none:
+// its transactions already hold the database write lock.
+func (s *Store) lockStaff(tx *gorm.DB, staffIDs ...string) error {
+	if s.dialect != "postgres" {
+		return nil
+	}
+	ids := slices.Clone(staffIDs)
+	slices.Sort(ids)
+	for _, id := range slices.Compact(ids) {
+		if id == "" {
+			continue
+		}
+		if err := tx.Exec("SELECT pg_advisory_xact_lock(hashtextextended(?, 7))", "staff:"+id).Error; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // InsertBooking inserts a booking; an overlap answers ErrOverlap.
 func (s *Store) InsertBooking(ctx context.Context, b store.Booking) error {
 	r := fromBooking(b)
 	return s.tx(ctx, func(tx *gorm.DB) error {
+		if r.Status == store.BookingConfirmed {
+			if err := s.lockStaff(tx, r.StaffID); err != nil {
+				return err
+			}
+		}
 		if err := s.checkOverlap(tx, r); err != nil {
 			return err
 		}
@@ -101,6 +132,11 @@ func (s *Store) UpdateBooking(ctx context.Context, id string, fn func(store.Book
 			b.UpdatedAt = store.SystemClock()
 		}
 		nr := fromBooking(b)
+		if nr.Status == store.BookingConfirmed {
+			if err := s.lockStaff(tx, r.StaffID, nr.StaffID); err != nil {
+				return err
+			}
+		}
 		if err := s.checkOverlap(tx, nr); err != nil {
 			return err
 		}
