@@ -24,11 +24,14 @@ vet:
 	$(GO) vet ./...
 
 # Everything: vet, then every test, with a throwaway PostgreSQL when initdb
-# is available (its tests are counted apart at the end).
+# is available (its tests are counted apart at the end). The browser tests
+# write screenshots of the pages to var/screenshots.
 test: vet
-	@mkdir -p var
-	@set -o pipefail; scripts/with-postgres $(GO) test -count=1 -json -timeout 25m ./... \
+	@mkdir -p var/screenshots
+	@set -o pipefail; LINKSLOT_SCREENSHOT_DIR=$(CURDIR)/var/screenshots \
+	  scripts/with-postgres $(GO) test -count=1 -json -timeout 25m ./... \
 	  | tee var/test.json | $(GO) run ./scripts/testreport
+	@echo "page screenshots (phone and desktop): var/screenshots/"
 
 # Whole-system load and the micro-benchmarks beside the code.
 bench: build
