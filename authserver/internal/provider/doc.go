@@ -14,4 +14,12 @@
 // Refresh tokens are issued to every client registered for the refresh_token
 // grant, whether or not offline_access was asked for (CONTRACT §2).
 // Scopes match exactly (no wildcards or hierarchy).
+//
+// Provider.NewAccessRequest and NewAccessResponse wrap fosite's to save
+// round trips: the client and the presented code or refresh token are read
+// in one statement first (fositestore.Store.Prefetch), and the PKCE
+// session's deletion joins the batch that redeems the code
+// (fositestore.Store.BeginDeferral/EndDeferral). Callers must call
+// NewAccessResponse after a successful NewAccessRequest, as fosite's own
+// flow does.
 package provider
