@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/ory/fosite"
 
 	"github.com/linkslot/linkslot/authserver/internal/fositestore"
+	"github.com/linkslot/linkslot/internal/authheader"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 )
@@ -85,11 +85,19 @@ func (h *Handler) introspect(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) userinfo(w http.ResponseWriter, r *http.Request) {
 	ctx := fositestore.WithClientCache(r.Context())
-	auth := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(auth, "Bearer ")
-	if !ok || tok == "" {
+	tok, err := authheader.Bearer(r.Header)
+	switch {
+	case errors.Is(err, authheader.ErrMissing):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="linkslot"`)
 		writeJSONError(w, oauthError{"invalid_request", "A bearer access token is required.", http.StatusUnauthorized})
+		return
+	case errors.Is(err, authheader.ErrMultiple):
+		w.Header().Set("WWW-Authenticate", `Bearer realm="linkslot", error="invalid_request"`)
+		writeJSONError(w, oauthError{"invalid_request", "Send exactly one Authorization header.", http.StatusBadRequest})
+		return
+	case err != nil:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="linkslot", error="invalid_token"`)
+		writeJSONError(w, oauthError{"invalid_token", "The Authorization header must be \"Bearer\", one space, and the access token.", http.StatusUnauthorized})
 		return
 	}
 	sess := fositestore.NewSession()

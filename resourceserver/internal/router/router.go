@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
+	"github.com/linkslot/linkslot/internal/authheader"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/resourceserver/internal/ratelimit"
@@ -231,9 +232,14 @@ func (r *router) serveMCP(c echo.Context) error {
 		id = r.o.FixedIdentity
 		req.Header.Set("Authorization", "Bearer fixed-identity")
 	} else {
-		raw, present := bearer(req)
-		if !present {
+		raw, berr := authheader.Bearer(req.Header)
+		switch {
+		case errors.Is(berr, authheader.ErrMissing):
 			return r.challenge(c, http.StatusUnauthorized, "", "openid", "")
+		case errors.Is(berr, authheader.ErrMultiple):
+			return r.challenge(c, http.StatusBadRequest, "invalid_request", "openid", "send exactly one Authorization header")
+		case berr != nil:
+			return r.challenge(c, http.StatusUnauthorized, "invalid_token", "openid", "the Authorization header must be \"Bearer\", one space, and the access token")
 		}
 		id, err = r.o.Auth.Verify(req.Context(), raw)
 		switch {
@@ -277,18 +283,6 @@ func (r *router) challenge(c echo.Context, status int, code, scopes, desc string
 		body = map[string]string{"error": "unauthorized", "error_description": "a bearer token is required; see " + r.metadataURL}
 	}
 	return c.JSON(status, body)
-}
-
-func bearer(req *http.Request) (string, bool) {
-	h := req.Header.Get("Authorization")
-	if h == "" {
-		return "", false
-	}
-	f := strings.Fields(h)
-	if len(f) != 2 || !strings.EqualFold(f[0], "Bearer") {
-		return "", true // presented, but not a bearer token: invalid_token
-	}
-	return f[1], true
 }
 
 func (r *router) originAllowed(origin string) bool {
