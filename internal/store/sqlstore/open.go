@@ -101,7 +101,14 @@ func ParseURL(raw string, busy time.Duration) (dialect, dsn string, err error) {
 		// DEFERRED and concurrent writers fail with SQLITE_BUSY). Its
 		// default write format is the "sqlite" one anyway.
 		q.Set("_txlock", "immediate")
-		return "sqlite", "file:" + path + "?" + q.Encode(), nil
+		// The driver hands SQLite a "file:" URI, which would read '#' as a
+		// fragment, %HH as an escape and a leading "//" as an authority:
+		// escape them so that SQLite opens exactly the path.
+		name := strings.NewReplacer("%", "%25", "#", "%23").Replace(path)
+		if strings.HasPrefix(name, "/") {
+			name = "//" + name // empty authority, then the absolute path
+		}
+		return "sqlite", "file:" + name + "?" + q.Encode(), nil
 	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
 		u, perr := url.Parse(raw)
 		if perr != nil || u.Host == "" && u.Query().Get("host") == "" {
