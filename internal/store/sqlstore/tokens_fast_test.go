@@ -110,3 +110,68 @@ func TestTokenBatch(t *testing.T) {
 		}
 	})
 }
+
+func TestPrefetchTokenRequest(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		now := store.UTC(time.Now()).Truncate(time.Second)
+		cl := store.Client{ID: "app", Name: "App", Public: true, RedirectURIs: []string{"http://127.0.0.1/cb"},
+			AllowedScopes: []string{"openid", "profile"}, GrantTypes: []string{"authorization_code", "refresh_token"}, CreatedAt: now, UpdatedAt: now}
+		if err := s.CreateClient(ctx, cl); err != nil {
+			t.Fatal(err)
+		}
+		sess := func(kind store.TokenKind, req string) store.TokenSession {
+			return store.TokenSession{Kind: kind, SignatureHash: store.RandomString(12), RequestID: req, ClientID: "app",
+				AccountID: "a", Active: true, Request: []byte(`{"y":2}`), ExpiresAt: now.Add(time.Hour), CreatedAt: now}
+		}
+		code, pkce, oidc, other := sess(store.KindAuthorizeCode, "r1"), sess(store.KindPKCE, "r1"), sess(store.KindOpenID, "r1"), sess(store.KindPKCE, "r2")
+		if err := s.ApplyTokenBatch(ctx, store.TokenBatch{Create: []store.TokenSession{code, pkce, oidc, other}}); err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			name       string
+			client     string
+			kind       store.TokenKind
+			sig        string
+			also       []store.TokenKind
+			wantClient bool
+			wantKinds  []store.TokenKind
+		}{
+			{"code with companions", "app", code.Kind, code.SignatureHash, []store.TokenKind{store.KindPKCE, store.KindOpenID}, true,
+				[]store.TokenKind{store.KindAuthorizeCode, store.KindPKCE, store.KindOpenID}},
+			{"code alone", "app", code.Kind, code.SignatureHash, nil, true, []store.TokenKind{store.KindAuthorizeCode}},
+			{"unknown client", "nobody", code.Kind, code.SignatureHash, nil, false, []store.TokenKind{store.KindAuthorizeCode}},
+			{"unknown session", "app", code.Kind, "missing", []store.TokenKind{store.KindPKCE}, true, nil},
+			{"neither", "nobody", store.KindRefreshToken, "missing", nil, false, nil},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				p, err := s.PrefetchTokenRequest(ctx, tt.client, tt.kind, tt.sig, tt.also...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.ClientFound != tt.wantClient || tt.wantClient && (p.Client.Name != "App" || len(p.Client.AllowedScopes) != 2 || !p.Client.CreatedAt.Equal(now)) {
+					t.Fatalf("client: %v %+v", p.ClientFound, p.Client)
+				}
+				if len(p.Sessions) != len(tt.wantKinds) {
+					t.Fatalf("sessions: %+v, want kinds %v", p.Sessions, tt.wantKinds)
+				}
+				got := map[store.TokenKind]bool{}
+				for i, ts := range p.Sessions {
+					got[ts.Kind] = true
+					if ts.RequestID != "r1" || string(ts.Request) != `{"y":2}` || !ts.ExpiresAt.Equal(code.ExpiresAt) {
+						t.Fatalf("session %d: %+v", i, ts)
+					}
+				}
+				for _, k := range tt.wantKinds {
+					if !got[k] {
+						t.Fatalf("missing %s in %+v", k, p.Sessions)
+					}
+				}
+				if len(p.Sessions) > 0 && p.Sessions[0].SignatureHash != tt.sig {
+					t.Fatalf("named session not first: %+v", p.Sessions)
+				}
+			})
+		}
+	})
+}
