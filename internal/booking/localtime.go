@@ -2,6 +2,7 @@ package booking
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -95,14 +96,22 @@ func dayResolver(loc *time.Location, d date) func(minute int) (time.Time, bool) 
 	return func(minute int) (time.Time, bool) { return resolveLocal(loc, d, minute) }
 }
 
+// rfc3339RE is the shape of an RFC 3339 date-time (§5.6), fraction and
+// offset included.
+var rfc3339RE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$`)
+
 // ParseInstant reads an exact RFC 3339 instant with its offset (as every
 // availability answer prints them). Anything else, natural language or a
 // local time without offset included, answers invalid_time naming field.
 func ParseInstant(field, s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil || len(s) < len("2006-01-02T15:04:05Z") {
+	// time.Parse alone also takes one-digit hours ("T9:30:00Z"), and an
+	// offset can carry a 9999 date past the last instant RFC 3339 (and JSON)
+	// can print.
+	u := store.UTC(t)
+	if err != nil || !rfc3339RE.MatchString(s) || u.IsZero() || u.Year() < 1 || u.Year() > 9999 {
 		return time.Time{}, fieldErr(CodeInvalidTime, field, "%s must be an exact RFC 3339 instant with its offset, such as 2026-03-10T09:30:00-04:00, copied from an availability answer; natural language and times without an offset are not accepted.", field)
 	}
-	return store.UTC(t), nil
+	return u, nil
 }

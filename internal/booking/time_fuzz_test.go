@@ -12,6 +12,10 @@ import (
 // offsetSuffix is the zone designator every accepted instant must end with.
 var offsetSuffix = regexp.MustCompile(`(?:[Zz]|[+-]\d{2}:\d{2})$`)
 
+// strictShape is RFC 3339's date-time (§5.6): two-digit fields, a
+// four-digit year.
+var strictShape = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$`)
+
 // letters finds natural-language words (two letters in a row never occur in
 // an RFC 3339 instant, whose only letters are the T and Z designators).
 var letters = regexp.MustCompile(`[A-Za-z]{2}`)
@@ -45,6 +49,9 @@ func FuzzParseInstant(f *testing.F) {
 		}
 		if !offsetSuffix.MatchString(trimmed) {
 			t.Fatalf("ParseInstant(%q) accepted a time without an offset: %v", s, got)
+		}
+		if !strictShape.MatchString(trimmed) || got.IsZero() || got.Year() > 9999 {
+			t.Fatalf("ParseInstant(%q) = %v: not an RFC 3339 date-time or not printable", s, got)
 		}
 		if letters.MatchString(trimmed) {
 			t.Fatalf("ParseInstant(%q) accepted words: %v", s, got)
