@@ -204,6 +204,7 @@ func FuzzToolArguments(f *testing.F) {
 			t.Fatalf("%s %s: %v", name, args, err)
 		}
 		b, _ := json.Marshal(res.StructuredContent)
+		t.Logf("%s %s -> isError=%v %.300s", name, args, res.IsError, b)
 		var out struct {
 			Error  *ToolError `json:"error"`
 			Status string     `json:"status"`
