@@ -97,8 +97,22 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if d.Mount != nil {
 		d.Mount(mux)
 	}
-	h := d.Metrics.HTTPMiddleware(metrics.MuxRoute(mux), recoverer(d.Logger, mux))
+	timeout := c.RequestTimeout
+	if timeout <= 0 {
+		timeout = config.DefaultRequestTimeout
+	}
+	h := d.Metrics.HTTPMiddleware(metrics.MuxRoute(mux), recoverer(d.Logger, deadline(timeout, mux)))
 	return requestid.Middleware(h), nil
+}
+
+// deadline bounds every request's work, database calls included
+// (LINKSLOT_REQUEST_TIMEOUT), through its context.
+func deadline(d time.Duration, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // recoverer turns a panic into a logged 500 without the panic value in the

@@ -49,6 +49,11 @@ type Config struct {
 	RefreshAbsolute time.Duration
 	// ShutdownTimeout bounds graceful shutdown (LINKSLOT_SHUTDOWN_TIMEOUT, 15s).
 	ShutdownTimeout time.Duration
+	// RequestTimeout bounds the work of one HTTP request on either server,
+	// database calls included (LINKSLOT_REQUEST_TIMEOUT, default 10s, the
+	// PostgreSQL statement timeout; 1s to 5m). A request that outlasts it
+	// answers a retryable error instead of holding the caller.
+	RequestTimeout time.Duration
 	// LogFormat is "text" or "json" (LINKSLOT_LOG_FORMAT, default text).
 	LogFormat string
 	// VarDir holds development files (LINKSLOT_VAR_DIR, default var).
@@ -58,6 +63,10 @@ type Config struct {
 	// authentication off, leaving admin sessions only).
 	AdminToken string
 }
+
+// DefaultRequestTimeout is RequestTimeout's default: the PostgreSQL
+// statement timeout sqlstore sets, so one slow statement ends the request.
+const DefaultRequestTimeout = 10 * time.Second
 
 // Getenv is the environment lookup; tests pass a map.
 type Getenv func(string) string
@@ -128,6 +137,11 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.RefreshIdle = durVar(get, "LINKSLOT_REFRESH_IDLE", 30*24*time.Hour, bad)
 	c.RefreshAbsolute = durVar(get, "LINKSLOT_REFRESH_ABSOLUTE", 90*24*time.Hour, bad)
 	c.ShutdownTimeout = durVar(get, "LINKSLOT_SHUTDOWN_TIMEOUT", 15*time.Second, bad)
+	c.RequestTimeout = durVar(get, "LINKSLOT_REQUEST_TIMEOUT", DefaultRequestTimeout, bad)
+	if c.RequestTimeout < time.Second || c.RequestTimeout > 5*time.Minute {
+		bad("LINKSLOT_REQUEST_TIMEOUT must be between 1s and 5m (got %s)", c.RequestTimeout)
+		c.RequestTimeout = DefaultRequestTimeout
+	}
 	if c.RefreshIdle > c.RefreshAbsolute {
 		bad("LINKSLOT_REFRESH_IDLE (%s) must not exceed LINKSLOT_REFRESH_ABSOLUTE (%s)", c.RefreshIdle, c.RefreshAbsolute)
 	}

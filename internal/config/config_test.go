@@ -17,7 +17,8 @@ func TestDefaults(t *testing.T) {
 	}
 	if c.DatabaseURL != "sqlite://var/linkslot.db" || c.AuthListen != "127.0.0.1:8080" || c.RSListen != "127.0.0.1:8081" ||
 		c.Issuer != "http://127.0.0.1:8080" || c.Resource != "http://127.0.0.1:8081/mcp" || c.LogFormat != "text" ||
-		c.Production || c.RefreshIdle != 720*time.Hour || c.RefreshAbsolute != 2160*time.Hour || c.ShutdownTimeout != 15*time.Second {
+		c.Production || c.RefreshIdle != 720*time.Hour || c.RefreshAbsolute != 2160*time.Hour || c.ShutdownTimeout != 15*time.Second ||
+		c.RequestTimeout != 10*time.Second {
 		t.Errorf("defaults = %+v", c)
 	}
 }
@@ -35,12 +36,13 @@ func TestValid(t *testing.T) {
 		"LINKSLOT_METRICS_LISTEN":   "127.0.0.1:9090",
 		"LINKSLOT_LOG_FORMAT":       "json",
 		"LINKSLOT_SHUTDOWN_TIMEOUT": "5s",
+		"LINKSLOT_REQUEST_TIMEOUT":  "30s",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !c.Production || c.Issuer != "https://auth.example.com" || len(c.AllowedOrigins) != 2 || c.DBMaxConns != 32 ||
-		c.RefreshIdle != 24*time.Hour || c.LogFormat != "json" || c.ShutdownTimeout != 5*time.Second || string(c.SecretKey) != strings.Repeat("k", 32) {
+		c.RefreshIdle != 24*time.Hour || c.LogFormat != "json" || c.ShutdownTimeout != 5*time.Second || c.RequestTimeout != 30*time.Second || string(c.SecretKey) != strings.Repeat("k", 32) {
 		t.Errorf("config = %+v", c)
 	}
 }
@@ -61,6 +63,7 @@ func TestAllProblemsTogether(t *testing.T) {
 		"LINKSLOT_DB_MAX_CONNS":     "-1",
 		"LINKSLOT_REFRESH_IDLE":     "forever",
 		"LINKSLOT_SHUTDOWN_TIMEOUT": "0s",
+		"LINKSLOT_REQUEST_TIMEOUT":  "soon",
 		"LINKSLOT_SECRET_KEY":       "short",
 	}
 	_, err := FromEnv(env(bad))
@@ -92,6 +95,9 @@ func TestProblems(t *testing.T) {
 		{"issuer has no path", map[string]string{"LINKSLOT_ISSUER": "http://127.0.0.1:8080/auth"}, "LINKSLOT_ISSUER must have no path"},
 		{"idle above absolute", map[string]string{"LINKSLOT_REFRESH_IDLE": "100h", "LINKSLOT_REFRESH_ABSOLUTE": "10h"}, "must not exceed"},
 		{"malformed postgres URL", map[string]string{"LINKSLOT_DATABASE_URL": "postgres://u:hunter2@[::1/x"}, "LINKSLOT_DATABASE_URL"},
+		{"request timeout too short", map[string]string{"LINKSLOT_REQUEST_TIMEOUT": "10ms"}, "LINKSLOT_REQUEST_TIMEOUT must be between 1s and 5m"},
+		{"request timeout too long", map[string]string{"LINKSLOT_REQUEST_TIMEOUT": "1h"}, "LINKSLOT_REQUEST_TIMEOUT must be between 1s and 5m"},
+		{"request timeout not a duration", map[string]string{"LINKSLOT_REQUEST_TIMEOUT": "10"}, "LINKSLOT_REQUEST_TIMEOUT must be a positive duration"},
 		{"empty sqlite path", map[string]string{"LINKSLOT_DATABASE_URL": "sqlite://"}, "no file path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

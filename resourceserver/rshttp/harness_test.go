@@ -72,6 +72,7 @@ type envOpts struct {
 	store        *sqlstore.Store // default: a fresh SQLite store
 	resource     string          // default: the listener's own http://127.0.0.1:port/mcp
 	metrics      *metrics.Metrics
+	timeout      time.Duration // Config.RequestTimeout (0: the default)
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
@@ -134,7 +135,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	deps := rshttp.Deps{
 		Store: e.store,
 		Config: config.Config{Issuer: e.issuer.URL, Resource: e.resource, SecretKey: []byte(testSecret),
-			AllowedOrigins: []string{"https://app.example.com"}},
+			AllowedOrigins: []string{"https://app.example.com"}, RequestTimeout: o.timeout},
 		Logger:       testLogger(t),
 		Clock:        e.clock.Now,
 		AuthDisabled: o.authDisabled,

@@ -148,12 +148,16 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		Resource:       cfg.Resource,
 		Issuer:         cfg.Issuer,
 		AllowedOrigins: cfg.AllowedOrigins,
-		MCP:            mcpHandler,
+		MCP:            carryDeadline(mcpHandler),
 		RequiredScope:  tools.RequiredScope,
 		TokenInfo:      tools.TokenInfo,
 		Health:         app.HealthHandler(d.Store),
 		Addresses:      addrLim,
 		Logger:         d.Logger,
+		Timeout:        cfg.RequestTimeout,
+	}
+	if ro.Timeout <= 0 {
+		ro.Timeout = config.DefaultRequestTimeout
 	}
 	if d.AuthDisabled {
 		id := tokencheck.Identity{AccountID: "acct_benchmark", ClientID: "benchmark", LinkID: "link_benchmark",
@@ -190,6 +194,18 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		}
 	})
 	return d.Metrics.HTTPMiddleware(nil, e), nil
+}
+
+// carryDeadline hands the request's deadline (router.Options.Timeout) to the
+// tool handlers as a context value: the SDK detaches their context from the
+// request's cancellation (see tools.WithDeadline).
+func carryDeadline(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if dl, ok := r.Context().Deadline(); ok {
+			r = r.WithContext(tools.WithDeadline(r.Context(), dl))
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // IdempotencyTTL is how long the mutation tools' idempotency keys are kept

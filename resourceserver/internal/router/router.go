@@ -55,6 +55,9 @@ type Options struct {
 	// (nil: unlimited).
 	Addresses *ratelimit.Limiter
 	Logger    *slog.Logger
+	// Timeout bounds each request's work, database calls included
+	// (LINKSLOT_REQUEST_TIMEOUT; 0: no deadline).
+	Timeout time.Duration
 }
 
 type router struct {
@@ -118,7 +121,7 @@ func New(o Options) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = r.errorHandler
-	e.Use(echo.WrapMiddleware(requestid.Middleware), r.accessLog)
+	e.Use(echo.WrapMiddleware(requestid.Middleware), r.accessLog, r.deadline)
 	if o.Health != nil {
 		e.GET("/healthz", echo.WrapHandler(o.Health))
 		e.GET("/readyz", echo.WrapHandler(o.Health))
@@ -374,6 +377,22 @@ func (r *router) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		r.o.Logger.InfoContext(c.Request().Context(), "request", attrs...)
 		return nil
+	}
+}
+
+// deadline gives the request's context the configured timeout: a database
+// that stops answering ends the request with a retryable error instead of
+// holding the caller.
+func (r *router) deadline(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if r.o.Timeout <= 0 {
+			return next(c)
+		}
+		req := c.Request()
+		ctx, cancel := context.WithTimeout(req.Context(), r.o.Timeout)
+		defer cancel()
+		c.SetRequest(req.WithContext(ctx))
+		return next(c)
 	}
 }
 

@@ -159,7 +159,7 @@ func (t *toolSet) domainFail(ctx context.Context, tool string, err error) (*mcp.
 		return fail(&ToolError{Code: be.Code, Message: be.Message, Field: be.Field, BookingURL: be.BookingURL, RetryAfterSec: be.RetryAfterSec})
 	}
 	t.d.Logger.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
-	if errors.Is(err, store.ErrUnavailable) {
+	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 		return fail(&ToolError{Code: "server_error", RetryAfterSec: 2, Message: "Linkslot could not reach its database. Retry the same call in a few seconds."})
 	}
 	return fail(&ToolError{Code: "server_error", Message: "Something went wrong on Linkslot's side. Retry the same call once; if it fails again, tell the person Linkslot is having trouble."})
@@ -270,7 +270,7 @@ func NewServer(d Deps, impl *mcp.Implementation) *mcp.Server {
 		Logger:       d.Logger,
 	})
 	Register(s, d)
-	s.AddReceivingMiddleware(argumentErrors)
+	s.AddReceivingMiddleware(argumentErrors, workDeadline)
 	if d.Metrics != nil {
 		s.AddReceivingMiddleware(instrument(d.Metrics))
 	}
