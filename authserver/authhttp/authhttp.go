@@ -5,6 +5,10 @@
 // other packages' end-to-end tests (the resource server's, for instance)
 // mount — on a listener or on httptest.Server — so every caller gets exactly
 // the production wiring.
+//
+// Every request runs under LINKSLOT_REQUEST_TIMEOUT (its context's
+// deadline) and a body limit: 1 MiB (MaxBodyBytes), a catalog import
+// MaxImportBytes; a larger body answers 413 before any handler parses it.
 package authhttp
 
 import (
@@ -101,7 +105,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if timeout <= 0 {
 		timeout = config.DefaultRequestTimeout
 	}
-	h := d.Metrics.HTTPMiddleware(metrics.MuxRoute(mux), recoverer(d.Logger, deadline(timeout, mux)))
+	h := d.Metrics.HTTPMiddleware(metrics.MuxRoute(mux), recoverer(d.Logger, deadline(timeout, limitBodies(mux))))
 	return requestid.Middleware(h), nil
 }
 
