@@ -113,7 +113,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 	if err := checkURL(c.Resource, true, c.Production); err != nil {
 		bad("LINKSLOT_RESOURCE %v", err)
 	}
-	c.Issuer = strings.TrimSuffix(c.Issuer, "/")
+	c.Issuer = strings.TrimRight(c.Issuer, "/") // "http://h//" too: an issuer never ends with a slash
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		bad("LINKSLOT_LOG_FORMAT must be text or json (got %q)", c.LogFormat)
 	}
