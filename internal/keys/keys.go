@@ -58,7 +58,7 @@ type Manager struct {
 	refreshing bool
 	// published caches the parsed public keys (PublicKey) until publishedAt
 	// is refreshEvery old.
-	published   map[string]*ecdsa.PublicKey
+	published   map[string]publicKey
 	publishedAt time.Time
 }
 
@@ -261,37 +261,61 @@ func (m *Manager) VerificationKeys(ctx context.Context) (*jose.JSONWebKeySet, er
 	return set, nil
 }
 
+// publicKey is a parsed key of the list, with what decides whether it is
+// still published.
+type publicKey struct {
+	pub       *ecdsa.PublicKey
+	newest    bool // among the Published newest
+	retiredAt *time.Time
+}
+
+// isPublished applies VerificationKeys' rule at now.
+func (k publicKey) isPublished(now time.Time) bool {
+	return k.newest || k.retiredAt == nil || now.Sub(*k.retiredAt) < RetiredWindow
+}
+
 // PublicKey returns the published public key with the given kid. The
 // parsed keys are cached for refreshEvery (like the signing key), so
-// verifying a token costs no database read and no JWK parsing; a kid not
-// in the cache re-reads the list at once (a key another replica just
-// created).
+// verifying a token costs no database read and no JWK parsing; whether a
+// cached key is still published is decided at each call with the
+// manager's clock, as VerificationKeys does. A kid not in the cache re-reads
+// the list at once (a key another replica just created).
 func (m *Manager) PublicKey(ctx context.Context, kid string) (*ecdsa.PublicKey, error) {
 	m.mu.Lock()
 	if m.published != nil && time.Since(m.publishedAt) < refreshEvery {
-		pub, ok := m.published[kid]
+		k, ok := m.published[kid]
 		m.mu.Unlock()
-		if ok {
-			return pub, nil
+		if ok && k.isPublished(m.clock()) {
+			return k.pub, nil
 		}
 	} else {
 		m.mu.Unlock()
 	}
-	set, err := m.VerificationKeys(ctx)
+	ks, err := m.s.ListSigningKeys(ctx, m.purpose)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list signing keys: %w", err)
 	}
-	byKid := make(map[string]*ecdsa.PublicKey, len(set.Keys))
-	for _, k := range set.Keys {
-		if pub, ok := k.Key.(*ecdsa.PublicKey); ok {
-			byKid[k.KeyID] = pub
+	now := m.clock()
+	byKid := make(map[string]publicKey, len(ks))
+	for i, k := range ks {
+		pk := publicKey{newest: i < Published, retiredAt: k.RetiredAt}
+		if !pk.isPublished(now) {
+			continue // long retired: never published again
+		}
+		var jwk jose.JSONWebKey
+		if err := jwk.UnmarshalJSON(k.PublicJWK); err != nil {
+			return nil, fmt.Errorf("key %s: public JWK: %w", k.ID, err)
+		}
+		if pub, ok := jwk.Key.(*ecdsa.PublicKey); ok {
+			pk.pub = pub
+			byKid[jwk.KeyID] = pk
 		}
 	}
 	m.mu.Lock()
 	m.published, m.publishedAt = byKid, time.Now()
 	m.mu.Unlock()
-	if pub, ok := byKid[kid]; ok {
-		return pub, nil
+	if k, ok := byKid[kid]; ok && k.isPublished(now) {
+		return k.pub, nil
 	}
 	return nil, fmt.Errorf("keys: unknown kid %q", kid)
 }
