@@ -271,7 +271,7 @@ func parseInstant(field, v string) (time.Time, *ToolError) {
 		return time.Time{}, &ToolError{Code: booking.CodeInvalidTime, Field: field,
 			Message: fmt.Sprintf("%s is required: an exact RFC 3339 instant with its UTC offset, copied from the availability answer.", field)}
 	}
-	ts, err := time.Parse(time.RFC3339, v)
+	ts, err := booking.ParseInstant(field, v)
 	if err != nil {
 		return time.Time{}, &ToolError{Code: booking.CodeInvalidTime, Field: field,
 			Message: fmt.Sprintf("%s must be an exact RFC 3339 instant with its UTC offset, e.g. 2026-03-04T10:00:00-05:00, copied unchanged from the availability answer; words like \"tomorrow at 3pm\" are not accepted.", field)}
