@@ -221,6 +221,10 @@ func (u *UI) postLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next, notice := nextParam(r)
+	if msg := controlCharError(r); msg != "" {
+		u.loginPage(w, r, http.StatusBadRequest, "", "", notice, msg)
+		return
+	}
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	acct, err := u.id.Authenticate(r.Context(), email, r.PostFormValue("password"), u.clientAddr(r))
 	if err != nil {
@@ -281,6 +285,10 @@ func (u *UI) postSignUp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next, _ := nextParam(r)
+	if msg := controlCharError(r); msg != "" {
+		u.signUpPage(w, r, http.StatusBadRequest, "", "", "", msg)
+		return
+	}
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	pw := r.PostFormValue("password")
 	if pw != r.PostFormValue("password_repeat") {
@@ -468,6 +476,10 @@ func (u *UI) postDisconnect(w http.ResponseWriter, r *http.Request) {
 	}
 	acct, _, ok := u.requireAccount(w, r)
 	if !ok {
+		return
+	}
+	if msg := controlCharError(r); msg != "" {
+		u.RenderError(w, r, http.StatusBadRequest, "Nothing was disconnected", msg)
 		return
 	}
 	err := u.id.Disconnect(r.Context(), acct.ID, r.PostFormValue("link_id"))

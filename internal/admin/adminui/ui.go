@@ -24,6 +24,7 @@ import (
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/textcheck"
 )
 
 //go:embed templates/*.html
@@ -155,6 +156,9 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) (store.Accou
 	return acct, true
 }
 
+// multilineFields are the form fields that may carry tabs and line breaks.
+var multilineFields = []string{"redirect_uris", "content"}
+
 // maxForm bounds a POST body: a catalog file plus the form around it.
 const maxForm = catalogfile.MaxFileBytes + 64<<10
 
@@ -187,6 +191,15 @@ func (h *Handler) admin(fn pageFunc) http.HandlerFunc {
 			h.ui.RenderError(w, r, http.StatusForbidden, "This form has expired",
 				"Nothing was changed. Go back, reload the page and try again.")
 			return
+		}
+		if r.Method == http.MethodPost {
+			// U+0000 and other control characters (PostgreSQL cannot
+			// store NUL in text; SQLite can): refused for every form.
+			if f, c, bad := textcheck.Form(r.PostForm, multilineFields...); bad {
+				h.ui.RenderError(w, r, http.StatusBadRequest, "This form contains a control character",
+					fmt.Sprintf("Nothing was changed. The %q field contains the control character U+%04X; remove it and try again.", f, c))
+				return
+			}
 		}
 		p := &page{Account: acct, Actor: admin.Actor{ID: acct.ID, RequestID: requestid.From(r.Context())},
 			CSRF: h.ui.CSRFToken(w, r), Field: consent.CSRFField}

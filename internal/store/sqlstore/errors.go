@@ -21,7 +21,7 @@ func translate(err error) error {
 	if err == nil {
 		return nil
 	}
-	for _, s := range []error{store.ErrNotFound, store.ErrAlreadyExists, store.ErrConflict, store.ErrOverlap, store.ErrUnavailable} {
+	for _, s := range []error{store.ErrNotFound, store.ErrAlreadyExists, store.ErrConflict, store.ErrOverlap, store.ErrUnavailable, store.ErrInvalidText} {
 		if errors.Is(err, s) {
 			return err
 		}
@@ -40,6 +40,8 @@ func translate(err error) error {
 			return fmt.Errorf("%w (%s)", store.ErrOverlap, pg.ConstraintName)
 		case pg.Code == "40001", pg.Code == "40P01", pg.Code == "55P03":
 			return fmt.Errorf("%w: %s", store.ErrConflict, pg.Code)
+		case pg.Code == "22021", pg.Code == "22P05": // character_not_in_repertoire, untranslatable_character
+			return fmt.Errorf("%w (SQLSTATE %s)", store.ErrInvalidText, pg.Code)
 		case pg.Code == "57014", strings.HasPrefix(pg.Code, "08"), pg.Code == "57P01", pg.Code == "57P02", pg.Code == "57P03", pg.Code == "53300":
 			return fmt.Errorf("%w: %s", store.ErrUnavailable, pg.Code)
 		}

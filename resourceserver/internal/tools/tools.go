@@ -158,6 +158,9 @@ func (t *toolSet) domainFail(ctx context.Context, tool string, err error) (*mcp.
 	if be, ok := booking.AsError(err); ok {
 		return fail(&ToolError{Code: be.Code, Message: be.Message, Field: be.Field, BookingURL: be.BookingURL, RetryAfterSec: be.RetryAfterSec})
 	}
+	if errors.Is(err, store.ErrInvalidText) {
+		return fail(invalidArg("", "An argument contains a character Linkslot cannot store (such as U+0000); remove control characters and retry."))
+	}
 	t.d.Logger.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
 	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 		return fail(&ToolError{Code: "server_error", RetryAfterSec: 2, Message: "Linkslot could not reach its database. Retry the same call in a few seconds."})
@@ -270,7 +273,7 @@ func NewServer(d Deps, impl *mcp.Implementation) *mcp.Server {
 		Logger:       d.Logger,
 	})
 	Register(s, d)
-	s.AddReceivingMiddleware(argumentErrors, workDeadline)
+	s.AddReceivingMiddleware(argumentErrors, controlChars, workDeadline)
 	if d.Metrics != nil {
 		s.AddReceivingMiddleware(instrument(d.Metrics))
 	}

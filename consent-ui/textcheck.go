@@ -1,0 +1,30 @@
+package consentui
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/linkslot/linkslot/internal/textcheck"
+)
+
+// controlCharError is the form error for a posted field holding a control
+// character (internal/textcheck; PostgreSQL cannot store U+0000, SQLite
+// can), or "" when the form is clean. Passwords are not checked: they are
+// only ever hashed; nor is "next", which nextParam sanitizes.
+func controlCharError(r *http.Request) string {
+	if err := r.ParseForm(); err != nil {
+		return ""
+	}
+	form := make(url.Values, len(r.PostForm))
+	for k, v := range r.PostForm {
+		if k != "next" { // sanitized by nextParam, never stored
+			form[k] = v
+		}
+	}
+	field, _, bad := textcheck.Form(form)
+	if !bad {
+		return ""
+	}
+	return fmt.Sprintf("The %q field contains a control character (such as U+0000). Remove it and try again.", field)
+}
