@@ -102,18 +102,6 @@ func newSysOn(t *testing.T, s *sqlstore.Store) *sys {
 	return x
 }
 
-// known marks a finding the owning package has not fixed yet: it skips the
-// rest of the test, or fails it under LINKSLOT_HOSTILE_STRICT=1.
-func known(t *testing.T, format string, a ...any) {
-	t.Helper()
-	msg := "known: " + format
-	if os.Getenv("LINKSLOT_HOSTILE_STRICT") != "" {
-		t.Errorf(msg, a...)
-		return
-	}
-	t.Skipf(msg, a...)
-}
-
 // call posts a tools/call with the agent's token and classifies it.
 func (x *sys) call(tool string, args any) cluster.Answer {
 	return cluster.Call(x.ctx, x.agent.HTTP, x.rsProc, x.agent.Token.AccessToken, tool, args)
