@@ -13,7 +13,7 @@
 // rotated secret is returned to the caller exactly once and stored only as
 // its hash (internal/clients.HashSecret).
 //
-// The three front ends — the JSON API (adminapi), the admin pages (adminui)
+// The three front ends — the JSON API (adminapi), the admin pages (consent-ui/admin)
 // and the command line (RunCLI) — authenticate the caller, turn it into an
 // Actor and call the Service; none of them writes to the store directly.
 //

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkslot/linkslot/consent-ui/admin"
 	"github.com/linkslot/linkslot/internal/admin"
-	"github.com/linkslot/linkslot/internal/admin/adminui"
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/store"

@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	consentui "github.com/linkslot/linkslot/consent-ui"
+	"github.com/linkslot/linkslot/consent-ui/admin"
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/admin/adminapi"
-	"github.com/linkslot/linkslot/internal/admin/adminui"
 	"github.com/linkslot/linkslot/internal/store/storetest"
 )
 
