@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/testkit"
 )
 
 // createCancel books and cancels, each with the full confirmation protocol
@@ -45,30 +46,17 @@ func newCreateCancel(sys *system, people []*person) *createCancel {
 	return &createCancel{sys: sys, people: people, start: time.Date(d.Year(), d.Month(), d.Day(), 12, 0, 0, 0, time.UTC)}
 }
 
-func confirmed(args map[string]any, summary, key string) map[string]any {
-	out := map[string]any{}
-	for k, v := range args {
-		out[k] = v
-	}
-	out["confirmed_summary"] = summary
-	out["confirmation_summary_presented"] = true
-	out["confirmation_obtained"] = true
-	out["user_confirmation_text"] = "Yes."
-	out["idempotency_key"] = key
-	return out
-}
-
 // mutate summarizes then confirms one mutation.
 func (c *createCancel) mutate(ctx context.Context, p *person, tool string, args map[string]any) (map[string]any, error) {
 	sum, err := toolCall(ctx, p.api, c.sys.resource, p.access, tool, args)
-	if err != nil && findString(sum, "code") != "confirmation_required" {
+	if err != nil && testkit.FindString(sum, "code") != "confirmation_required" {
 		return nil, err
 	}
-	summary := findString(sum, "confirmed_summary")
+	summary := testkit.FindString(sum, "confirmed_summary")
 	if summary == "" {
 		return nil, fmt.Errorf("%s: no summary to confirm", tool)
 	}
-	return toolCall(ctx, p.api, c.sys.resource, p.access, tool, confirmed(args, summary, "bench-"+randHex(10)))
+	return toolCall(ctx, p.api, c.sys.resource, p.access, tool, testkit.ConfirmedArgs(args, summary, "bench-"+randHex(10), "Yes."))
 }
 
 func (c *createCancel) op(ctx context.Context, w int) error {
@@ -78,32 +66,10 @@ func (c *createCancel) op(ctx context.Context, w int) error {
 	if err != nil {
 		return err
 	}
-	ref, grant := findString(res, "booking_reference"), findString(res, "grant")
+	ref, grant := testkit.FindString(res, "booking_reference"), testkit.FindString(res, "grant")
 	if ref == "" || grant == "" {
 		return fmt.Errorf("create answer without booking_reference or grant")
 	}
 	_, err = c.mutate(ctx, p, "cancel_my_booking", map[string]any{"booking_reference": ref, "grant": grant, "reason": "bench"})
 	return err
-}
-
-// findString finds the first string under key anywhere in v.
-func findString(v any, key string) string {
-	switch x := v.(type) {
-	case map[string]any:
-		if s, ok := x[key].(string); ok {
-			return s
-		}
-		for _, e := range x {
-			if s := findString(e, key); s != "" {
-				return s
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if s := findString(e, key); s != "" {
-				return s
-			}
-		}
-	}
-	return ""
 }

@@ -7,17 +7,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"html"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -32,6 +29,7 @@ import (
 	"github.com/linkslot/linkslot/internal/demo"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/testkit"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
 
@@ -163,8 +161,6 @@ func newSystem(ctx context.Context, backend, dir, pgURL string, maxConns, accoun
 	return sys, nil
 }
 
-var hiddenRE = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
-
 // person is one signed-in person's browser and their agent's tokens.
 type person struct {
 	browser *http.Client
@@ -190,58 +186,17 @@ func readAll(resp *http.Response) string {
 // signIn links a person: authorize → sign-in form → consent → code → token.
 // Consent is then remembered, so later authorizations redirect at once.
 func (sys *system) signIn(ctx context.Context, acct store.Account) (*person, error) {
-	jar, _ := cookiejar.New(nil)
 	p := &person{api: &http.Client{Transport: benchTransport, Timeout: 30 * time.Second}}
-	p.browser = &http.Client{Jar: jar, Transport: benchTransport, Timeout: 30 * time.Second,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if req.URL.Path == "/callback" {
-				return http.ErrUseLastResponse
-			}
-			return nil
-		}}
 	p.oauth = &oauth2.Config{ClientID: demo.ClientID, RedirectURL: "http://127.0.0.1:41234/callback", Scopes: []string{"openid"},
 		Endpoint: oauth2.Endpoint{AuthURL: sys.as.URL + "/oauth2/authorize", TokenURL: sys.as.URL + "/oauth2/token", AuthStyle: oauth2.AuthStyleInParams}}
-	v := oauth2.GenerateVerifier()
-	resp, err := p.browser.Get(p.oauth.AuthCodeURL("state-"+randHex(6), oauth2.S256ChallengeOption(v)))
-	if err != nil {
-		return nil, err
-	}
-	body := readAll(resp)
-	if resp.Request.URL.Path == "/login" {
-		f := hidden(body)
-		f.Set("email", acct.Email)
-		f.Set("password", benchPassword)
-		if resp, err = p.browser.PostForm(sys.as.URL+"/login", f); err != nil {
-			return nil, err
-		}
-		body = readAll(resp)
-	}
-	if resp.StatusCode == 200 {
-		f := hidden(body)
-		f.Set("decision", "allow")
-		if resp, err = p.browser.PostForm(sys.as.URL+"/oauth2/authorize", f); err != nil {
-			return nil, err
-		}
-		readAll(resp)
-	}
-	loc, _ := url.Parse(resp.Header.Get("Location"))
-	if loc == nil || loc.Query().Get("code") == "" {
-		return nil, fmt.Errorf("sign-in flow ended with %d at %s", resp.StatusCode, resp.Request.URL.Path)
-	}
-	tok, err := p.oauth.Exchange(context.WithValue(ctx, oauth2.HTTPClient, p.api), loc.Query().Get("code"), oauth2.VerifierOption(v))
+	p.browser = testkit.NewBrowser(p.oauth.RedirectURL, benchTransport, 30*time.Second)
+	tok, err := testkit.LinkThroughPages(ctx, testkit.LinkRequest{OAuth: p.oauth, Browser: p.browser, HTTP: p.api,
+		Email: acct.Email, Password: benchPassword, State: "state-" + randHex(6)})
 	if err != nil {
 		return nil, err
 	}
 	p.access, p.refresh = tok.AccessToken, tok.RefreshToken
 	return p, nil
-}
-
-func hidden(body string) url.Values {
-	v := url.Values{}
-	for _, m := range hiddenRE.FindAllStringSubmatch(body, -1) {
-		v.Add(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
-	}
-	return v
 }
 
 // codeFlow is one authorization for the signed-in person with remembered

@@ -2,14 +2,12 @@ package authhttp_test
 
 import (
 	"context"
-	"html"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -22,18 +20,8 @@ import (
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/testkit"
 )
-
-var hiddenRE = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
-
-func hiddenFields(t *testing.T, body string) url.Values {
-	t.Helper()
-	v := url.Values{}
-	for _, m := range hiddenRE.FindAllStringSubmatch(body, -1) {
-		v.Add(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
-	}
-	return v
-}
 
 // TestWithConsentUI runs the code flow through the real consent pages:
 // sign in with a password, approve on the consent page, exchange the code.
@@ -93,7 +81,7 @@ func TestWithConsentUI(t *testing.T) {
 	if resp.Request.URL.Path != "/login" {
 		t.Fatalf("landed on %s", resp.Request.URL)
 	}
-	form := hiddenFields(t, read(resp))
+	form := testkit.HiddenFields(read(resp))
 	form.Set("email", acct.Email)
 	form.Set("password", "correct horse battery")
 	// Signing in follows next back to authorize, which shows consent.
@@ -105,7 +93,7 @@ func TestWithConsentUI(t *testing.T) {
 	if resp.Request.URL.Path != "/oauth2/authorize" || !strings.Contains(body, "bookings:read") {
 		t.Fatalf("after sign-in: %d %s", resp.StatusCode, resp.Request.URL)
 	}
-	form = hiddenFields(t, body)
+	form = testkit.HiddenFields(body)
 	form.Set("decision", "allow")
 	resp, err = browser.PostForm(srv.URL+"/oauth2/authorize", form)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/testkit"
 	"github.com/linkslot/linkslot/resourceserver/internal/tools"
 )
 
@@ -84,16 +85,7 @@ func (ag agent) try(name string, args map[string]any) (answer, error) {
 
 // confirmed returns args plus the five confirmation fields.
 func confirmed(args map[string]any, summary, key string) map[string]any {
-	out := map[string]any{}
-	for k, v := range args {
-		out[k] = v
-	}
-	out["confirmed_summary"] = summary
-	out["confirmation_summary_presented"] = true
-	out["confirmation_obtained"] = true
-	out["user_confirmation_text"] = "Yes, please go ahead."
-	out["idempotency_key"] = key
-	return out
+	return testkit.ConfirmedArgs(args, summary, key, "Yes, please go ahead.")
 }
 
 // do previews a mutation and executes it with the summary it returned.

@@ -6,13 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -21,17 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/linkslot/linkslot/internal/demo"
+	"github.com/linkslot/linkslot/internal/testkit"
 )
-
-var hiddenRE = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
-
-func hiddenFields(body string) url.Values {
-	v := url.Values{}
-	for _, m := range hiddenRE.FindAllStringSubmatch(body, -1) {
-		v.Add(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
-	}
-	return v
-}
 
 // Agent is one linked MCP client acting for one person: a browser (cookie
 // jar) signed in at the authorization servers, and its OAuth tokens.
@@ -68,66 +56,15 @@ func readAll(resp *http.Response) string {
 // Link runs the whole authorization for email at the replica as: authorize
 // (PKCE S256) → sign-in form → consent form → code → token.
 func Link(ctx context.Context, as *Proc, email, password string) (*Agent, error) {
-	jar, _ := cookiejar.New(nil)
 	a := &Agent{Email: email, OAuth: oauthFor(as), HTTP: &http.Client{Transport: transport, Timeout: 30 * time.Second}}
-	a.Browser = &http.Client{Jar: jar, Transport: transport, Timeout: 30 * time.Second,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if req.URL.Path == "/callback" {
-				return http.ErrUseLastResponse
-			}
-			return nil
-		}}
-	code, verifier, err := a.authorize(ctx, as, email, password)
+	a.Browser = testkit.NewBrowser(a.OAuth.RedirectURL, transport, 30*time.Second)
+	tok, err := testkit.LinkThroughPages(ctx, testkit.LinkRequest{OAuth: a.OAuth, Browser: a.Browser, HTTP: a.HTTP,
+		Email: email, Password: password, State: "state-" + randHex(8)})
 	if err != nil {
 		return nil, err
 	}
-	cctx := context.WithValue(ctx, oauth2.HTTPClient, a.HTTP)
-	tok, err := a.OAuth.Exchange(cctx, code, oauth2.VerifierOption(verifier))
-	if err != nil {
-		return nil, fmt.Errorf("exchange: %w", err)
-	}
 	a.Token = tok
 	return a, nil
-}
-
-func (a *Agent) authorize(ctx context.Context, as *Proc, email, password string) (code, verifier string, err error) {
-	verifier = oauth2.GenerateVerifier()
-	get := func(u string) (*http.Response, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-		return a.Browser.Do(req)
-	}
-	post := func(u string, form url.Values) (*http.Response, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		return a.Browser.Do(req)
-	}
-	resp, err := get(a.OAuth.AuthCodeURL("state-"+randHex(8), oauth2.S256ChallengeOption(verifier)))
-	if err != nil {
-		return "", "", err
-	}
-	body := readAll(resp)
-	if resp.Request.URL.Path == "/login" {
-		form := hiddenFields(body)
-		form.Set("email", email)
-		form.Set("password", password)
-		if resp, err = post(as.Base+"/login", form); err != nil {
-			return "", "", err
-		}
-		body = readAll(resp)
-	}
-	if resp.StatusCode == http.StatusOK && resp.Request.URL.Path == "/oauth2/authorize" {
-		form := hiddenFields(body)
-		form.Set("decision", "allow")
-		if resp, err = post(as.Base+"/oauth2/authorize", form); err != nil {
-			return "", "", err
-		}
-		readAll(resp)
-	}
-	loc, _ := url.Parse(resp.Header.Get("Location"))
-	if resp.StatusCode/100 != 3 || loc == nil || loc.Query().Get("code") == "" {
-		return "", "", fmt.Errorf("authorize ended with %d at %s (location %q): %.300s", resp.StatusCode, resp.Request.URL.Path, resp.Header.Get("Location"), body)
-	}
-	return loc.Query().Get("code"), verifier, nil
 }
 
 // Refresh rotates the agent's refresh token at one replica.
@@ -171,7 +108,7 @@ func (a *Agent) Disconnect(ctx context.Context, as *Proc) error {
 	if end < 0 {
 		end = len(body) - i
 	}
-	form := hiddenFields(body[i : i+end])
+	form := testkit.HiddenFields(body[i : i+end])
 	if form.Get("link_id") == "" {
 		return errors.New("disconnect form without link_id")
 	}

@@ -9,44 +9,12 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/linkslot/linkslot/internal/testkit"
 )
 
-// confirmFields completes a mutation's arguments with the confirmation
-// protocol's fields (CONTRACT §5).
-func confirmFields(args map[string]any, summary, key string) map[string]any {
-	out := map[string]any{}
-	for k, v := range args {
-		out[k] = v
-	}
-	out["confirmed_summary"] = summary
-	out["confirmation_summary_presented"] = true
-	out["confirmation_obtained"] = true
-	out["user_confirmation_text"] = "Yes, book it."
-	out["idempotency_key"] = key
-	return out
-}
-
-// findString finds the first string value under key anywhere in v.
-func findString(v any, key string) string {
-	switch x := v.(type) {
-	case map[string]any:
-		if s, ok := x[key].(string); ok {
-			return s
-		}
-		for _, e := range x {
-			if s := findString(e, key); s != "" {
-				return s
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if s := findString(e, key); s != "" {
-				return s
-			}
-		}
-	}
-	return ""
-}
+// confirmText is what the person says to confirm a mutation (CONTRACT §5).
+const confirmText = "Yes, book it."
 
 // createArgs are create_my_booking's arguments for one race slot.
 func createArgs(staff string, start time.Time) map[string]any {
@@ -61,8 +29,8 @@ func create(ctx context.Context, a *Agent, rsA, rsB *Proc, args map[string]any, 
 	if sum.Kind != "confirmation_required" {
 		return sum, sum
 	}
-	summary := findString(sum.Result, "confirmed_summary")
-	return sum, Call(ctx, a.HTTP, rsB, a.Token.AccessToken, "create_my_booking", confirmFields(args, summary, key))
+	summary := testkit.FindString(sum.Result, "confirmed_summary")
+	return sum, Call(ctx, a.HTTP, rsB, a.Token.AccessToken, "create_my_booking", testkit.ConfirmedArgs(args, summary, key, confirmText))
 }
 
 // confirmedRefs returns the references of the race business's confirmed
@@ -110,7 +78,7 @@ func raceScenario(t *testing.T, c *Cluster, agents []*Agent) {
 			tl.add("summary:" + sum.Kind)
 			return
 		}
-		confirms[i] = confirmFields(args, findString(sum.Result, "confirmed_summary"), fmt.Sprintf("race-key-%04d-%s", i, randHex(8)))
+		confirms[i] = testkit.ConfirmedArgs(args, testkit.FindString(sum.Result, "confirmed_summary"), fmt.Sprintf("race-key-%04d-%s", i, randHex(8)), confirmText)
 	})
 	// Phase 2: all confirmations at once, each on another replica than its
 	// summary, so the writes race in the database.
@@ -126,7 +94,7 @@ func raceScenario(t *testing.T, c *Cluster, agents []*Agent) {
 		slowest = max(slowest, ans.Elapsed)
 		mu.Unlock()
 		if ans.Kind == "ok" {
-			if ref := findString(ans.Result, "booking_reference"); ref != "" {
+			if ref := testkit.FindString(ans.Result, "booking_reference"); ref != "" {
 				mu.Lock()
 				answered[ref] = true
 				mu.Unlock()
@@ -191,7 +159,7 @@ func idempotencyScenario(t *testing.T, c *Cluster, a *Agent) {
 		t.Fatalf("summary: %s %v", sum.Kind, sum.Result)
 	}
 	key := "idem-across-replicas-" + randHex(8)
-	full := confirmFields(args, findString(sum.Result, "confirmed_summary"), key)
+	full := testkit.ConfirmedArgs(args, testkit.FindString(sum.Result, "confirmed_summary"), key, confirmText)
 	// The same key sent at once to every replica, three times each.
 	var tl tally
 	refs := map[string]int{}
@@ -201,7 +169,7 @@ func idempotencyScenario(t *testing.T, c *Cluster, a *Agent) {
 		tl.add(ans.Kind)
 		if ans.Kind == "ok" {
 			mu.Lock()
-			refs[findString(ans.Result, "booking_reference")]++
+			refs[testkit.FindString(ans.Result, "booking_reference")]++
 			mu.Unlock()
 		}
 	})
@@ -263,7 +231,7 @@ func outageScenario(t *testing.T, c *Cluster, agents []*Agent, mutations bool) {
 					}
 					if ans.Kind == "ok" {
 						mu.Lock()
-						confirmed[findString(ans.Result, "booking_reference")] = true
+						confirmed[testkit.FindString(ans.Result, "booking_reference")] = true
 						mu.Unlock()
 					}
 				} else {
@@ -508,7 +476,7 @@ func killScenario(t *testing.T, c *Cluster, agents []*Agent) {
 		if sum.Kind != "confirmation_required" {
 			t.Fatalf("summary: %s", sum.Kind)
 		}
-		reqs[i] = req{a, confirmFields(args, findString(sum.Result, "confirmed_summary"), "kill-"+randHex(10)), ""}
+		reqs[i] = req{a, testkit.ConfirmedArgs(args, testkit.FindString(sum.Result, "confirmed_summary"), "kill-"+randHex(10), confirmText), ""}
 		reqs[i].key = reqs[i].args["idempotency_key"].(string)
 	}
 	var tl tally

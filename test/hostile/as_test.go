@@ -17,6 +17,7 @@ import (
 	"github.com/linkslot/linkslot/internal/demo"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/testkit"
 	"github.com/linkslot/linkslot/test/cluster"
 )
 
@@ -117,23 +118,15 @@ func injectionStored(t *testing.T, x *sys) {
 		if sum.Kind != "confirmation_required" {
 			t.Fatalf("summary with notes %q: %s", p, sum.Kind)
 		}
-		full := map[string]any{}
-		for k, v := range args {
-			full[k] = v
-		}
-		full["confirmed_summary"] = findString(sum.Result, "confirmed_summary")
-		full["confirmation_summary_presented"] = true
-		full["confirmation_obtained"] = true
-		full["user_confirmation_text"] = "yes " + p
-		full["idempotency_key"] = fmt.Sprintf("hostile-key-%04d-abcdef", i)
+		full := testkit.ConfirmedArgs(args, testkit.FindString(sum.Result, "confirmed_summary"), fmt.Sprintf("hostile-key-%04d-abcdef", i), "yes "+p)
 		ans := x.call("create_my_booking", full)
 		if ans.Kind != "ok" {
 			t.Fatalf("create with notes %q: %s %v", p, ans.Kind, ans.Result)
 		}
-		ref := findString(ans.Result, "booking_reference")
+		ref := testkit.FindString(ans.Result, "booking_reference")
 		got := x.call("get_my_booking", map[string]any{"booking_reference": ref})
-		if findString(got.Result, "notes") != p {
-			t.Errorf("get_my_booking notes = %q, want %q", findString(got.Result, "notes"), p)
+		if testkit.FindString(got.Result, "notes") != p {
+			t.Errorf("get_my_booking notes = %q, want %q", testkit.FindString(got.Result, "notes"), p)
 		}
 		var notes string
 		x.store.DB().Raw("SELECT notes FROM bookings WHERE reference = ?", ref).Scan(&notes)
@@ -146,16 +139,13 @@ func injectionStored(t *testing.T, x *sys) {
 			t.Errorf("stored confirmation text = %q, want %q", conf, "yes "+p)
 		}
 		// Cancel with the payload as the reason.
-		grant := findString(got.Result, "grant")
+		grant := testkit.FindString(got.Result, "grant")
 		cargs := map[string]any{"booking_reference": ref, "grant": grant, "reason": p}
 		csum := x.call("cancel_my_booking", cargs)
 		if csum.Kind != "confirmation_required" {
 			t.Fatalf("cancel summary: %s %v", csum.Kind, csum.Result)
 		}
-		for k, v := range map[string]any{"confirmed_summary": findString(csum.Result, "confirmed_summary"), "confirmation_summary_presented": true,
-			"confirmation_obtained": true, "user_confirmation_text": "ok", "idempotency_key": fmt.Sprintf("hostile-cancel-%04d-abcdef", i)} {
-			cargs[k] = v
-		}
+		cargs = testkit.ConfirmedArgs(cargs, testkit.FindString(csum.Result, "confirmed_summary"), fmt.Sprintf("hostile-cancel-%04d-abcdef", i), "ok")
 		if c := x.call("cancel_my_booking", cargs); c.Kind != "ok" {
 			t.Fatalf("cancel with reason %q: %s %v", p, c.Kind, c.Result)
 		}
@@ -211,27 +201,6 @@ func hiddenOf(body string) url.Values {
 		v.Set(m[1], strings.ReplaceAll(m[2], "&#43;", "+"))
 	}
 	return v
-}
-
-func findString(v any, key string) string {
-	switch x := v.(type) {
-	case map[string]any:
-		if s, ok := x[key].(string); ok {
-			return s
-		}
-		for _, e := range x {
-			if s := findString(e, key); s != "" {
-				return s
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if s := findString(e, key); s != "" {
-				return s
-			}
-		}
-	}
-	return ""
 }
 
 // offsite reports whether a Location leaves the server and the registered
@@ -486,26 +455,18 @@ func TestNULCharacterInFreeText(t *testing.T) {
 		} {
 			a := x.call(c.tool, c.args)
 			if c.field == "notes (confirmed)" && a.Kind == "confirmation_required" {
-				full := map[string]any{}
-				for k, v := range c.args {
-					full[k] = v
-				}
-				full["confirmed_summary"] = findString(a.Result, "confirmed_summary")
-				full["confirmation_summary_presented"] = true
-				full["confirmation_obtained"] = true
-				full["user_confirmation_text"] = "yes"
-				full["idempotency_key"] = "nul-notes-key-0123456789"
+				full := testkit.ConfirmedArgs(c.args, testkit.FindString(a.Result, "confirmed_summary"), "nul-notes-key-0123456789", "yes")
 				a = x.call(c.tool, full)
 				if a.Kind == "ok" {
 					var notes string
-					x.store.DB().Raw("SELECT notes FROM bookings WHERE reference = ?", findString(a.Result, "booking_reference")).Scan(&notes)
+					x.store.DB().Raw("SELECT notes FROM bookings WHERE reference = ?", testkit.FindString(a.Result, "booking_reference")).Scan(&notes)
 					t.Logf("notes with NUL stored as %q", notes)
 				}
 			}
 			t.Logf("%s %s with U+0000 → %s", c.tool, c.field, a.Kind)
 			field, _ := strings.CutSuffix(c.field, " (confirmed)")
-			if a.Kind != "invalid_argument" || findString(a.Result, "field") != field {
-				findings = append(findings, c.tool+"."+c.field+"→"+a.Kind+" (field "+findString(a.Result, "field")+")")
+			if a.Kind != "invalid_argument" || testkit.FindString(a.Result, "field") != field {
+				findings = append(findings, c.tool+"."+c.field+"→"+a.Kind+" (field "+testkit.FindString(a.Result, "field")+")")
 			}
 		}
 		x.alive()

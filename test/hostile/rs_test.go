@@ -25,6 +25,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/testkit"
 )
 
 func TestOversizedMCPBodyAnswers413(t *testing.T) {
@@ -415,15 +416,12 @@ func TestKeyPurposeConfusion(t *testing.T) {
 	args := map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut",
 		"staff_reference": slot.staff, "starts_at": slot.at}
 	sum := x.call("create_my_booking", args)
-	for k, v := range map[string]any{"confirmed_summary": findString(sum.Result, "confirmed_summary"), "confirmation_summary_presented": true,
-		"confirmation_obtained": true, "user_confirmation_text": "yes", "idempotency_key": "purpose-confusion-key-01"} {
-		args[k] = v
-	}
+	args = testkit.ConfirmedArgs(args, testkit.FindString(sum.Result, "confirmed_summary"), "purpose-confusion-key-01", "yes")
 	created := x.call("create_my_booking", args)
 	if created.Kind != "ok" {
 		t.Fatalf("create: %s", created.Kind)
 	}
-	ref, grant := findString(created.Result, "booking_reference"), findString(created.Result, "grant")
+	ref, grant := testkit.FindString(created.Result, "booking_reference"), testkit.FindString(created.Result, "grant")
 	if a := x.callWith(grant); a.Status != http.StatusUnauthorized {
 		t.Errorf("a booking grant as an access token answered %d", a.Status)
 	}

@@ -3,14 +3,10 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
-	"html"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
-	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -25,18 +21,9 @@ import (
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/testkit"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
-
-var hiddenRE = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
-
-func hiddenFields(body string) url.Values {
-	v := url.Values{}
-	for _, m := range hiddenRE.FindAllStringSubmatch(body, -1) {
-		v.Add(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
-	}
-	return v
-}
 
 // offsetClock is the resource server's clock: real time plus an offset the
 // test moves forward, so "within 5 seconds" is checked without waiting.
@@ -109,39 +96,11 @@ func TestDisabledClientRefusedByResourceServer(t *testing.T) {
 	}
 
 	// The person signs in and approves; the client exchanges the code.
-	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		if req.URL.Host != strings.TrimPrefix(as.URL, "http://") {
-			return http.ErrUseLastResponse
-		}
-		return nil
-	}}
-	read := func(resp *http.Response) string {
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return string(b)
-	}
 	conf := &oauth2.Config{ClientID: "agent-x", RedirectURL: "http://127.0.0.1:45678/callback", Scopes: []string{"openid"},
 		Endpoint: oauth2.Endpoint{AuthURL: as.URL + "/oauth2/authorize", TokenURL: as.URL + "/oauth2/token", AuthStyle: oauth2.AuthStyleInParams}}
-	verifier := oauth2.GenerateVerifier()
-	resp, err := browser.Get(conf.AuthCodeURL("state-0123456789", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", resourceURL)))
-	must(t, err, "authorize")
-	form := hiddenFields(read(resp))
-	form.Set("email", email)
-	form.Set("password", pw)
-	resp, err = browser.PostForm(as.URL+"/login", form)
-	must(t, err, "sign in")
-	form = hiddenFields(read(resp))
-	form.Set("decision", "allow")
-	resp, err = browser.PostForm(as.URL+"/oauth2/authorize", form)
-	must(t, err, "consent")
-	read(resp)
-	loc, _ := url.Parse(resp.Header.Get("Location"))
-	if loc == nil || loc.Query().Get("code") == "" {
-		t.Fatalf("no code: %d %v", resp.StatusCode, loc)
-	}
-	tok, err := conf.Exchange(bg, loc.Query().Get("code"), oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", resourceURL))
-	must(t, err, "exchange")
+	tok, err := testkit.LinkThroughPages(bg, testkit.LinkRequest{OAuth: conf, Email: email, Password: pw,
+		State: "state-0123456789", Resource: resourceURL})
+	must(t, err, "link through the sign-in and consent pages")
 
 	call := func() int {
 		t.Helper()
