@@ -251,14 +251,9 @@ func (p *person) token(ctx context.Context, form url.Values, keep func(access, r
 // toolCall posts one tools/call and reports whether it succeeded; result
 // is the structuredContent.
 func toolCall(ctx context.Context, hc *http.Client, endpoint, token, tool string, args any) (map[string]any, error) {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": tool, "arguments": args}})
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(string(b)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+	req, err := testkit.ToolCallRequest(ctx, endpoint, token, tool, args)
+	if err != nil {
+		return nil, err
 	}
 	resp, err := hc.Do(req)
 	if err != nil {

@@ -5,7 +5,8 @@
 // The MCP helpers work on decoded structuredContent (any JSON value):
 // FindString digs a string out of an answer, ConfirmedArgs completes a
 // mutation's arguments with the confirmation protocol's five fields
-// (CONTRACT §5).
+// (CONTRACT §5), and ToolCallRequest builds a raw JSON-RPC tools/call POST
+// for drivers that classify the HTTP answer themselves.
 //
 // LinkThroughPages drives the OAuth authorization code flow (PKCE S256,
 // golang.org/x/oauth2) the way a person's browser does: open the

@@ -1,5 +1,13 @@
 package testkit
 
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
 // FindString returns the first string stored under key anywhere in v (a
 // decoded JSON value: maps and slices are searched depth first), or "" when
 // there is none. Map order is Go's, so a key present at several depths of
@@ -40,4 +48,27 @@ func ConfirmedArgs(args map[string]any, summary, key, text string) map[string]an
 	out["user_confirmation_text"] = text
 	out["idempotency_key"] = key
 	return out
+}
+
+// ToolCallRequest builds the POST of one JSON-RPC tools/call (id 1) to an
+// MCP endpoint, as a stateless client sends it: JSON body, Accept for JSON
+// and event streams, MCP-Protocol-Version 2025-06-18, and a bearer token
+// when token is not "".
+func ToolCallRequest(ctx context.Context, endpoint, token, tool string, args any) (*http.Request, error) {
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": args}})
+	if err != nil {
+		return nil, fmt.Errorf("tools/call %s: %w", tool, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return req, nil
 }

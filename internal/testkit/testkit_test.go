@@ -1,6 +1,9 @@
 package testkit_test
 
 import (
+	"context"
+	"encoding/json"
+	"io"
 	"testing"
 
 	"github.com/linkslot/linkslot/internal/testkit"
@@ -46,5 +49,34 @@ func TestHiddenFields(t *testing.T) {
 	v := testkit.HiddenFields(body)
 	if v.Get("csrf_token") != "a+b" || len(v["scope"]) != 2 || v["scope"][1] != "x&y" || v.Has("email") {
 		t.Errorf("HiddenFields = %v", v)
+	}
+}
+
+func TestToolCallRequest(t *testing.T) {
+	for _, tc := range []struct{ token, auth string }{{"tok", "Bearer tok"}, {"", ""}} {
+		req, err := testkit.ToolCallRequest(context.Background(), "http://127.0.0.1:1/mcp", tc.token, "get_my_booking",
+			map[string]any{"booking_reference": "LS-1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req.Method != "POST" || req.URL.String() != "http://127.0.0.1:1/mcp" || req.Header.Get("Authorization") != tc.auth ||
+			req.Header.Get("Content-Type") != "application/json" || req.Header.Get("Mcp-Protocol-Version") != "2025-06-18" {
+			t.Errorf("request = %s %s %v", req.Method, req.URL, req.Header)
+		}
+		b, _ := io.ReadAll(req.Body)
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Name      string         `json:"name"`
+				Arguments map[string]any `json:"arguments"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil || m.Method != "tools/call" || m.Params.Name != "get_my_booking" ||
+			m.Params.Arguments["booking_reference"] != "LS-1" {
+			t.Errorf("body = %s", b)
+		}
+	}
+	if _, err := testkit.ToolCallRequest(context.Background(), "http://x/mcp", "", "t", map[string]any{"bad": func() {}}); err == nil {
+		t.Error("unmarshalable arguments accepted")
 	}
 }

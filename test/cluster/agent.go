@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -138,14 +137,9 @@ type Answer struct {
 // token and classifies the answer.
 func Call(ctx context.Context, hc *http.Client, rs *Proc, token, tool string, args any) Answer {
 	start := time.Now()
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": tool, "arguments": args}})
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, rs.Base+"/mcp", bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+	req, err := testkit.ToolCallRequest(ctx, rs.Base+"/mcp", token, tool, args)
+	if err != nil {
+		return Answer{Kind: "transport", Elapsed: time.Since(start)}
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
