@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,13 +20,15 @@ import (
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
 
 // TestBrowserAuthorizationFlow drives the real authorization server with
 // these pages in headless Chromium: sign up, start an authorization with
 // golang.org/x/oauth2 (PKCE S256), sign in, deny (access_denied), allow (a
 // code the client exchanges), remembered consent through the sign-in form,
-// and Disconnect, after which the refresh token is refused.
+// and Disconnect, after which the refresh token is refused and the resource
+// server refuses the link's access token within 5 seconds.
 func TestBrowserAuthorizationFlow(t *testing.T) {
 	ctx := newBrowser(t)
 	bg := context.Background()
@@ -38,10 +41,30 @@ func TestBrowserAuthorizationFlow(t *testing.T) {
 	secret := bytes.Repeat([]byte("s"), 32)
 	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: srv.URL, Logger: logger})
 	must(t, err, "consent UI")
-	cfg := config.Config{Issuer: srv.URL, Resource: "http://127.0.0.1:8081/mcp", SecretKey: secret,
+	// The resource server the tokens are for, on the same store, with a
+	// clock the test moves past its ≤ 5 s link cache.
+	var rsh http.Handler
+	rs := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rsh.ServeHTTP(w, r) }))
+	var rsSkew atomic.Int64
+	rsClock := func() time.Time { return store.UTC(time.Now().Add(time.Duration(rsSkew.Load()))) }
+	cfg := config.Config{Issuer: srv.URL, Resource: rs.URL + "/mcp", SecretKey: secret,
 		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour}
 	h, err = authhttp.New(bg, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: logger})
 	must(t, err, "authorization server")
+	rsh, err = rshttp.New(bg, rshttp.Deps{Store: s, Config: cfg, Logger: logger, Clock: rsClock})
+	must(t, err, "resource server")
+	toolsList := func(token string) int {
+		t.Helper()
+		req, _ := http.NewRequest("POST", rs.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		res, err := http.DefaultClient.Do(req)
+		must(t, err, "call the resource server")
+		res.Body.Close()
+		return res.StatusCode
+	}
 	now := store.SystemClock()
 	must(t, s.CreateClient(bg, store.Client{ID: "demo-mcp-client", Name: "Demo MCP client", Public: true,
 		RedirectURIs:  []string{"http://127.0.0.1/callback", "http://localhost/callback"},
@@ -118,6 +141,9 @@ func TestBrowserAuthorizationFlow(t *testing.T) {
 		t.Fatalf("token response lacks tokens: access=%v refresh=%v", tok.AccessToken != "", tok.RefreshToken != "")
 	}
 	secrets := []string{pw, q.Get("code"), tok.AccessToken, tok.RefreshToken}
+	if code := toolsList(tok.AccessToken); code != http.StatusOK {
+		t.Fatalf("the linked agent's tools/list answered %d, want 200", code)
+	}
 
 	// Remembered consent through the sign-in form: sign out, start again,
 	// sign in, and the form's redirects reach the client directly.
@@ -150,6 +176,11 @@ func TestBrowserAuthorizationFlow(t *testing.T) {
 	var re *oauth2.RetrieveError
 	if !errors.As(err, &re) || re.ErrorCode != "invalid_grant" {
 		t.Fatalf("refresh after disconnect: %v, want invalid_grant", err)
+	}
+	// The resource server refuses the link's access token within 5 s.
+	rsSkew.Store(int64(5 * time.Second))
+	if code := toolsList(tok.AccessToken); code != http.StatusUnauthorized {
+		t.Fatalf("the resource server answered %d to a disconnected link's token 5 s later, want 401", code)
 	}
 
 	// No page and no log line carries the password, a code or a token.
