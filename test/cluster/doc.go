@@ -1,7 +1,7 @@
 // Package cluster runs Linkslot as it runs in production — two
 // authorization servers and three resource servers, each a separate process
 // built from ./authserver and ./resourceserver, all on one PostgreSQL — and
-// holds the reliability scenarios of issue 9 against it: concurrent agents
+// holds the reliability scenarios against it: concurrent agents
 // racing for overlapping slots across replicas, idempotent retries sent to
 // different replicas, refresh-token replay across authorization servers,
 // disconnection seen by every resource server, and fault injection (the

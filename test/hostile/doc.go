@@ -1,4 +1,4 @@
-// Package hostile holds Linkslot's hostile-input suite (issue 9): the real
+// Package hostile holds Linkslot's hostile-input suite: the real
 // authorization server (authhttp.New with the real consent pages) and the
 // real resource server (rshttp.New) on httptest, on one SQLite store, fed
 // what an attacker or a broken client sends — oversized bodies, deeply
@@ -11,8 +11,8 @@
 // Every case asserts what the contract promises (a 4xx with the right
 // shape, text stored verbatim and rendered escaped, no redirect off the
 // loopback client or the server's own pages) and that the servers keep
-// answering afterwards. Every finding fails the test: the four the
-// report of issue 9 listed (oversized form posts, U+0000 in tool
-// arguments, Authorization header smuggling, and — in test/cluster — a
-// hung database) are fixed and stay enforced.
+// answering afterwards. Every finding fails the test: the four this suite
+// once found (oversized form posts, U+0000 in tool arguments, Authorization
+// header smuggling, and — in test/cluster — a hung database) are fixed and
+// stay enforced.
 package hostile
