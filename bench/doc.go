@@ -5,7 +5,9 @@
 // at increasing concurrency (1, 4, 16, 64 workers) until its p99 passes
 // 100 ms, against bare baselines measured in the same run: a no-op HTTP
 // handler and a no-op MCP tool on the same SDK. It writes a text report and
-// one SVG chart per workload (throughput and p99 against concurrency).
+// one SVG chart per workload (throughput and p99 against concurrency)
+// through bench/report, which the cluster load test (test/cluster
+// TestClusterLoad) shares.
 //
 // Workloads (CONTRACT §9):
 //   - refresh: each worker rotates its own refresh-token chain

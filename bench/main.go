@@ -8,26 +8,18 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/linkslot/linkslot/bench/report"
 )
 
-// result of one workload at one concurrency.
-type result struct {
-	Workload, Backend string
-	Workers           int
-	Ops, Failures     int
-	Elapsed           time.Duration
-	P50, P99, Max     time.Duration
-	FirstErr          string
-}
-
-func (r result) Throughput() float64 { return float64(r.Ops) / r.Elapsed.Seconds() }
+// result of one workload at one concurrency (the shared report's row).
+type result = report.Result
 
 // op is one operation of worker w.
 type op func(ctx context.Context, w int) error
@@ -64,17 +56,8 @@ func run(ctx context.Context, workload, backend string, n int, dur time.Duration
 	for _, l := range lat {
 		all = append(all, l...)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-	r := result{Workload: workload, Backend: backend, Workers: n, Ops: len(all), Failures: int(fails.Load()), Elapsed: elapsed}
-	if len(all) > 0 {
-		r.P50 = all[len(all)/2]
-		r.P99 = all[min(len(all)-1, len(all)*99/100)]
-		r.Max = all[len(all)-1]
-	}
-	if e, ok := firstErr.Load().(string); ok {
-		r.FirstErr = e
-	}
-	return r
+	first, _ := firstErr.Load().(string)
+	return report.Summarize(workload, backend, n, all, int(fails.Load()), elapsed, first)
 }
 
 func main() {
