@@ -8,6 +8,16 @@
 // database stopped and restarted mid-load, a resource server killed with
 // SIGKILL, a slow database behind a delaying TCP proxy).
 //
+// Two measurements live here too, because they need the built servers:
+// TestClusterLoad (opt-in with LINKSLOT_CLUSTER_LOAD=1; make bench runs it)
+// drives refresh rotation, authenticated availability reads and confirmed
+// create+cancel at 1, 4, 16 and 64 workers spread round-robin over the
+// replicas, and writes var/bench/cluster-report.txt (make bench's table
+// layout, through bench/report) and var/bench/cluster-<workload>.svg;
+// TestStartupTime logs how long each server takes from process start to its
+// first 200 on /readyz on an empty, just-migrated SQLite and PostgreSQL
+// database (issue 10), asserting only that each becomes ready.
+//
 // Design:
 //   - Every cluster gets its own PostgreSQL, started with initdb in a
 //     temporary folder (LINKSLOT_TEST_PG_BIN names the binaries; otherwise
