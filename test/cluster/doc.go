@@ -36,7 +36,8 @@
 //     each hash) so hundreds of sign-ins through the real login form stay
 //     fast; the flow itself — authorize, sign-in form, consent form, PKCE
 //     code exchange — is the production one.
-//   - Every load loop is bounded in count and in time. `go test -short`
+//   - Every load loop is bounded in count and in time. A plain `go test`
 //     (what `make test` runs) uses small counts; `make test-cluster` runs the
-//     full counts (LINKSLOT_CLUSTER_FULL=1).
+//     full counts (LINKSLOT_CLUSTER_FULL=1); `go test -short` skips the
+//     cluster altogether.
 package cluster
