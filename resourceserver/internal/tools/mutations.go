@@ -494,16 +494,13 @@ func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in Creat
 	}
 	in.BusinessReference, in.ServiceReference = strings.TrimSpace(in.BusinessReference), strings.TrimSpace(in.ServiceReference)
 	in.StaffReference, in.StartsAt = strings.TrimSpace(in.StaffReference), strings.TrimSpace(in.StartsAt)
-	if e := required("business_reference", in.BusinessReference); e != nil {
-		e.Message = "business_reference is required: get one from search_bookable_business."
+	if e := required("business_reference", in.BusinessReference, needBusinessReference); e != nil {
 		return fail(e)
 	}
-	if e := required("service_reference", in.ServiceReference); e != nil {
-		e.Message = "service_reference is required: call check_business_availability with the business_reference to list the services."
+	if e := required("service_reference", in.ServiceReference, "service_reference is required: call check_business_availability with the business_reference to list the services."); e != nil {
 		return fail(e)
 	}
-	if e := required("staff_reference", in.StaffReference); e != nil {
-		e.Message = staffReferenceRequired
+	if e := required("staff_reference", in.StaffReference, staffReferenceRequired); e != nil {
 		return fail(e)
 	}
 	start, e := parseInstant("starts_at", in.StartsAt)
@@ -549,12 +546,10 @@ func (t *toolSet) reschedule(ctx context.Context, req *mcp.CallToolRequest, in R
 	}
 	in.BookingReference = booking.NormalizeReference(in.BookingReference)
 	in.Grant, in.RequestedStartsAt, in.WithStaffReference = strings.TrimSpace(in.Grant), strings.TrimSpace(in.RequestedStartsAt), strings.TrimSpace(in.WithStaffReference)
-	if e := required("booking_reference", in.BookingReference); e != nil {
-		e.Message = "booking_reference is required: get one from search_my_bookings."
+	if e := required("booking_reference", in.BookingReference, needBookingReference); e != nil {
 		return fail(e)
 	}
-	if e := required("grant", in.Grant); e != nil {
-		e.Message = "grant is required: call get_my_booking with the booking_reference and pass the grant it returns."
+	if e := required("grant", in.Grant, needGrant); e != nil {
 		return fail(e)
 	}
 	start, e := parseInstant("requested_starts_at", in.RequestedStartsAt)
@@ -603,12 +598,10 @@ func (t *toolSet) cancel(ctx context.Context, req *mcp.CallToolRequest, in Cance
 		return fail(e)
 	}
 	in.BookingReference, in.Grant = booking.NormalizeReference(in.BookingReference), strings.TrimSpace(in.Grant)
-	if e := required("booking_reference", in.BookingReference); e != nil {
-		e.Message = "booking_reference is required: get one from search_my_bookings."
+	if e := required("booking_reference", in.BookingReference, needBookingReference); e != nil {
 		return fail(e)
 	}
-	if e := required("grant", in.Grant); e != nil {
-		e.Message = "grant is required: call get_my_booking with the booking_reference and pass the grant it returns."
+	if e := required("grant", in.Grant, needGrant); e != nil {
 		return fail(e)
 	}
 	if e := maxText("reason", in.Reason); e != nil {

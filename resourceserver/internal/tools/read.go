@@ -43,8 +43,7 @@ func (t *toolSet) searchBusiness(ctx context.Context, req *mcp.CallToolRequest, 
 	if _, e := t.begin(req); e != nil {
 		return fail(e)
 	}
-	if e := required("query", in.Query); e != nil {
-		e.Message = "query is required: describe the business or service, e.g. 'haircut' or 'physiotherapy'."
+	if e := required("query", in.Query, "query is required: describe the business or service, e.g. 'haircut' or 'physiotherapy'."); e != nil {
 		return fail(e)
 	}
 	limit, offset, e := pageArgs(in.Limit, in.Offset)
@@ -97,8 +96,7 @@ func (t *toolSet) availability(ctx context.Context, req *mcp.CallToolRequest, in
 	if _, e := t.begin(req); e != nil {
 		return fail(e)
 	}
-	if e := required("business_reference", in.BusinessReference); e != nil {
-		e.Message = "business_reference is required: get one from search_bookable_business."
+	if e := required("business_reference", in.BusinessReference, needBusinessReference); e != nil {
 		return fail(e)
 	}
 	svc, day := strings.TrimSpace(in.ServiceReference), strings.TrimSpace(in.LocalDate)
@@ -238,8 +236,7 @@ func (t *toolSet) myBooking(ctx context.Context, req *mcp.CallToolRequest, in My
 	if e != nil {
 		return fail(e)
 	}
-	if e := required("booking_reference", in.BookingReference); e != nil {
-		e.Message = "booking_reference is required: get one from search_my_bookings."
+	if e := required("booking_reference", in.BookingReference, needBookingReference); e != nil {
 		return fail(e)
 	}
 	v, err := t.d.Domain.MyBooking(ctx, c.AccountID, strings.TrimSpace(in.BookingReference))
@@ -281,8 +278,7 @@ func (t *toolSet) myBookingAvailability(ctx context.Context, req *mcp.CallToolRe
 	if e != nil {
 		return fail(e)
 	}
-	if e := required("booking_reference", in.BookingReference); e != nil {
-		e.Message = "booking_reference is required: get one from search_my_bookings."
+	if e := required("booking_reference", in.BookingReference, needBookingReference); e != nil {
 		return fail(e)
 	}
 	day := strings.TrimSpace(in.LocalDate)

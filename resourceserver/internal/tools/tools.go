@@ -237,9 +237,18 @@ func pageArgs(limit, offset *int) (int, int, *ToolError) {
 	return l, o, nil
 }
 
-func required(field, v string) *ToolError {
+// What to tell an agent that left out a reference the tools keep asking for.
+const (
+	needBookingReference  = "booking_reference is required: get one from search_my_bookings."
+	needBusinessReference = "business_reference is required: get one from search_bookable_business."
+	needGrant             = "grant is required: call get_my_booking with the booking_reference and pass the grant it returns."
+)
+
+// required answers invalid_argument naming field when v is blank, with a
+// message that tells the agent where to get the value.
+func required(field, v, howToGetIt string) *ToolError {
 	if strings.TrimSpace(v) == "" {
-		return invalidArg(field, "%s is required.", field)
+		return &ToolError{Code: booking.CodeInvalidArgument, Field: field, Message: howToGetIt}
 	}
 	return nil
 }
