@@ -80,29 +80,6 @@ type answer struct {
 	Replay    bool     `json:"idempotent_replay,omitempty"`
 }
 
-// summaryOf renders a plan's facts with the confirm builders.
-func summaryOf(f booking.Facts) (string, error) {
-	loc := f.StartsAt.Location()
-	appt := func(staff string, start, end time.Time) confirm.Appointment {
-		return confirm.Appointment{BusinessName: f.BusinessName, BusinessAddress: f.BusinessAddress, ServiceName: f.ServiceName,
-			StaffName: staff, Start: start, End: end, Location: loc, Price: confirm.Money{Cents: f.PriceCents, Currency: f.Currency}}
-	}
-	pol := confirm.Policy{Text: f.CancellationPolicy, LateWindow: time.Duration(f.CancellationWindowMinutes) * time.Minute,
-		Fee: confirm.Money{Cents: f.CancellationFeeCents, Currency: f.Currency}}
-	switch f.Action {
-	case "create":
-		return confirm.CreateSummary(confirm.CreateFacts{Appointment: appt(f.StaffName, f.StartsAt, f.EndsAt), Policy: pol,
-			Notes: f.Notes, PrivacyNotice: f.PrivacyNotice})
-	case "reschedule":
-		return confirm.RescheduleSummary(confirm.RescheduleFacts{BookingReference: f.BookingReference,
-			From: appt(f.PreviousStaffName, f.PreviousStartsAt, f.PreviousEndsAt), To: appt(f.StaffName, f.StartsAt, f.EndsAt), Policy: pol})
-	case "cancel":
-		return confirm.CancelSummary(confirm.CancelFacts{BookingReference: f.BookingReference, Appointment: appt(f.StaffName, f.StartsAt, f.EndsAt),
-			Policy: pol, FeeNow: confirm.Money{Cents: f.FeeNow, Currency: f.Currency}, Reason: f.Reason})
-	}
-	return "", errors.New("unknown action")
-}
-
 // caller is the verified identity of the request.
 type caller struct{ AccountID, LinkID, ClientID string }
 
@@ -240,7 +217,7 @@ func (p *proto) create(who caller, a createArgs) answer {
 	if err != nil {
 		return answer{Code: codeOf(err)}
 	}
-	summary, err := summaryOf(plan.Facts)
+	summary, err := confirm.ForBooking(plan.Facts)
 	if err != nil {
 		return answer{Code: codeOf(err)}
 	}
@@ -293,7 +270,7 @@ func (p *proto) reschedule(who caller, a rescheduleArgs) answer {
 	if plan.Current.Version != cur.Version {
 		return answer{Code: "invalid_grant"}
 	}
-	summary, err := summaryOf(plan.Facts)
+	summary, err := confirm.ForBooking(plan.Facts)
 	if err != nil {
 		return answer{Code: codeOf(err)}
 	}
@@ -321,7 +298,7 @@ func (p *proto) cancel(who caller, a cancelArgs) answer {
 	if plan.Current.Version != cur.Version {
 		return answer{Code: "invalid_grant"}
 	}
-	summary, err := summaryOf(plan.Facts)
+	summary, err := confirm.ForBooking(plan.Facts)
 	if err != nil {
 		return answer{Code: codeOf(err)}
 	}

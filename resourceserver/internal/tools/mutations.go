@@ -190,35 +190,6 @@ func proposalOf(f booking.Facts) *Proposal {
 	return p
 }
 
-// Summary renders the confirmation summary of a plan's facts with
-// internal/confirm's builders. It is deterministic.
-func Summary(f booking.Facts) (string, error) {
-	loc := f.StartsAt.Location()
-	if f.TimeZone != "" {
-		if l, err := time.LoadLocation(f.TimeZone); err == nil {
-			loc = l
-		}
-	}
-	appt := func(staff string, start, end time.Time) confirm.Appointment {
-		return confirm.Appointment{BusinessName: f.BusinessName, BusinessAddress: f.BusinessAddress, ServiceName: f.ServiceName,
-			StaffName: staff, Start: start, End: end, Location: loc, Price: confirm.Money{Cents: f.PriceCents, Currency: f.Currency}}
-	}
-	pol := confirm.Policy{Text: f.CancellationPolicy, LateWindow: time.Duration(f.CancellationWindowMinutes) * time.Minute,
-		Fee: confirm.Money{Cents: f.CancellationFeeCents, Currency: f.Currency}}
-	switch f.Action {
-	case "create":
-		return confirm.CreateSummary(confirm.CreateFacts{Appointment: appt(f.StaffName, f.StartsAt, f.EndsAt), Policy: pol,
-			Notes: f.Notes, PrivacyNotice: f.PrivacyNotice})
-	case "reschedule":
-		return confirm.RescheduleSummary(confirm.RescheduleFacts{BookingReference: f.BookingReference,
-			From: appt(f.PreviousStaffName, f.PreviousStartsAt, f.PreviousEndsAt), To: appt(f.StaffName, f.StartsAt, f.EndsAt), Policy: pol})
-	case "cancel":
-		return confirm.CancelSummary(confirm.CancelFacts{BookingReference: f.BookingReference, Appointment: appt(f.StaffName, f.StartsAt, f.EndsAt),
-			Policy: pol, FeeNow: confirm.Money{Cents: f.FeeNow, Currency: f.Currency}, Reason: f.Reason})
-	}
-	return "", fmt.Errorf("tools: no summary for action %q", f.Action)
-}
-
 // viewOf renders a booking written by a mutation with the names its plan
 // already resolved, so the answer needs no read outside the transaction.
 func viewOf(f booking.Facts, b store.Booking) booking.BookingView {
@@ -373,7 +344,7 @@ func replayed(raw []byte) (*mcp.CallToolResult, any, error) {
 // the change through tx and returns the booking and the answer's status.
 func (t *toolSet) confirmOrExecute(ctx context.Context, m *mutation, facts booking.Facts,
 	exec func(tx store.Store) (store.Booking, MutationOutput, error)) (*mcp.CallToolResult, any, error) {
-	summary, err := Summary(facts)
+	summary, err := confirm.ForBooking(facts)
 	if err != nil {
 		return t.domainFail(ctx, m.tool, err)
 	}

@@ -14,6 +14,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/confirm"
 	"github.com/linkslot/linkslot/internal/grant"
 	"github.com/linkslot/linkslot/internal/idempotency"
 )
@@ -78,24 +79,24 @@ func TestSummary(t *testing.T) {
 	f := booking.Facts{Action: "create", BusinessName: "Brightcut Barbers", ServiceName: "Classic haircut", StaffName: "Marcus Reid",
 		TimeZone: "America/New_York", StartsAt: start, EndsAt: start.Add(30 * time.Minute), PriceCents: 3500, Currency: "USD",
 		CancellationWindowMinutes: 1440, CancellationFeeCents: 1500, Notes: "hi"}
-	a, err := Summary(f)
-	b, _ := Summary(f)
+	a, err := confirm.ForBooking(f)
+	b, _ := confirm.ForBooking(f)
 	if err != nil || a != b || !strings.Contains(a, "USD 35.00") || !strings.Contains(a, "America/New_York") || !strings.Contains(a, "Marcus Reid") {
 		t.Fatalf("create summary: %v\n%s", err, a)
 	}
 	f.StaffName = "Dana Kowalski"
-	if c, _ := Summary(f); c == a {
+	if c, _ := confirm.ForBooking(f); c == a {
 		t.Fatal("another staff member gave the same summary")
 	}
 	f.BookingReference, f.PreviousStaffName, f.PreviousStartsAt, f.PreviousEndsAt = "LS-X", "Marcus Reid", start.Add(-time.Hour), start.Add(-30*time.Minute)
 	for _, action := range []string{"reschedule", "cancel"} {
 		f.Action = action
-		if s, err := Summary(f); err != nil || !strings.Contains(s, "LS-X") {
+		if s, err := confirm.ForBooking(f); err != nil || !strings.Contains(s, "LS-X") {
 			t.Fatalf("%s summary: %v\n%s", action, err, s)
 		}
 	}
 	f.Action = "other"
-	if _, err := Summary(f); err == nil {
+	if _, err := confirm.ForBooking(f); err == nil {
 		t.Fatal("unknown action rendered")
 	}
 }
