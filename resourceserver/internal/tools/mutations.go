@@ -458,8 +458,7 @@ Errors (nothing booked): slot_taken (the time is no longer open: check availabil
 const staffReferenceRequired = "staff_reference is required: pick a staff member from check_business_availability — the staff_reference of the staff entry whose slots hold starts_at."
 
 func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in CreateInput) (*mcp.CallToolResult, any, error) {
-	ctx = RequestContext(ctx, req)
-	c, e := t.begin(req)
+	ctx, c, e := t.begin(ctx, req)
 	if e != nil {
 		return fail(e)
 	}
@@ -510,8 +509,7 @@ Errors (nothing changed): invalid_grant (the grant is not this booking's current
 }
 
 func (t *toolSet) reschedule(ctx context.Context, req *mcp.CallToolRequest, in RescheduleInput) (*mcp.CallToolResult, any, error) {
-	ctx = RequestContext(ctx, req)
-	c, e := t.begin(req)
+	ctx, c, e := t.begin(ctx, req)
 	if e != nil {
 		return fail(e)
 	}
@@ -563,8 +561,7 @@ Errors (nothing changed): invalid_grant (the grant is not this booking's current
 }
 
 func (t *toolSet) cancel(ctx context.Context, req *mcp.CallToolRequest, in CancelInput) (*mcp.CallToolResult, any, error) {
-	ctx = RequestContext(ctx, req)
-	c, e := t.begin(req)
+	ctx, c, e := t.begin(ctx, req)
 	if e != nil {
 		return fail(e)
 	}

@@ -39,8 +39,8 @@ Errors: invalid_argument (field names the bad argument: query empty, limit outsi
 }
 
 func (t *toolSet) searchBusiness(ctx context.Context, req *mcp.CallToolRequest, in SearchBusinessInput) (*mcp.CallToolResult, any, error) {
-	ctx = RequestContext(ctx, req)
-	if _, e := t.begin(req); e != nil {
+	ctx, _, e := t.begin(ctx, req)
+	if e != nil {
 		return fail(e)
 	}
 	if e := required("query", in.Query, "query is required: describe the business or service, e.g. 'haircut' or 'physiotherapy'."); e != nil {
@@ -92,8 +92,8 @@ Errors: unknown_business (search again), unknown_service / unknown_staff (use a 
 }
 
 func (t *toolSet) availability(ctx context.Context, req *mcp.CallToolRequest, in AvailabilityInput) (*mcp.CallToolResult, any, error) {
-	ctx = RequestContext(ctx, req)
-	if _, e := t.begin(req); e != nil {
+	ctx, _, e := t.begin(ctx, req)
+	if e != nil {
 		return fail(e)
 	}
 	if e := required("business_reference", in.BusinessReference, needBusinessReference); e != nil {
@@ -180,8 +180,7 @@ Errors: invalid_argument (field names the bad argument: status not one of upcomi
 }
 
 func (t *toolSet) myBookings(ctx context.Context, req *mcp.CallToolRequest, in MyBookingsInput) (*mcp.CallToolResult, any, error) {
-	ctx = RequestContext(ctx, req)
-	c, e := t.begin(req)
+	ctx, c, e := t.begin(ctx, req)
 	if e != nil {
 		return fail(e)
 	}
@@ -231,8 +230,7 @@ Errors: booking_not_found (no booking of this person has that reference — it m
 }
 
 func (t *toolSet) myBooking(ctx context.Context, req *mcp.CallToolRequest, in MyBookingInput) (*mcp.CallToolResult, any, error) {
-	ctx = RequestContext(ctx, req)
-	c, e := t.begin(req)
+	ctx, c, e := t.begin(ctx, req)
 	if e != nil {
 		return fail(e)
 	}
@@ -273,8 +271,7 @@ Errors: booking_not_found (not one of the person's bookings; call search_my_book
 }
 
 func (t *toolSet) myBookingAvailability(ctx context.Context, req *mcp.CallToolRequest, in MyBookingAvailabilityInput) (*mcp.CallToolResult, any, error) {
-	ctx = RequestContext(ctx, req)
-	c, e := t.begin(req)
+	ctx, c, e := t.begin(ctx, req)
 	if e != nil {
 		return fail(e)
 	}

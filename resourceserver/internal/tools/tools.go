@@ -181,13 +181,15 @@ func RequestContext(ctx context.Context, req *mcp.CallToolRequest) context.Conte
 	return ctx
 }
 
-// begin identifies the caller and applies the per-link rate limit.
-func (t *toolSet) begin(req *mcp.CallToolRequest) (caller, *ToolError) {
+// begin starts every tool call: it puts the HTTP request id in ctx,
+// identifies the caller and applies the per-link rate limit.
+func (t *toolSet) begin(ctx context.Context, req *mcp.CallToolRequest) (context.Context, caller, *ToolError) {
+	ctx = RequestContext(ctx, req)
 	c, ok := callerOf(req)
 	if !ok {
 		// The router never lets an unauthenticated call through; this is
 		// a wiring fault, not the agent's.
-		return c, &ToolError{Code: "server_error", Message: "The call carried no verified identity. Reconnect the Linkslot account and retry."}
+		return ctx, c, &ToolError{Code: "server_error", Message: "The call carried no verified identity. Reconnect the Linkslot account and retry."}
 	}
 	if t.d.Links != nil {
 		key := c.LinkID
@@ -199,11 +201,11 @@ func (t *toolSet) begin(req *mcp.CallToolRequest) (caller, *ToolError) {
 			if secs < 1 {
 				secs = 1
 			}
-			return c, &ToolError{Code: "rate_limited", RetryAfterSec: secs,
+			return ctx, c, &ToolError{Code: "rate_limited", RetryAfterSec: secs,
 				Message: fmt.Sprintf("Too many calls through this connection. Wait %d seconds, then retry the same call.", secs)}
 		}
 	}
-	return c, nil
+	return ctx, c, nil
 }
 
 var localDateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
