@@ -138,7 +138,6 @@ func TestGoldenTranscripts(t *testing.T) {
 }
 
 func goldenTranscripts(t *testing.T, e *env) {
-	requireEngine(t, e)
 	e.demoBooking(t)
 	tok := e.token(nil)
 	for _, tc := range []struct {

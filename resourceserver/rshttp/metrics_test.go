@@ -17,7 +17,6 @@ import (
 func TestMetricsAfterAFlow(t *testing.T) {
 	m := metrics.New("resourceserver")
 	e := newEnv(t, envOpts{metrics: m, noLimits: true})
-	requireEngine(t, e)
 	m.RegisterDB("main", e.store.SQL())
 	ann := e.agentFor(e.account, e.link, "")
 

@@ -41,7 +41,6 @@ func race(t *testing.T, n int, fn func(i int) (answer, error)) []answer {
 // slot at once. Exactly one books it; the 99 others answer slot_taken.
 func TestMutationsSameSlotPostgres(t *testing.T) {
 	e := newEnv(t, envOpts{noLimits: true, store: storetest.Postgres(t)})
-	requireEngine(t, e)
 	const n = 100
 	args := haircut("10:00")
 	agents := make([]agent, n)
@@ -88,7 +87,6 @@ var replayFlag = regexp.MustCompile(`,"idempotent_replay":true`)
 // link, one idempotency key) at once execute once and answer the same.
 func TestMutationsSameKeyPostgres(t *testing.T) {
 	e := newEnv(t, envOpts{noLimits: true, store: storetest.Postgres(t)})
-	requireEngine(t, e)
 	const n = 20
 	args := haircut("10:00")
 	agents := make([]agent, n)
@@ -124,7 +122,6 @@ func TestMutationsSameKeyPostgres(t *testing.T) {
 func TestMutationsFault(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, envOpts{noLimits: true, store: s})
-		requireEngine(t, e)
 		ann := e.agentFor(e.account, e.link, "")
 		args := haircut("10:00")
 		pre := ann.call(tools.CreateMyBooking, args)

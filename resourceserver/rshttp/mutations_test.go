@@ -176,7 +176,6 @@ func TestMutations(t *testing.T) {
 }
 
 func mutations(t *testing.T, e *env) {
-	requireEngine(t, e)
 	ann := e.agentFor(e.account, e.link, "req-mutations-0001")
 	other := e.agentFor(e.account, e.newLink(e.account, "second-agent"), "")
 
@@ -481,7 +480,6 @@ func TestMutationsThroughTheAuthorizationServer(t *testing.T) {
 func TestMutationGoldens(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, envOpts{noLimits: true, store: s})
-		requireEngine(t, e)
 		tok := e.token(nil)
 		args := haircut("10:00")
 		golden(t, "create_my_booking_preview", e.transcript(t, tok, toolCall(tools.CreateMyBooking, args)))
@@ -498,7 +496,6 @@ func TestMutationGoldens(t *testing.T) {
 func TestMutationRules(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, envOpts{noLimits: true, store: s})
-		requireEngine(t, e)
 		ann := e.agentFor(e.account, e.link, "")
 		for start, code := range map[string]string{
 			"2026-03-02T04:30:00-05:00": "too_soon",               // now is 04:00 in New York; 60 minutes' notice

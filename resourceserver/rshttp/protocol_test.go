@@ -466,7 +466,6 @@ func TestArgumentErrors(t *testing.T) {
 
 func TestAnotherPersonsBookingIsNotFound(t *testing.T) {
 	e := newEnv(t, envOpts{})
-	requireEngine(t, e)
 	cats := booking.DemoCatalogs(e.clock.Now())
 	cat, err := e.store.LoadCatalog(e.ctx, cats[0].Business.Reference)
 	if err != nil {
@@ -495,15 +494,6 @@ func TestAnotherPersonsBookingIsNotFound(t *testing.T) {
 	theirs, missing := errorOf("LSOTHER1"), errorOf("LSMISSING")
 	if !strings.Contains(theirs, `"booking_not_found"`) || strings.ReplaceAll(theirs, "LSOTHER1", "REF") != strings.ReplaceAll(missing, "LSMISSING", "REF") {
 		t.Fatalf("another person's booking is distinguishable:\n%s\n%s", theirs, missing)
-	}
-}
-
-// requireEngine skips tests that need the booking engine's demo data while
-// internal/booking is still a skeleton.
-func requireEngine(t *testing.T, e *env) {
-	t.Helper()
-	if len(booking.DemoCatalogs(e.clock.Now())) == 0 {
-		t.Skip("internal/booking has no demo catalogs yet")
 	}
 }
 

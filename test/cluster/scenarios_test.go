@@ -187,7 +187,7 @@ func idempotencyScenario(t *testing.T, c *Cluster, a *Agent) {
 // outageScenario stops PostgreSQL under load, restarts it, and checks that
 // every answer meanwhile was fast and retryable, that the servers recover
 // without a restart, and that every booking answered as confirmed exists.
-func outageScenario(t *testing.T, c *Cluster, agents []*Agent, mutations bool) {
+func outageScenario(t *testing.T, c *Cluster, agents []*Agent) {
 	var refreshers []*Agent
 	if len(agents) > 12 {
 		refreshers = agents[12:min(len(agents), 20)]
@@ -221,7 +221,7 @@ func outageScenario(t *testing.T, c *Cluster, agents []*Agent, mutations bool) {
 				p := phase.Load()
 				rs := c.RS[(i+n)%len(c.RS)]
 				var ans Answer
-				if mutations && n%4 == 3 {
+				if n%4 == 3 {
 					start := day.Add(8*time.Hour + time.Duration((i*50+n)%40)*15*time.Minute)
 					var sum Answer
 					sum, ans = create(ctx, a, rs, rs, createArgs(RaceStaff[(i+n)%5], start), fmt.Sprintf("outage-%d-%d-%s", i, n, randHex(6)))
