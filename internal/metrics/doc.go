@@ -19,6 +19,7 @@
 //	linkslot_bookings_total{action}                    counter
 //	linkslot_idempotent_replays_total{tool}            counter
 //	linkslot_grants_refused_total{reason}              counter
+//	linkslot_fetches_total{kind,outcome}               counter (safefetch: cimd, jwks)
 //	linkslot_db_up{db}                                 gauge (a ping at scrape time)
 //	linkslot_db_connections{db,state}                  gauge (state: in_use, idle)
 //	linkslot_db_max_open_connections{db}               gauge

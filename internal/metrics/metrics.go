@@ -37,12 +37,14 @@ type Metrics struct {
 	bookings     *prometheus.CounterVec
 	replays      *prometheus.CounterVec
 	refused      *prometheus.CounterVec
+	fetches      *prometheus.CounterVec
 	dbs          *dbCollector
 
 	routes, codes                 *limiter
 	grants, tokenOutcomes         *limiter
 	toolNames, toolOutcomes       *limiter
 	actions, replayTools, reasons *limiter
+	fetchKinds, fetchOutcomes     *limiter
 }
 
 // New builds the collectors for service (for example "authserver") on a
@@ -85,6 +87,9 @@ func New(service string) *Metrics {
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "linkslot_grants_refused_total", Help: "Booking grants refused, by reason (invalid_grant, expired_grant).", ConstLabels: cl,
 		}, []string{"reason"}),
+		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "linkslot_fetches_total", Help: "Fetches of documents named by outside URLs (client metadata documents, client JWKS), by kind and outcome (ok, cached, or why it failed).", ConstLabels: cl,
+		}, []string{"kind", "outcome"}),
 		dbs: newDBCollector(cl),
 
 		routes:        newLimiter(maxRoutes),
@@ -96,9 +101,11 @@ func New(service string) *Metrics {
 		actions:       newLimiter(maxSmall),
 		replayTools:   newLimiter(maxSmall * 2),
 		reasons:       newLimiter(maxSmall),
+		fetchKinds:    newLimiter(maxSmall),
+		fetchOutcomes: newLimiter(maxSmall),
 	}
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.httpInFlight, m.tokens, m.tools,
-		m.bookings, m.replays, m.refused, m.dbs)
+		m.bookings, m.replays, m.refused, m.fetches, m.dbs)
 	// Series that alerts compute rates over exist from the start at zero, so
 	// the first event is a visible increase rather than a new series.
 	for _, a := range []string{"created", "rescheduled", "cancelled"} {
@@ -173,6 +180,16 @@ func (m *Metrics) ObserveGrantRefused(reason string) {
 		return
 	}
 	m.refused.WithLabelValues(m.reasons.value(reason)).Inc()
+}
+
+// ObserveFetch counts one fetch of an outside document: kind is what was
+// fetched ("cimd", "jwks"), outcome "ok", "cached" or the safefetch reason
+// it failed ("address_refused", "redirect", "too_large", …).
+func (m *Metrics) ObserveFetch(kind, outcome string) {
+	if m == nil {
+		return
+	}
+	m.fetches.WithLabelValues(m.fetchKinds.value(kind), m.fetchOutcomes.value(outcome)).Inc()
 }
 
 // RegisterDB exports the pool statistics of db under the label db=name

@@ -145,6 +145,10 @@ func TestScrapeAfterFlow(t *testing.T) {
 	m.ObserveTool("reschedule_my_booking", "slot_taken")
 	m.ObserveBooking("rescheduled")
 	m.ObserveBooking("cancelled")
+	m.ObserveFetch("cimd", "ok")
+	m.ObserveFetch("cimd", "cached")
+	m.ObserveFetch("cimd", "cached")
+	m.ObserveFetch("jwks", "address_refused")
 
 	db := openDB(t)
 	m.RegisterDB("main", db)
@@ -173,6 +177,9 @@ func TestScrapeAfterFlow(t *testing.T) {
 		},
 		"linkslot_bookings_total":           {"action=created": 1, "action=rescheduled": 1, "action=cancelled": 1},
 		"linkslot_idempotent_replays_total": {"tool=create_my_booking": 1},
+		"linkslot_fetches_total": {
+			"kind=cimd,outcome=ok": 1, "kind=cimd,outcome=cached": 2, "kind=jwks,outcome=address_refused": 1,
+		},
 		"linkslot_grants_refused_total":     {"reason=invalid_grant": 1},
 		"linkslot_http_requests_in_flight":  {"": 0},
 	}
@@ -326,6 +333,7 @@ func TestNilMetrics(t *testing.T) {
 	m.ObserveBooking("created")
 	m.ObserveReplay("a")
 	m.ObserveGrantRefused("invalid_grant")
+	m.ObserveFetch("cimd", "ok")
 	m.RegisterDB("main", nil)
 	if m.Registry() != nil {
 		t.Fatal("nil registry expected")
