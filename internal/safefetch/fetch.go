@@ -332,6 +332,9 @@ func (f *Fetcher[T]) fetch(parent context.Context, rawURL string) (T, time.Durat
 	if err != nil {
 		return zero, 0, classify(ctx, err)
 	}
+	if ctx.Err() != nil { // the deadline passed while reading: the body may be cut short
+		return zero, 0, &Error{Reason: ReasonTimeout, Detail: "no complete answer in time"}
+	}
 	if int64(len(body)) > f.opts.MaxBytes {
 		return zero, 0, &Error{Reason: ReasonTooLarge, Detail: fmt.Sprintf("body over %d bytes", f.opts.MaxBytes)}
 	}
