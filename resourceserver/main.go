@@ -1,8 +1,12 @@
 // Command resourceserver serves Linkslot's MCP endpoint and its
 // protected-resource metadata.
 //
-//	resourceserver [serve]   serve on LINKSLOT_RS_LISTEN (default)
+//	resourceserver [serve]   serve on LINKSLOT_RS_LISTEN (the default)
 //	resourceserver migrate   apply pending database migrations and exit
+//	resourceserver completion bash|zsh|fish|powershell
+//
+// The command line follows internal/cmdline: --help never reads the
+// configuration, a mistake exits 2 with the usage line.
 package main
 
 import (
@@ -10,7 +14,10 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/linkslot/linkslot/internal/app"
+	"github.com/linkslot/linkslot/internal/cmdline"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
@@ -19,53 +26,72 @@ import (
 const prog = "resourceserver"
 
 func main() {
-	cmd := "serve"
-	if len(os.Args) > 1 {
-		cmd = os.Args[1]
-	}
-	if err := run(context.Background(), cmd); err != nil {
-		app.Fatal(prog, err)
-	}
+	os.Exit(cmdline.Execute(context.Background(), newRoot(os.Getenv), os.Args[1:],
+		cmdline.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
 }
 
-func run(ctx context.Context, cmd string) error {
-	cfg, err := config.FromEnv(nil)
+func newRoot(getenv config.Getenv) *cobra.Command {
+	serve := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the MCP endpoint on LINKSLOT_RS_LISTEN (the default command)",
+		RunE:  func(cmd *cobra.Command, _ []string) error { return serve(cmd.Context(), getenv) },
+	}
+	migrate := &cobra.Command{
+		Use:   "migrate",
+		Short: "Apply pending database migrations and exit",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := config.FromEnv(getenv)
+			if err != nil {
+				return err
+			}
+			s, err := app.OpenStore(cmd.Context(), cfg, app.Logger(cmd.ErrOrStderr(), cfg.LogFormat).With("server", prog), true)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "database schema is current (%s)\n", s.Dialect())
+			return err
+		},
+	}
+	root := &cobra.Command{
+		Use:   prog,
+		Short: "Linkslot's MCP resource server",
+		Long: `Linkslot's MCP resource server: the MCP endpoint and its protected-resource metadata.
+Without a command it serves. Configuration comes from LINKSLOT_* environment
+variables (see the README); --help never reads it.`,
+		RunE: serve.RunE,
+	}
+	root.AddCommand(serve, migrate)
+	return root
+}
+
+func serve(ctx context.Context, getenv config.Getenv) error {
+	cfg, err := config.FromEnv(getenv)
 	if err != nil {
 		return err
 	}
 	log := app.Logger(os.Stderr, cfg.LogFormat).With("server", prog)
-	switch cmd {
-	case "migrate":
-		s, err := app.OpenStore(ctx, cfg, log, true)
-		if err != nil {
-			return err
-		}
-		return s.Close()
-	case "serve":
-		if err := cfg.EnsureSecretKey(); err != nil {
-			return err
-		}
-		s, err := app.OpenStore(ctx, cfg, log, false)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		m := metrics.New(prog)
-		m.RegisterDB("main", s.SQL())
-		h, err := rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: log, Metrics: m})
-		if err != nil {
-			return err
-		}
-		if err := app.ServeMetrics(ctx, cfg.MetricsListen, m.Handler(), log); err != nil {
-			return err
-		}
-		l, err := app.Listen(cfg.RSListen)
-		if err != nil {
-			return err
-		}
-		log.Info("resource server listening", "addr", l.Addr().String(), "resource", cfg.Resource, "issuer", cfg.Issuer)
-		return app.Serve(ctx, l, h, cfg.ShutdownTimeout, log)
-	default:
-		return fmt.Errorf("unknown command %q (use serve or migrate)", cmd)
+	if err := cfg.EnsureSecretKey(); err != nil {
+		return err
 	}
+	s, err := app.OpenStore(ctx, cfg, log, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	m := metrics.New(prog)
+	m.RegisterDB("main", s.SQL())
+	h, err := rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: log, Metrics: m})
+	if err != nil {
+		return err
+	}
+	if err := app.ServeMetrics(ctx, cfg.MetricsListen, m.Handler(), log); err != nil {
+		return err
+	}
+	l, err := app.Listen(cfg.RSListen)
+	if err != nil {
+		return err
+	}
+	log.Info("resource server listening", "addr", l.Addr().String(), "resource", cfg.Resource, "issuer", cfg.Issuer)
+	return app.Serve(ctx, l, h, cfg.ShutdownTimeout, log)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,10 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/admin/admincli"
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/catalogfile"
 	"github.com/linkslot/linkslot/internal/clients"
+	"github.com/linkslot/linkslot/internal/cmdline"
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -50,7 +55,11 @@ func newService(t *testing.T, s store.Store) *admin.Service {
 func run(t *testing.T, svc *admin.Service, stdin string, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	err := admin.RunCLI(context.Background(), svc, args, strings.NewReader(stdin), &out)
+	root := &cobra.Command{Use: "authserver"}
+	root.AddCommand(admincli.Commands(admincli.Env{
+		Service: func(context.Context) (*admin.Service, error) { return svc, nil },
+	})...)
+	_, err := cmdline.Run(context.Background(), root, args, cmdline.IO{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: io.Discard})
 	return out.String(), err
 }
 
@@ -145,8 +154,8 @@ func TestCLIClients(t *testing.T) {
 			{"unknown client", []string{"clients", "show", "nope"}, "nope", admin.ErrNotFound},
 			{"rotate public", []string{"clients", "rotate-secret", "agent-1"}, "public", admin.ErrConflict},
 			{"bad update", []string{"clients", "update", "agent-1", "--default-scopes", "email"}, "not in the allowed scopes", admin.ErrInvalid},
-			{"unknown command", []string{"clients", "frobnicate"}, "unknown command", admin.ErrUsage},
-			{"bad flag", []string{"clients", "list", "--bogus"}, "bogus", admin.ErrUsage},
+			{"unknown command", []string{"clients", "frobnicate"}, "unknown command", cmdline.ErrUsage},
+			{"bad flag", []string{"clients", "list", "--bogus"}, "bogus", cmdline.ErrUsage},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				_, err := run(t, svc, "", tt.args...)
@@ -234,7 +243,7 @@ func TestCLIUsers(t *testing.T) {
 			!strings.Contains(err.Error(), "email") || !strings.Contains(err.Error(), "password") {
 			t.Errorf("invalid: %v", err)
 		}
-		if _, err := run(t, svc, "", "users", "create", "--email", "a@example.com"); !errors.Is(err, admin.ErrUsage) {
+		if _, err := run(t, svc, "", "users", "create", "--email", "a@example.com"); !errors.Is(err, cmdline.ErrUsage) {
 			t.Errorf("without --password-stdin: %v", err)
 		}
 		mustRun(t, svc, "", "users", "set-admin", "--email", "ops@example.com", "--admin=false")

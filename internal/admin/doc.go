@@ -14,7 +14,7 @@
 // its hash (internal/clients.HashSecret).
 //
 // The three front ends — the JSON API (adminapi), the admin pages (consent-ui/admin)
-// and the command line (RunCLI) — authenticate the caller, turn it into an
+// and the command line (admincli) — authenticate the caller, turn it into an
 // Actor and call the Service; none of them writes to the store directly.
 //
 // Disabling a client only sets Client.Disabled: the authorization server

@@ -139,12 +139,6 @@ func Serve(ctx context.Context, l net.Listener, h http.Handler, drain time.Durat
 	return nil
 }
 
-// Fatal prints one clear line and exits non-zero.
-func Fatal(prog string, err error) {
-	fmt.Fprintf(os.Stderr, "%s: %v\n", prog, err)
-	os.Exit(1)
-}
-
 // ServeMetrics serves h on cfg.MetricsListen in the background when one is
 // configured, and stops with ctx. A listen failure is returned at once.
 func ServeMetrics(ctx context.Context, addr string, h http.Handler, log *slog.Logger) error {

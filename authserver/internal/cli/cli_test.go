@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,6 +44,11 @@ func TestCommands(t *testing.T) {
 		{"keys rotate grant", env, []string{"keys", "rotate", "--purpose", "grant"}, 0, "", "grant signing key"},
 		{"keys rotate bad purpose", env, []string{"keys", "rotate", "--purpose", "x"}, 2, "--purpose", ""},
 		{"clients list via admin", env, []string{"clients", "list"}, 0, "", ""},
+		{"unknown flag", env, []string{"clients", "list", "--bogus"}, 2, "unknown flag: --bogus\nusage: authserver clients list", ""},
+		{"unknown subcommand", env, []string{"clients", "frobnicate"}, 2, `unknown command "frobnicate" for "authserver clients"`, ""},
+		{"missing argument", env, []string{"clients", "show"}, 2, "give exactly one client id\nusage: authserver clients show ID", ""},
+		{"extra argument", env, []string{"migrate", "now"}, 2, `unknown command "now"`, ""},
+		{"clients --json kept", env, []string{"clients", "list", "--json"}, 0, "", `"clients": [`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,6 +60,46 @@ func TestCommands(t *testing.T) {
 				t.Fatalf("more than one line of error: %q", errOut)
 			}
 		})
+	}
+}
+
+// TestHelpTouchesNothing: every --help, help and completion answers on a
+// machine with no configuration and no database, and creates neither the
+// database nor a secret key.
+func TestHelpTouchesNothing(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{
+		"LINKSLOT_DATABASE_URL": "sqlite://" + filepath.Join(dir, "db.sqlite"),
+		"LINKSLOT_VAR_DIR":      filepath.Join(dir, "var"),
+	}
+	for _, tt := range []struct {
+		args   []string
+		stdout []string
+	}{
+		{[]string{"--help"}, []string{"serve", "migrate", "keys", "clients", "users", "catalog", "audit", "completion"}},
+		{[]string{"help"}, []string{"clients"}},
+		{[]string{"clients", "--help"}, []string{"create", "list", "rotate-secret", "--json"}},
+		{[]string{"clients"}, []string{"create"}},
+		{[]string{"help", "clients", "create"}, []string{"--redirect-uri", "--public"}},
+		{[]string{"clients", "create", "--help"}, []string{"--redirect-uri stringArray"}},
+		{[]string{"users", "create", "-h"}, []string{"--password-stdin"}},
+		{[]string{"catalog", "import", "--help"}, []string{"--format"}},
+		{[]string{"keys", "rotate", "--help"}, []string{"--purpose"}},
+		{[]string{"serve", "--help"}, []string{"LINKSLOT_AUTH_LISTEN"}},
+		{[]string{"completion", "bash"}, []string{"bash completion"}},
+		{[]string{"completion", "zsh"}, []string{"#compdef authserver"}},
+		{[]string{"__complete", "keys", "rotate", "--purpose", ""}, []string{"token\ngrant"}},
+		{[]string{"__complete", "cl"}, []string{"clients"}},
+	} {
+		code, out, errOut := run(t, env, tt.args...)
+		for _, want := range tt.stdout {
+			if code != 0 || !strings.Contains(out, want) {
+				t.Errorf("%v: exit %d, stdout lacks %q\nstdout %s\nstderr %s", tt.args, code, want, out, errOut)
+			}
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("help created %v", left)
 	}
 }
 

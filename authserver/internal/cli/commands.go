@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/spf13/cobra"
+
+	"github.com/linkslot/linkslot/authserver/authhttp"
+	consentui "github.com/linkslot/linkslot/consent-ui"
+	adminui "github.com/linkslot/linkslot/consent-ui/admin"
+	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/admin/adminapi"
+	"github.com/linkslot/linkslot/internal/app"
+	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/cmdline"
+	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/demo"
+	"github.com/linkslot/linkslot/internal/keys"
+	"github.com/linkslot/linkslot/internal/metrics"
+	"github.com/linkslot/linkslot/internal/password"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
+)
+
+func fmtSecret(err error) error { return fmt.Errorf("secret key: %w", err) }
+
+func newServeCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Run the authorization server on LINKSLOT_AUTH_LISTEN (the default command)",
+		Args:  cmdline.MaxArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := e.openStore(cmd.Context(), false)
+			if err != nil {
+				return err
+			}
+			cfg, log, _ := e.config()
+			return serve(cmd.Context(), cfg, s, log)
+		},
+	}
+}
+
+func newMigrateCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "Apply pending database migrations",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := e.openStore(cmd.Context(), true)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "database schema is current (%s)\n", s.Dialect())
+			return err
+		},
+	}
+}
+
+func newDemoCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "demo",
+		Short: "Load the demo accounts, client and businesses (idempotent)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := e.openStore(cmd.Context(), false)
+			if err != nil {
+				return err
+			}
+			cfg, _, _ := e.config()
+			res, err := demo.Load(cmd.Context(), s, demo.Data{Password: cfg.DemoPassword, Hash: password.Hash,
+				Catalogs: booking.DemoCatalogs(store.SystemClock())})
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "demo data ready: %d accounts, %d businesses created (existing ones kept)\n", res.AccountsCreated, res.Businesses)
+			return err
+		},
+	}
+}
+
+func newKeysCmd(e *env) *cobra.Command {
+	var purpose string
+	rotate := &cobra.Command{
+		Use:   "rotate [--purpose token|grant]",
+		Short: "Add a new signing key; the previous one stays published",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if purpose != store.KeyPurposeToken && purpose != store.KeyPurposeGrant {
+				return cmdline.Usagef("--purpose must be token or grant")
+			}
+			s, err := e.openStore(cmd.Context(), false)
+			if err != nil {
+				return err
+			}
+			cfg, _, _ := e.config()
+			return keysRotate(cmd.Context(), cfg, s, purpose, cmd)
+		},
+	}
+	rotate.Flags().StringVar(&purpose, "purpose", store.KeyPurposeToken, "token (access and ID tokens) or grant (booking grants)")
+	_ = rotate.RegisterFlagCompletionFunc("purpose", cmdline.Values(store.KeyPurposeToken, store.KeyPurposeGrant))
+	keysCmd := &cobra.Command{Use: "keys", Short: "Manage signing keys"}
+	keysCmd.AddCommand(rotate)
+	return keysCmd
+}
+
+func keysRotate(ctx context.Context, cfg config.Config, s *sqlstore.Store, purpose string, cmd *cobra.Command) error {
+	kid, err := keys.NewManager(s, cfg.SecretKey, purpose, nil).Rotate(ctx)
+	if err != nil {
+		return err
+	}
+	// Every administrative action is audited (CONTRACT §6): the purpose and
+	// the new kid, never key material.
+	after, _ := json.Marshal(map[string]string{"purpose": purpose, "kid": kid})
+	now := store.UTC(store.SystemClock())
+	if err := s.AddAuditEvent(ctx, store.AuditEvent{ID: store.NewID("aud"), ActorID: "cli", Action: "keys.rotate",
+		Target: purpose + "/" + kid, After: after, CreatedAt: now}); err != nil {
+		return fmt.Errorf("the new %s signing key %s is current, but its audit event was not written: %w", purpose, kid, err)
+	}
+	_, err = fmt.Fprintf(cmd.OutOrStdout(), "new %s signing key %s is current; the previous key stays published until its tokens expire\n", purpose, kid)
+	return err
+}
+
+func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger) error {
+	m := metrics.New("authserver")
+	m.RegisterDB("main", s.SQL())
+	m.RegisterSigningKeys(s, store.KeyPurposeToken, store.KeyPurposeGrant)
+	h, err := Handler(ctx, cfg, s, log, m)
+	if err != nil {
+		return err
+	}
+	if err := app.ServeMetrics(ctx, cfg.MetricsListen, m.Handler(), log); err != nil {
+		return err
+	}
+	l, err := app.Listen(cfg.AuthListen)
+	if err != nil {
+		return err
+	}
+	log.Info("authorization server listening", "addr", l.Addr().String(), "issuer", cfg.Issuer, "resource", cfg.Resource)
+	return app.Serve(ctx, l, h, cfg.ShutdownTimeout, log)
+}
+
+// Handler is the production handler: authhttp with the consent UI pages,
+// the admin pages and the admin API.
+func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger, m *metrics.Metrics) (http.Handler, error) {
+	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	svc, err := admin.New(admin.Config{Store: s})
+	if err != nil {
+		return nil, err
+	}
+	pages, err := adminui.New(svc, ui, log)
+	if err != nil {
+		return nil, err
+	}
+	api := adminapi.NewAPI(svc, adminapi.AnyOf{adminapi.NewTokenAuth(cfg.AdminToken), adminapi.NewSessionAuth(ui)}, log)
+	mount := func(mux *http.ServeMux) {
+		mux.Handle(adminapi.Prefix, api)
+		mux.Handle("/admin", pages)
+		mux.Handle("/admin/", pages)
+	}
+	return authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: log, Metrics: m, Mount: mount})
+}

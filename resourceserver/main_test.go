@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/linkslot/linkslot/internal/cmdline"
+)
+
+func TestCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{
+		"LINKSLOT_DATABASE_URL": "sqlite://" + filepath.Join(dir, "db.sqlite"),
+		"LINKSLOT_VAR_DIR":      filepath.Join(dir, "var"),
+	}
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := cmdline.Execute(context.Background(), newRoot(func(k string) string { return env[k] }), args,
+			cmdline.IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
+		return code, out.String(), errb.String()
+	}
+	for _, tt := range []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{[]string{"--help"}, 0, "migrate", ""},
+		{[]string{"serve", "--help"}, 0, "LINKSLOT_RS_LISTEN", ""},
+		{[]string{"completion", "fish"}, 0, "complete -c resourceserver", ""},
+		{[]string{"--bogus"}, 2, "", "unknown flag: --bogus\nusage: resourceserver"},
+		{[]string{"bogus"}, 2, "", `unknown command "bogus" for "resourceserver"`},
+	} {
+		code, out, errOut := run(tt.args...)
+		if code != tt.code || !strings.Contains(out, tt.stdout) || !strings.Contains(errOut, tt.stderr) {
+			t.Errorf("%v: exit %d (want %d)\nstdout %s\nstderr %s", tt.args, code, tt.code, out, errOut)
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("help created %v", left)
+	}
+	if code, out, errOut := run("migrate"); code != 0 || !strings.Contains(out, "database schema is current (sqlite)") {
+		t.Errorf("migrate: exit %d\n%s%s", code, out, errOut)
+	}
+}
