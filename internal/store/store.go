@@ -25,11 +25,27 @@ type Store interface {
 	// On SQLite the transaction holds the write lock from its start, so a
 	// check-then-write inside it is serialized across processes.
 	InTx(ctx context.Context, fn func(Store) error) error
+	// Begin starts a transaction for a caller whose protocol opens and
+	// ends it in separate calls (fosite's storage.Transactional). The
+	// transaction is bound to ctx: it rolls back when ctx is cancelled
+	// before Commit. The caller must end it with Commit or Rollback.
+	Begin(ctx context.Context) (Tx, error)
 	// Ping reports whether the database answers and the schema is current.
 	Ping(ctx context.Context) error
 	// Dialect is "postgres" or "sqlite".
 	Dialect() string
 	Close() error
+}
+
+// Tx is a Store bound to one database transaction begun by Store.Begin.
+// Its InTx runs in a savepoint; its Begin fails.
+type Tx interface {
+	Store
+	// Commit commits the transaction; a failed commit rolls it back.
+	Commit() error
+	// Rollback undoes the transaction. After Commit it does nothing and
+	// answers nil.
+	Rollback() error
 }
 
 // Accounts stores people and administrators.
@@ -77,6 +93,9 @@ type Links interface {
 }
 
 // Tokens stores OAuth token sessions (fosite's storage, below the adapter).
+// Besides one method per statement it has the token endpoint's combined
+// statements (CONTRACT §9): one round trip and one commit per token
+// response instead of one per fosite storage call.
 type Tokens interface {
 	CreateTokenSession(ctx context.Context, s TokenSession) error
 	GetTokenSession(ctx context.Context, kind TokenKind, signatureHash string) (TokenSession, error)
@@ -90,6 +109,27 @@ type Tokens interface {
 	DeactivateRequest(ctx context.Context, kind TokenKind, requestID string) error
 	// PurgeTokenSessions deletes sessions that expired before t.
 	PurgeTokenSessions(ctx context.Context, before time.Time) (int64, error)
+
+	// ApplyTokenBatch writes b atomically, as a single statement where the
+	// backend allows (PostgreSQL) and in one transaction otherwise. When a
+	// deactivation finds its session inactive it answers ErrConflict, when
+	// it finds none ErrNotFound; either way nothing is written. Of two
+	// concurrent batches deactivating the same session exactly one succeeds.
+	ApplyTokenBatch(ctx context.Context, b TokenBatch) error
+	// GetTokenSessionLink returns a session (active or not) and the state of
+	// its link (Found is false without a link id or when the link is gone),
+	// in one statement.
+	GetTokenSessionLink(ctx context.Context, kind TokenKind, signatureHash string) (TokenSession, LinkState, error)
+	// GetRequestTokenSessions returns the session kind/signatureHash and
+	// every session of the same request whose kind is among also, in one
+	// statement; the named session comes first. ErrNotFound when it does
+	// not exist.
+	GetRequestTokenSessions(ctx context.Context, kind TokenKind, signatureHash string, also ...TokenKind) ([]TokenSession, error)
+	// PrefetchTokenRequest reads, in one statement, what a token request
+	// asks for: the client, the session kind/signatureHash with the
+	// sessions of its request whose kind is among also, and its link. A
+	// missing client or session is reported in the result, not as an error.
+	PrefetchTokenRequest(ctx context.Context, clientID string, kind TokenKind, signatureHash string, also ...TokenKind) (TokenPrefetch, error)
 }
 
 // Keys stores signing keys.

@@ -26,7 +26,7 @@ const (
 )
 
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
-	ctx := fositestore.WithClientCache(r.Context())
+	ctx := fositestore.WithReadCache(r.Context())
 	if err := r.ParseForm(); err != nil {
 		h.displayError(w, r, http.StatusBadRequest, "Invalid request", "The authorization request could not be read.")
 		return

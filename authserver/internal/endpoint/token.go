@@ -14,7 +14,7 @@ import (
 )
 
 func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
-	ctx := fositestore.WithClientCache(r.Context())
+	ctx := fositestore.WithJoinedDeletes(fositestore.WithReadCache(r.Context()))
 	if err := r.ParseForm(); err != nil {
 		writeJSONError(w, oauthError{"invalid_request", "The request body could not be read.", http.StatusBadRequest})
 		return
@@ -41,7 +41,7 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
-	ctx := fositestore.WithClientCache(r.Context())
+	ctx := fositestore.WithReadCache(r.Context())
 	if err := h.d.Provider.NewRevocationRequest(ctx, r); err != nil {
 		h.fail(w, r, err)
 		return
@@ -51,7 +51,7 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) introspect(w http.ResponseWriter, r *http.Request) {
-	ctx := fositestore.WithClientCache(r.Context())
+	ctx := fositestore.WithReadCache(r.Context())
 	// Confidential clients only: a public client has no credential worth
 	// checking, and introspection would let anyone probe tokens.
 	id, _, ok := r.BasicAuth()
@@ -84,7 +84,7 @@ func (h *Handler) introspect(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) userinfo(w http.ResponseWriter, r *http.Request) {
-	ctx := fositestore.WithClientCache(r.Context())
+	ctx := fositestore.WithReadCache(r.Context())
 	tok, err := authheader.Bearer(r.Header)
 	switch {
 	case errors.Is(err, authheader.ErrMissing):

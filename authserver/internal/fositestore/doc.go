@@ -2,7 +2,7 @@
 // Linkslot's store: authorization codes, access and refresh tokens, PKCE and
 // OpenID Connect sessions are store.TokenSession rows keyed by the SHA-256 of
 // the token signature (a stolen table yields no usable token), and clients
-// come from store.Clients.
+// come from store.Clients. Backend is the part of store.Store it uses.
 //
 // Requests are serialized to JSON faithfully: id, time, client id,
 // requested and granted scopes and audience, the (already sanitized) form,
@@ -11,32 +11,35 @@
 // revoking a family is one UPDATE.
 //
 // Single use is enforced by the database, not by reading first: redeeming a
-// code and rotating a refresh token both go through
-// store.DeactivateTokenSession, a conditional UPDATE that exactly one of any
-// number of concurrent callers wins. A used code answers
-// fosite.ErrInvalidatedAuthorizeCode with its request (fosite then revokes
-// every token issued from it); a used refresh token answers
-// fosite.ErrInactiveToken (fosite then revokes the family). The store also
-// implements fosite's storage.Transactional on store.InTx (tx.go), so the
-// writes of one token response (consume, new access token, new refresh
-// token) and a reuse revocation each commit together.
+// code and rotating a refresh token are conditional deactivations in a
+// store.TokenBatch, an UPDATE that exactly one of any number of concurrent
+// callers wins. A used code answers fosite.ErrInvalidatedAuthorizeCode with
+// its request (fosite then revokes every token issued from it); a used
+// refresh token answers fosite.ErrInactiveToken (fosite then revokes the
+// family). The store also implements fosite's storage.Transactional on
+// store.Begin (tx.go), so the writes of one token response (consume, new
+// access token, new refresh token) and a reuse revocation each commit
+// together.
 //
-// The token endpoint's hot paths (CONTRACT §9) cost few statements when
-// the store implements store.FastTokens and store.TokenPrefetcher (sqlstore
-// does):
+// The token endpoint's hot paths (CONTRACT §9) cost few statements, through
+// the combined statements of store.Tokens:
 //   - Prefetch (called by provider.Provider before fosite) reads the client
 //     and the presented refresh token with its link, or the code with its
-//     PKCE and OpenID sessions, in one statement into the request cache
-//     (WithClientCache); fosite's reads are then answered from it.
+//     PKCE and OpenID sessions, in one statement into the request's read
+//     cache (WithReadCache, readcache.go); fosite's reads are then answered
+//     from it.
 //   - A transaction starts as a batch (tx.go): the deactivation and the new
 //     sessions fosite writes in it are sent at Commit as one
 //     store.TokenBatch, on PostgreSQL one statement and one commit. The
 //     deactivation is still the conditional UPDATE that decides races; the
 //     loser's batch writes nothing and its Commit answers the error the
-//     storage call used to.
+//     storage call would have. Any other call inside the transaction
+//     (a read, a family revocation) begins the database transaction and
+//     writes the pending batch in it first.
 //   - Redeeming a code deletes its OpenID session in the same batch, and
 //     (between BeginDeferral and EndDeferral) its PKCE session too; a
-//     failed request still deletes the PKCE session, at EndDeferral.
+//     failed request still deletes the PKCE session, at EndDeferral
+//     (WithJoinedDeletes, joined.go).
 //
 // On PostgreSQL a refresh rotation is 2 statements and 1 commit, a code
 // exchange 2 and 1, the authorize step's writes 1 (TestStatementCounts in

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/ory/fosite"
@@ -29,10 +28,17 @@ type Options struct {
 	Clock store.Clock
 }
 
-// Store is fosite's storage on top of store.Store.
+// Backend is the part of store.Store that fosite's storage uses.
+type Backend interface {
+	GetClient(ctx context.Context, id string) (store.Client, error)
+	TouchLink(ctx context.Context, id string, now time.Time) error
+	store.Tokens
+	Begin(ctx context.Context) (store.Tx, error)
+}
+
+// Store is fosite's storage on top of a Backend.
 type Store struct {
-	s    store.Store
-	fast store.FastTokens // s's combined statements, when it has them
+	s    Backend
 	opts Options
 }
 
@@ -47,12 +53,11 @@ var (
 )
 
 // New returns the fosite storage.
-func New(s store.Store, opts Options) *Store {
+func New(s Backend, opts Options) *Store {
 	if opts.Clock == nil {
 		opts.Clock = store.SystemClock
 	}
-	fast, _ := s.(store.FastTokens)
-	return &Store{s: s, fast: fast, opts: opts}
+	return &Store{s: s, opts: opts}
 }
 
 // Client adapts a store.Client to fosite.
@@ -91,258 +96,15 @@ func WithRequestedRedirect(ctx context.Context, redirect string) context.Context
 // records it again.
 const TouchEvery = time.Hour
 
-type clientCacheKey struct{}
-
-type clientCache struct {
-	mu sync.Mutex
-	m  map[string]store.Client
-	// rows are token sessions read in this request: a code exchange reads
-	// the code twice, and its PKCE and OpenID sessions once each; the first
-	// read of the code fetches all of them in one statement.
-	rows map[store.TokenRef]store.TokenSession
-	// gone are sessions a pending batch deletes (the OpenID session of a
-	// redeemed code): deleting them again is a no-op.
-	gone map[store.TokenRef]bool
-	// links are the link states of prefetched refresh sessions.
-	links map[store.TokenRef]store.LinkState
-	// deferring is set between BeginDeferral and EndDeferral: deletions of
-	// PKCE sessions then wait in deferred to join the request's token batch
-	// (batched, those already taken by a batch).
-	deferring bool
-	deferred  []store.TokenRef
-	batched   []store.TokenRef
-}
-
-// BeginDeferral lets the PKCE-session deletion of the token request in ctx
-// (see WithClientCache) join the batch that redeems the code, instead of
-// costing a statement and a commit of its own. The caller must call
-// EndDeferral when the request is answered, on every path: it writes
-// whatever deletion is still pending, so a failed attempt still uses up
-// the PKCE session exactly as before.
-func (st *Store) BeginDeferral(ctx context.Context) {
-	if cc := cacheOf(ctx); cc != nil && st.fast != nil {
-		cc.mu.Lock()
-		cc.deferring = true
-		cc.mu.Unlock()
-	}
-}
-
-// EndDeferral writes the deletions still pending (failed: also those of a
-// batch that was not written) and stops deferring.
-func (st *Store) EndDeferral(ctx context.Context, failed bool) error {
-	cc := cacheOf(ctx)
-	if cc == nil {
-		return nil
-	}
-	cc.mu.Lock()
-	refs := cc.deferred
-	if failed {
-		refs = append(refs, cc.batched...)
-	}
-	cc.deferring, cc.deferred, cc.batched = false, nil, nil
-	cc.mu.Unlock()
-	if len(refs) == 0 {
-		return nil
-	}
-	return st.applyBatch(ctx, st.s, store.TokenBatch{Delete: refs})
-}
-
-// deferDelete queues ref when deferring outside a transaction.
-func (cc *clientCache) deferDelete(ctx context.Context, ref store.TokenRef) bool {
-	if cc == nil || txOf(ctx) != nil {
-		return false
-	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	if !cc.deferring {
-		return false
-	}
-	cc.deferred = append(cc.deferred, ref)
-	delete(cc.rows, ref)
-	return true
-}
-
-// takeDeferred moves the pending deletions into a batch.
-func (cc *clientCache) takeDeferred() []store.TokenRef {
-	if cc == nil {
-		return nil
-	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	refs := cc.deferred
-	cc.batched = append(cc.batched, refs...)
-	cc.deferred = nil
-	return refs
-}
-
-// Prefetch reads, in one statement, what a token request for clientID
-// presenting token (a code or a refresh token, by kind; signature is
-// fosite's signature of it) will ask for: the client, the session with its
-// request's PKCE and OpenID sessions or its link. It fills ctx's request
-// cache (see WithClientCache) and does nothing without one or when the
-// store cannot; an error leaves the cache as it was, and the regular reads
-// follow.
-func (st *Store) Prefetch(ctx context.Context, clientID string, kind store.TokenKind, signature string) {
-	cc := cacheOf(ctx)
-	pf, ok := st.s.(store.TokenPrefetcher)
-	if cc == nil || !ok || clientID == "" || signature == "" || txOf(ctx) != nil {
-		return
-	}
-	var also []store.TokenKind
-	if kind == store.KindAuthorizeCode {
-		also = []store.TokenKind{store.KindPKCE, store.KindOpenID}
-	}
-	sigHash := store.HashSecret(signature)
-	p, err := pf.PrefetchTokenRequest(ctx, clientID, kind, sigHash, also...)
-	if err != nil {
-		return
-	}
-	if p.ClientFound {
-		SeedClient(ctx, p.Client)
-	}
-	if len(p.Sessions) == 0 {
-		return
-	}
-	cc.put(p.Sessions...)
-	if kind == store.KindRefreshToken {
-		cc.mu.Lock()
-		if cc.links == nil {
-			cc.links = map[store.TokenRef]store.LinkState{}
-		}
-		cc.links[store.TokenRef{Kind: kind, SignatureHash: sigHash}] = p.Link
-		cc.mu.Unlock()
-	}
-}
-
-// rowLink returns a prefetched session and its link state.
-func (cc *clientCache) rowLink(ref store.TokenRef) (store.TokenSession, store.LinkState, bool) {
-	if cc == nil {
-		return store.TokenSession{}, store.LinkState{}, false
-	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	t, ok := cc.rows[ref]
-	l, lok := cc.links[ref]
-	return t, l, ok && lok
-}
-
-func cacheOf(ctx context.Context) *clientCache {
-	cc, _ := ctx.Value(clientCacheKey{}).(*clientCache)
-	return cc
-}
-
-func (cc *clientCache) row(ref store.TokenRef) (store.TokenSession, bool) {
-	if cc == nil {
-		return store.TokenSession{}, false
-	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	t, ok := cc.rows[ref]
-	return t, ok
-}
-
-func (cc *clientCache) put(ts ...store.TokenSession) {
-	if cc == nil {
-		return
-	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	if cc.rows == nil {
-		cc.rows = map[store.TokenRef]store.TokenSession{}
-	}
-	for _, t := range ts {
-		cc.rows[store.TokenRef{Kind: t.Kind, SignatureHash: t.SignatureHash}] = t
-	}
-}
-
-func (cc *clientCache) forget(ref store.TokenRef) {
-	if cc == nil {
-		return
-	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	delete(cc.rows, ref)
-	delete(cc.links, ref)
-}
-
-// companion returns the cached session of kind belonging to requestID.
-func (cc *clientCache) companion(kind store.TokenKind, requestID string) (store.TokenRef, bool) {
-	if cc == nil {
-		return store.TokenRef{}, false
-	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	for ref, t := range cc.rows {
-		if ref.Kind == kind && t.RequestID == requestID {
-			return ref, true
-		}
-	}
-	return store.TokenRef{}, false
-}
-
-func (cc *clientCache) clearRows() {
-	if cc == nil {
-		return
-	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	clear(cc.rows)
-	clear(cc.links)
-}
-
-func (cc *clientCache) markGone(ref store.TokenRef) {
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	if cc.gone == nil {
-		cc.gone = map[store.TokenRef]bool{}
-	}
-	cc.gone[ref] = true // still served from rows: fosite reads it after the commit
-}
-
-func (cc *clientCache) isGone(ref store.TokenRef) bool {
-	if cc == nil {
-		return false
-	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	return cc.gone[ref]
-}
-
-// WithClientCache returns a context in which GetClient reads each client
-// from the database at most once. fosite looks the client up once to
-// authenticate it and again for every stored request it loads (a code
-// exchange reads the code twice, the PKCE and the OpenID session once
-// each); one HTTP request is short enough that its view of a client need
-// not change halfway.
-func WithClientCache(ctx context.Context) context.Context {
-	return context.WithValue(ctx, clientCacheKey{}, &clientCache{m: map[string]store.Client{}})
-}
-
-// SeedClient records a client the caller already read in the context's
-// cache (see WithClientCache).
-func SeedClient(ctx context.Context, c store.Client) {
-	if cc, _ := ctx.Value(clientCacheKey{}).(*clientCache); cc != nil {
-		cc.mu.Lock()
-		cc.m[c.ID] = c
-		cc.mu.Unlock()
-	}
-}
-
+// loadClient reads a client, at most once per request (readCache).
 func (st *Store) loadClient(ctx context.Context, id string) (store.Client, error) {
-	cc, _ := ctx.Value(clientCacheKey{}).(*clientCache)
-	if cc != nil {
-		cc.mu.Lock()
-		c, ok := cc.m[id]
-		cc.mu.Unlock()
-		if ok {
-			return c, nil
-		}
+	rc := readsOf(ctx)
+	if c, ok := rc.client(id); ok {
+		return c, nil
 	}
 	c, err := st.s.GetClient(ctx, id)
-	if err == nil && cc != nil {
-		cc.mu.Lock()
-		cc.m[id] = c
-		cc.mu.Unlock()
+	if err == nil {
+		rc.putClient(c)
 	}
 	return c, err
 }
@@ -475,39 +237,31 @@ func (st *Store) create(ctx context.Context, kind store.TokenKind, signature str
 	t := store.TokenSession{Kind: kind, SignatureHash: store.HashSecret(signature),
 		RequestID: r.GetID(), ClientID: r.GetClient().GetID(), AccountID: sess.Subject, LinkID: sess.LinkID,
 		Active: true, Request: raw, ExpiresAt: exp, CreatedAt: st.opts.Clock()}
-	if st.fast != nil {
-		return st.write(ctx, store.TokenBatch{Create: []store.TokenSession{t}})
-	}
-	db, err := st.db(ctx)
-	if err != nil {
-		return err
-	}
-	return db.CreateTokenSession(ctx, t)
+	return st.write(ctx, store.TokenBatch{Create: []store.TokenSession{t}})
 }
 
 // load reads a session row: from the request's cache when it was read
 // already; a code is read together with its PKCE and OpenID sessions.
 func (st *Store) load(ctx context.Context, kind store.TokenKind, sigHash string) (store.TokenSession, error) {
-	cc := cacheOf(ctx)
-	ref := store.TokenRef{Kind: kind, SignatureHash: sigHash}
-	if t, ok := cc.row(ref); ok {
+	rc := readsOf(ctx)
+	if t, ok := rc.session(store.TokenRef{Kind: kind, SignatureHash: sigHash}); ok {
 		return t, nil
 	}
 	db, err := st.db(ctx)
 	if err != nil {
 		return store.TokenSession{}, err
 	}
-	if f, ok := db.(store.FastTokens); ok && cc != nil && kind == store.KindAuthorizeCode {
-		rows, err := f.GetRequestTokenSessions(ctx, kind, sigHash, store.KindPKCE, store.KindOpenID)
+	if rc != nil && kind == store.KindAuthorizeCode {
+		rows, err := db.GetRequestTokenSessions(ctx, kind, sigHash, store.KindPKCE, store.KindOpenID)
 		if err != nil {
 			return store.TokenSession{}, err
 		}
-		cc.put(rows...)
+		rc.putSessions(rows...)
 		return rows[0], nil
 	}
 	t, err := db.GetTokenSession(ctx, kind, sigHash)
 	if err == nil {
-		cc.put(t)
+		rc.putSessions(t)
 	}
 	return t, err
 }
@@ -530,11 +284,10 @@ func (st *Store) get(ctx context.Context, kind store.TokenKind, signature string
 
 func (st *Store) del(ctx context.Context, kind store.TokenKind, signature string) error {
 	ref := store.TokenRef{Kind: kind, SignatureHash: store.HashSecret(signature)}
-	cc := cacheOf(ctx)
-	if cc.isGone(ref) {
+	if joinedOf(ctx).isDone(ref) {
 		return nil
 	}
-	cc.forget(ref)
+	readsOf(ctx).forget(ref)
 	db, err := st.db(ctx)
 	if err != nil {
 		return err
@@ -570,38 +323,24 @@ func (st *Store) GetAuthorizeCodeSession(ctx context.Context, code string, s fos
 // one conditional UPDATE that makes a code single-use. The loser of a race
 // answers fosite.ErrInvalidatedAuthorizeCode.
 //
-// With batches, the OpenID session of the same request (read with the
-// code) is deleted in the same statement; fosite's later delete of it is
-// then a no-op.
+// Inside a transaction the deactivation joins its batch, and so do the
+// deletions of the request's OpenID session (read with the code) and of its
+// deferred PKCE session (see joinedDeletes); fosite's later delete of the
+// OpenID session is then a no-op.
 func (st *Store) InvalidateAuthorizeCodeSession(ctx context.Context, code string) error {
 	ref := store.TokenRef{Kind: store.KindAuthorizeCode, SignatureHash: store.HashSecret(code)}
-	cc := cacheOf(ctx)
-	if st.fast != nil {
-		b := store.TokenBatch{Deactivate: []store.TokenRef{ref}}
-		if t, ok := cc.row(ref); ok && st.batch(ctx) != nil {
-			if oidc, ok := cc.companion(store.KindOpenID, t.RequestID); ok {
+	rc, jd := readsOf(ctx), joinedOf(ctx)
+	b := store.TokenBatch{Deactivate: []store.TokenRef{ref}}
+	if txOf(ctx) != nil {
+		if t, ok := rc.session(ref); ok {
+			if oidc, ok := rc.companion(store.KindOpenID, t.RequestID); ok && jd.join(oidc) {
 				b.Delete = append(b.Delete, oidc)
-				cc.markGone(oidc)
 			}
 		}
-		if st.batch(ctx) != nil {
-			b.Delete = append(b.Delete, cc.takeDeferred()...)
-		}
-		cc.forget(ref)
-		return st.write(ctx, b)
+		b.Delete = append(b.Delete, jd.take()...)
 	}
-	db, err := st.db(ctx)
-	if err != nil {
-		return err
-	}
-	err = db.DeactivateTokenSession(ctx, store.KindAuthorizeCode, ref.SignatureHash)
-	switch {
-	case errors.Is(err, store.ErrConflict):
-		return fosite.ErrInvalidatedAuthorizeCode
-	case errors.Is(err, store.ErrNotFound):
-		return fosite.ErrNotFound
-	}
-	return err
+	rc.forget(ref)
+	return st.write(ctx, b)
 }
 
 // CreateAccessTokenSession implements oauth2.AccessTokenStorage.
@@ -649,26 +388,8 @@ func (st *Store) CreateRefreshTokenSession(ctx context.Context, sig, _ string, r
 // fosite.ErrInactiveToken, so fosite revokes the family; a token whose link
 // was revoked, or that expired, is not found.
 func (st *Store) GetRefreshTokenSession(ctx context.Context, sig string, s fosite.Session) (fosite.Requester, error) {
-	var (
-		ts   store.TokenSession
-		link store.LinkState
-		err  error
-	)
 	ref := store.TokenRef{Kind: store.KindRefreshToken, SignatureHash: store.HashSecret(sig)}
-	db, err := st.db(ctx)
-	if err != nil {
-		return nil, err
-	}
-	f, fast := db.(store.FastTokens)
-	var cached bool
-	if ts, link, cached = cacheOf(ctx).rowLink(ref); cached {
-		fast = true // read with Prefetch
-	} else if fast {
-		// The session and its link in one statement.
-		ts, link, err = f.GetTokenSessionLink(ctx, store.KindRefreshToken, ref.SignatureHash)
-	} else {
-		ts, err = db.GetTokenSession(ctx, store.KindRefreshToken, store.HashSecret(sig))
-	}
+	ts, link, err := st.loadWithLink(ctx, ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fosite.ErrNotFound
 	}
@@ -686,13 +407,6 @@ func (st *Store) GetRefreshTokenSession(ctx context.Context, sig string, s fosit
 		return nil, fosite.ErrNotFound
 	}
 	if ts.LinkID != "" {
-		if !fast {
-			l, err := st.s.GetLink(ctx, ts.LinkID)
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				return nil, err
-			}
-			link = store.LinkState{Found: err == nil, Status: l.Status, LastUsedAt: l.LastUsedAt}
-		}
 		if !link.Found || link.Status != store.LinkActive {
 			return nil, fosite.ErrNotFound
 		}
@@ -705,6 +419,19 @@ func (st *Store) GetRefreshTokenSession(ctx context.Context, sig string, s fosit
 	return req, nil
 }
 
+// loadWithLink reads a session and its link in one statement, or from the
+// read cache when Prefetch read them.
+func (st *Store) loadWithLink(ctx context.Context, ref store.TokenRef) (store.TokenSession, store.LinkState, error) {
+	if ts, link, ok := readsOf(ctx).sessionLink(ref); ok {
+		return ts, link, nil
+	}
+	db, err := st.db(ctx)
+	if err != nil {
+		return store.TokenSession{}, store.LinkState{}, err
+	}
+	return db.GetTokenSessionLink(ctx, ref.Kind, ref.SignatureHash)
+}
+
 // DeleteRefreshTokenSession implements oauth2.RefreshTokenStorage.
 func (st *Store) DeleteRefreshTokenSession(ctx context.Context, sig string) error {
 	return st.del(ctx, store.KindRefreshToken, sig)
@@ -715,28 +442,14 @@ func (st *Store) DeleteRefreshTokenSession(ctx context.Context, sig string) erro
 // rotations exactly one wins, the other answers fosite.ErrInactiveToken.
 func (st *Store) RotateRefreshToken(ctx context.Context, _ string, sig string) error {
 	ref := store.TokenRef{Kind: store.KindRefreshToken, SignatureHash: store.HashSecret(sig)}
-	cacheOf(ctx).forget(ref)
-	if st.fast != nil {
-		return st.write(ctx, store.TokenBatch{Deactivate: []store.TokenRef{ref}})
-	}
-	db, err := st.db(ctx)
-	if err != nil {
-		return err
-	}
-	err = db.DeactivateTokenSession(ctx, store.KindRefreshToken, ref.SignatureHash)
-	switch {
-	case errors.Is(err, store.ErrConflict):
-		return fosite.ErrInactiveToken
-	case errors.Is(err, store.ErrNotFound):
-		return fosite.ErrNotFound
-	}
-	return err
+	readsOf(ctx).forget(ref)
+	return st.write(ctx, store.TokenBatch{Deactivate: []store.TokenRef{ref}})
 }
 
 // RevokeRefreshToken implements oauth2.TokenRevocationStorage: every refresh
 // token of the family.
 func (st *Store) RevokeRefreshToken(ctx context.Context, requestID string) error {
-	cacheOf(ctx).clearRows()
+	readsOf(ctx).forgetSessions()
 	db, err := st.db(ctx)
 	if err != nil {
 		return err
@@ -747,7 +460,7 @@ func (st *Store) RevokeRefreshToken(ctx context.Context, requestID string) error
 // RevokeAccessToken implements oauth2.TokenRevocationStorage: every access
 // token of the family.
 func (st *Store) RevokeAccessToken(ctx context.Context, requestID string) error {
-	cacheOf(ctx).clearRows()
+	readsOf(ctx).forgetSessions()
 	db, err := st.db(ctx)
 	if err != nil {
 		return err
@@ -771,7 +484,8 @@ func (st *Store) GetPKCERequestSession(ctx context.Context, sig string, s fosite
 // redeems the code (or is written by EndDeferral).
 func (st *Store) DeletePKCERequestSession(ctx context.Context, sig string) error {
 	ref := store.TokenRef{Kind: store.KindPKCE, SignatureHash: store.HashSecret(sig)}
-	if st.fast != nil && cacheOf(ctx).deferDelete(ctx, ref) {
+	if joinedOf(ctx).deferDelete(ctx, ref) {
+		readsOf(ctx).forget(ref)
 		return nil
 	}
 	return st.del(ctx, store.KindPKCE, sig)

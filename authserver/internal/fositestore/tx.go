@@ -11,15 +11,14 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 )
 
-// fosite's storage.Transactional on top of the closure-style store.InTx.
+// fosite's storage.Transactional on top of store.Begin.
 //
 // fosite opens a transaction around the writes of a token response (redeem
 // the code or rotate the refresh token, then store the new access and
 // refresh tokens) and around reuse revocation; the authorize endpoint opens
 // one around the code, PKCE and OpenID sessions it stores.
 //
-// When the store offers store.FastTokens, a transaction starts as a batch:
-// the writes fosite makes in it (new sessions, the conditional deactivation
+// A transaction starts as a batch: the writes fosite makes in it (new sessions, the conditional deactivation
 // of the code or refresh token) are collected, and Commit sends them as one
 // store.TokenBatch — on PostgreSQL a single statement, so a token response
 // costs one round trip and one commit for its writes, with no BEGIN or
@@ -33,9 +32,8 @@ import (
 // begins one, writes the pending batch in it, and from then on every call
 // runs in it, so order and atomicity hold on every path.
 //
-// A database transaction runs store.InTx on a goroutine that hands its
-// transaction-bound Store back and then waits for Commit or Rollback; fosite
-// ends every transaction it begins on every path.
+// The database transaction is store.Begin's, bound to the context BeginTX
+// was given; fosite ends every transaction it begins on every path.
 
 var _ storage.Transactional = (*Store)(nil)
 
@@ -50,14 +48,10 @@ type txState struct {
 
 	mu      sync.Mutex
 	pending store.TokenBatch
-	tx      store.Store // the database transaction, once begun
-	finish  chan bool   // true: commit
-	done    chan error  // InTx's result
+	tx      store.Tx // the database transaction, once begun
 	ended   bool
 	err     error
 }
-
-var errRollback = errors.New("fositestore: rollback")
 
 func txOf(ctx context.Context) *txState {
 	ts, _ := ctx.Value(txKey{}).(*txState)
@@ -70,7 +64,7 @@ func txOf(ctx context.Context) *txState {
 // db returns the store to run a call on: the database transaction when ctx
 // carries a transaction (beginning it, and writing what is pending, first),
 // the store itself otherwise.
-func (st *Store) db(ctx context.Context) (store.Store, error) {
+func (st *Store) db(ctx context.Context) (store.Tokens, error) {
 	ts := txOf(ctx)
 	if ts == nil {
 		return st.s, nil
@@ -94,25 +88,13 @@ func (ts *txState) begin() error {
 	if ts.tx != nil {
 		return nil
 	}
-	ts.finish, ts.done = make(chan bool, 1), make(chan error, 1)
-	ready := make(chan store.Store, 1)
-	go func() {
-		ts.done <- ts.st.s.InTx(ts.ctx, func(tx store.Store) error {
-			ready <- tx
-			if <-ts.finish {
-				return nil
-			}
-			return errRollback
-		})
-	}()
-	select {
-	case tx := <-ready:
-		ts.tx = tx
-		return nil
-	case err := <-ts.done:
+	tx, err := ts.st.s.Begin(ts.ctx)
+	if err != nil {
 		ts.ended, ts.err = true, err
 		return err
 	}
+	ts.tx = tx
+	return nil
 }
 
 // flush writes the pending batch in the database transaction (ts.mu held).
@@ -126,8 +108,8 @@ func (ts *txState) flush() error {
 }
 
 // applyBatch writes b on s with the fosite error of its deactivation.
-func (st *Store) applyBatch(ctx context.Context, s store.Store, b store.TokenBatch) error {
-	err := s.(store.FastTokens).ApplyTokenBatch(ctx, b)
+func (st *Store) applyBatch(ctx context.Context, s store.Tokens, b store.TokenBatch) error {
+	err := s.ApplyTokenBatch(ctx, b)
 	if err == nil || len(b.Deactivate) == 0 {
 		return err
 	}
@@ -142,18 +124,9 @@ func (st *Store) applyBatch(ctx context.Context, s store.Store, b store.TokenBat
 	return err
 }
 
-// batch returns the transaction whose batch a write may join, or nil when
-// the write must run now (no transaction, or no FastTokens).
-func (st *Store) batch(ctx context.Context) *txState {
-	if st.fast == nil {
-		return nil
-	}
-	return txOf(ctx)
-}
-
 // write adds to the pending batch of ctx's transaction, or writes b now.
 func (st *Store) write(ctx context.Context, b store.TokenBatch) error {
-	if ts := st.batch(ctx); ts != nil {
+	if ts := txOf(ctx); ts != nil {
 		ts.mu.Lock()
 		defer ts.mu.Unlock()
 		if ts.ended {
@@ -172,17 +145,7 @@ func (st *Store) BeginTX(ctx context.Context) (context.Context, error) {
 	if outer := txOf(ctx); outer != nil {
 		return context.WithValue(ctx, txKey{}, &txState{joined: outer}), nil
 	}
-	ts := &txState{st: st, ctx: ctx}
-	if st.fast == nil {
-		// Without batches every call runs in the database transaction.
-		ts.mu.Lock()
-		err := ts.begin()
-		ts.mu.Unlock()
-		if err != nil {
-			return ctx, err
-		}
-	}
-	return context.WithValue(ctx, txKey{}, ts), nil
+	return context.WithValue(ctx, txKey{}, &txState{st: st, ctx: ctx}), nil
 }
 
 func (ts *txState) end(commit bool) error {
@@ -207,19 +170,16 @@ func (ts *txState) end(commit bool) error {
 		ts.pending = store.TokenBatch{}
 		return ts.err
 	}
-	if commit {
-		if err := ts.flush(); err != nil {
-			ts.finish <- false
-			<-ts.done
-			ts.err = err
-			return err
-		}
+	if !commit {
+		ts.err = ts.tx.Rollback()
+		return ts.err
 	}
-	ts.finish <- commit
-	ts.err = <-ts.done
-	if errors.Is(ts.err, errRollback) {
-		ts.err = nil
+	if err := ts.flush(); err != nil {
+		ts.tx.Rollback()
+		ts.err = err
+		return err
 	}
+	ts.err = ts.tx.Commit()
 	return ts.err
 }
 

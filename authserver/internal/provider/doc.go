@@ -19,7 +19,8 @@
 // round trips: the client and the presented code or refresh token are read
 // in one statement first (fositestore.Store.Prefetch), and the PKCE
 // session's deletion joins the batch that redeems the code
-// (fositestore.Store.BeginDeferral/EndDeferral). Callers must call
+// (fositestore.Store.BeginDeferral/EndDeferral), when the context carries
+// fositestore.WithReadCache and WithJoinedDeletes. Callers must call
 // NewAccessResponse after a successful NewAccessRequest, as fosite's own
 // flow does.
 package provider

@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -295,6 +296,55 @@ func (s *Store) InTx(ctx context.Context, fn func(store.Store) error) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		return fn(&Store{db: tx, dialect: s.dialect, hooks: s.hooks})
 	})
+	return translate(err)
+}
+
+// Begin implements store.Store: a transaction begun on one pooled
+// connection, bound to ctx (database/sql rolls it back when ctx ends
+// first). On SQLite it takes the write lock at BEGIN, like InTx.
+func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
+	if s.sqlDB == nil {
+		return nil, errors.New("sqlstore: Begin inside a transaction")
+	}
+	db := s.db.WithContext(ctx).Begin()
+	if db.Error != nil {
+		return nil, translate(db.Error)
+	}
+	return &txStore{Store: Store{db: db, dialect: s.dialect, hooks: s.hooks}}, nil
+}
+
+// txStore is a Store bound to a transaction begun by Begin.
+type txStore struct {
+	Store
+	mu    sync.Mutex
+	ended bool
+}
+
+var _ store.Tx = (*txStore)(nil)
+
+// Commit implements store.Tx.
+func (t *txStore) Commit() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended {
+		return errors.New("sqlstore: transaction already ended")
+	}
+	t.ended = true
+	return translate(t.db.Commit().Error)
+}
+
+// Rollback implements store.Tx; after Commit or Rollback it does nothing.
+func (t *txStore) Rollback() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended {
+		return nil
+	}
+	t.ended = true
+	err := t.db.Rollback().Error
+	if errors.Is(err, sql.ErrTxDone) {
+		return nil // rolled back already: its context ended
+	}
 	return translate(err)
 }
 

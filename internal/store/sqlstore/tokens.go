@@ -13,14 +13,19 @@ func toToken(r tokenRow) store.TokenSession {
 		ExpiresAt: store.UTC(r.ExpiresAt), CreatedAt: store.UTC(r.CreatedAt)}
 }
 
-// CreateTokenSession stores a token session.
-func (s *Store) CreateTokenSession(ctx context.Context, t store.TokenSession) error {
+func toTokenRow(t store.TokenSession) tokenRow {
 	r := tokenRow{Kind: string(t.Kind), SignatureHash: t.SignatureHash, RequestID: t.RequestID, ClientID: t.ClientID,
 		AccountID: t.AccountID, LinkID: t.LinkID, Active: t.Active, Request: t.Request,
 		ExpiresAt: store.UTC(t.ExpiresAt), CreatedAt: store.UTC(t.CreatedAt)}
 	if r.Request == nil {
 		r.Request = []byte{}
 	}
+	return r
+}
+
+// CreateTokenSession stores a token session.
+func (s *Store) CreateTokenSession(ctx context.Context, t store.TokenSession) error {
+	r := toTokenRow(t)
 	return s.create(ctx, &r)
 }
 

@@ -11,19 +11,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 )
 
-var _ store.FastTokens = (*Store)(nil)
-
-func toTokenRow(t store.TokenSession) tokenRow {
-	r := tokenRow{Kind: string(t.Kind), SignatureHash: t.SignatureHash, RequestID: t.RequestID, ClientID: t.ClientID,
-		AccountID: t.AccountID, LinkID: t.LinkID, Active: t.Active, Request: t.Request,
-		ExpiresAt: store.UTC(t.ExpiresAt), CreatedAt: store.UTC(t.CreatedAt)}
-	if r.Request == nil {
-		r.Request = []byte{}
-	}
-	return r
-}
-
-// ApplyTokenBatch implements store.FastTokens. On PostgreSQL the batch is
+// ApplyTokenBatch implements store.Tokens. On PostgreSQL the batch is
 // one statement (data-modifying CTEs: the conditional UPDATE, then the
 // DELETE and INSERT only when it flipped every row it had to), so outside a
 // transaction it costs one round trip and one commit. Concurrent batches on
@@ -151,22 +139,15 @@ func (s *Store) applyTokenBatchTx(ctx context.Context, b store.TokenBatch) (int6
 
 var errBatchAborted = fmt.Errorf("sqlstore: token batch aborted")
 
+// tokenLinkRow is a session row with its link's columns (NULL without a
+// link).
 type tokenLinkRow struct {
-	Kind           string
-	SignatureHash  string
-	RequestID      string
-	ClientID       string
-	AccountID      string
-	LinkID         string
-	Active         bool
-	Request        []byte
-	ExpiresAt      time.Time
-	CreatedAt      time.Time
+	Token          tokenRow `gorm:"embedded"`
 	LinkStatus     *string
 	LinkLastUsedAt *time.Time
 }
 
-// GetTokenSessionLink implements store.FastTokens.
+// GetTokenSessionLink implements store.Tokens.
 func (s *Store) GetTokenSessionLink(ctx context.Context, kind store.TokenKind, sig string) (store.TokenSession, store.LinkState, error) {
 	var rows []tokenLinkRow
 	err := s.q(ctx).Raw(`SELECT t.*, l.status AS link_status, l.last_used_at AS link_last_used_at
@@ -186,12 +167,10 @@ WHERE t.kind = ? AND t.signature_hash = ? LIMIT 1`, string(kind), sig).Scan(&row
 			ls.LastUsedAt = store.UTC(*r.LinkLastUsedAt)
 		}
 	}
-	return toToken(tokenRow{Kind: r.Kind, SignatureHash: r.SignatureHash, RequestID: r.RequestID, ClientID: r.ClientID,
-		AccountID: r.AccountID, LinkID: r.LinkID, Active: r.Active, Request: r.Request, ExpiresAt: r.ExpiresAt,
-		CreatedAt: r.CreatedAt}), ls, nil
+	return toToken(r.Token), ls, nil
 }
 
-// GetRequestTokenSessions implements store.FastTokens.
+// GetRequestTokenSessions implements store.Tokens.
 func (s *Store) GetRequestTokenSessions(ctx context.Context, kind store.TokenKind, sig string, also ...store.TokenKind) ([]store.TokenSession, error) {
 	var rows []tokenRow
 	q := s.q(ctx)
@@ -221,8 +200,6 @@ func (s *Store) GetRequestTokenSessions(ctx context.Context, kind store.TokenKin
 	}
 	return out, nil
 }
-
-var _ store.TokenPrefetcher = (*Store)(nil)
 
 // prefetchRow is one row of the prefetch join; every column may be NULL.
 type prefetchRow struct {
@@ -261,7 +238,7 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// PrefetchTokenRequest implements store.TokenPrefetcher: a one-row
+// PrefetchTokenRequest implements store.Tokens: a one-row
 // anchor LEFT JOINed to the client, the sessions and the link, so a missing
 // client or session still answers the other.
 func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind store.TokenKind, sig string, also ...store.TokenKind) (store.TokenPrefetch, error) {

@@ -1,0 +1,122 @@
+package fositestore
+
+import (
+	"context"
+	"sync"
+
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// joinedDeletes are the session deletions of one token request that join
+// the token batch redeeming its code instead of costing a statement and a
+// commit each: the PKCE session, which fosite deletes before it redeems
+// the code (held between BeginDeferral and EndDeferral), and the OpenID
+// session, deleted by the batch before fosite asks. A nil *joinedDeletes
+// joins nothing.
+type joinedDeletes struct {
+	mu sync.Mutex
+	// deferring is set between BeginDeferral and EndDeferral.
+	deferring bool
+	// waiting are deferred deletions no batch has taken yet; taken are
+	// those a batch took, in case it is not written.
+	waiting, taken []store.TokenRef
+	// done are sessions a batch deletes: fosite's own delete of them is a
+	// no-op (the read cache still answers for them, since fosite reads the
+	// OpenID session after the commit).
+	done map[store.TokenRef]bool
+}
+
+type joinedDeletesKey struct{}
+
+// WithJoinedDeletes returns a context in which the token request's session
+// deletions may join its token batch (see joinedDeletes, BeginDeferral).
+func WithJoinedDeletes(ctx context.Context) context.Context {
+	return context.WithValue(ctx, joinedDeletesKey{}, &joinedDeletes{done: map[store.TokenRef]bool{}})
+}
+
+func joinedOf(ctx context.Context) *joinedDeletes {
+	jd, _ := ctx.Value(joinedDeletesKey{}).(*joinedDeletes)
+	return jd
+}
+
+// BeginDeferral lets the PKCE-session deletion of the token request in ctx
+// (see WithJoinedDeletes) join the batch that redeems the code. The caller
+// must call EndDeferral when the request is answered, on every path: it
+// writes whatever deletion is still pending, so a failed attempt still uses
+// up the PKCE session exactly as an immediate deletion would.
+func (st *Store) BeginDeferral(ctx context.Context) {
+	if jd := joinedOf(ctx); jd != nil {
+		jd.mu.Lock()
+		jd.deferring = true
+		jd.mu.Unlock()
+	}
+}
+
+// EndDeferral writes the deletions still pending (failed: also those taken
+// by a batch that was not written) and stops deferring.
+func (st *Store) EndDeferral(ctx context.Context, failed bool) error {
+	jd := joinedOf(ctx)
+	if jd == nil {
+		return nil
+	}
+	jd.mu.Lock()
+	refs := jd.waiting
+	if failed {
+		refs = append(refs, jd.taken...)
+	}
+	jd.deferring, jd.waiting, jd.taken = false, nil, nil
+	jd.mu.Unlock()
+	if len(refs) == 0 {
+		return nil
+	}
+	return st.applyBatch(ctx, st.s, store.TokenBatch{Delete: refs})
+}
+
+// deferDelete holds ref's deletion when deferring outside a transaction.
+func (jd *joinedDeletes) deferDelete(ctx context.Context, ref store.TokenRef) bool {
+	if jd == nil || txOf(ctx) != nil {
+		return false
+	}
+	jd.mu.Lock()
+	defer jd.mu.Unlock()
+	if !jd.deferring {
+		return false
+	}
+	jd.waiting = append(jd.waiting, ref)
+	return true
+}
+
+// take moves the deferred deletions into a batch.
+func (jd *joinedDeletes) take() []store.TokenRef {
+	if jd == nil {
+		return nil
+	}
+	jd.mu.Lock()
+	defer jd.mu.Unlock()
+	refs := jd.waiting
+	jd.taken = append(jd.taken, refs...)
+	jd.waiting = nil
+	return refs
+}
+
+// join records that a batch deletes ref; without joinedDeletes it reports
+// false and fosite's own delete follows.
+func (jd *joinedDeletes) join(ref store.TokenRef) bool {
+	if jd == nil {
+		return false
+	}
+	jd.mu.Lock()
+	defer jd.mu.Unlock()
+	jd.done[ref] = true
+	return true
+}
+
+// isDone reports whether a batch deletes ref already.
+func (jd *joinedDeletes) isDone(ref store.TokenRef) bool {
+	if jd == nil {
+		return false
+	}
+	jd.mu.Lock()
+	defer jd.mu.Unlock()
+	return jd.done[ref]
+}
