@@ -68,6 +68,7 @@ type envOpts struct {
 	// argon2 uses the real password hasher; the default is a cheap one
 	// that keeps the many sign-ins of the handler tests fast.
 	argon2   bool
+	hasher   identity.Hasher // when set, instead of either
 	issuer   string
 	throttle identity.ThrottlePolicy
 	store    *sqlstore.Store
@@ -83,6 +84,9 @@ func newEnv(t *testing.T, o envOpts) *env {
 	var hasher identity.Hasher = cheapHasher{}
 	if o.argon2 {
 		hasher = nil // internal/password
+	}
+	if o.hasher != nil {
+		hasher = o.hasher
 	}
 	id, err := identity.New(identity.Config{Store: e.store, Clock: e.clock.Now, Throttle: o.throttle, Hasher: hasher})
 	if err != nil {
@@ -253,7 +257,9 @@ func newServer(t *testing.T, h http.Handler) *httptest.Server {
 // cheapHasher stands in for argon2id where a test signs in many times.
 type cheapHasher struct{}
 
-func (cheapHasher) Hash(pw string) (string, error) {
+func (cheapHasher) Hash(_ context.Context, pw string) (string, error) {
 	return "test:" + store.HashSecret("salt:"+pw), nil
 }
-func (cheapHasher) Verify(h, pw string) bool { return h == "test:"+store.HashSecret("salt:"+pw) }
+func (cheapHasher) Check(_ context.Context, h, pw string) (bool, string, error) {
+	return h == "test:"+store.HashSecret("salt:"+pw), "", nil
+}

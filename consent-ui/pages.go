@@ -236,6 +236,9 @@ func (u *UI) postLogin(w http.ResponseWriter, r *http.Request) {
 			u.loginPage(w, r, http.StatusTooManyRequests, email, next, notice,
 				"Too many failed sign-in attempts. For your safety, wait "+identity.HumanDuration(te.RetryAfter)+
 					" and try again. Your account is not locked: the right password will work after the wait.")
+		case errors.Is(err, identity.ErrBusy):
+			u.busy(w, r)
+			u.loginPage(w, r, http.StatusServiceUnavailable, email, next, notice, msgBusy)
 		case errors.Is(err, identity.ErrInvalidCredentials), errors.Is(err, identity.ErrAccountDisabled):
 			u.log.InfoContext(r.Context(), "consent-ui: sign-in refused", "client_addr", u.clientAddr(r))
 			u.loginPage(w, r, http.StatusUnauthorized, email, next, notice, capitalize(err.Error())+".")
@@ -301,6 +304,9 @@ func (u *UI) postSignUp(w http.ResponseWriter, r *http.Request) {
 		// The same answer either way: the page must not reveal whether
 		// the address already had an account.
 		u.loginPage(w, r, http.StatusOK, strings.ToLower(email), next, identity.SignUpNotice, "")
+	case errors.Is(err, identity.ErrBusy):
+		u.busy(w, r)
+		u.signUpPage(w, r, http.StatusServiceUnavailable, email, next, "", msgBusy)
 	case errors.Is(err, identity.ErrInvalidEmail):
 		u.signUpPage(w, r, http.StatusUnprocessableEntity, email, next, "", capitalize(err.Error())+".")
 	case errors.Is(err, identity.ErrWeakPassword):
@@ -308,6 +314,21 @@ func (u *UI) postSignUp(w http.ResponseWriter, r *http.Request) {
 	default:
 		u.serverError(w, r, err)
 	}
+}
+
+// msgBusy is what a sign-in or sign-up page says when every
+// password-hashing slot stayed busy (identity.ErrBusy).
+const msgBusy = "Many people are signing in right now, so Linkslot could not check your password. " +
+	"Nothing was changed. Try again in a moment."
+
+// busyRetryAfter is the Retry-After of a 503 for busy hashing slots: one
+// admission wait, by when most of the crowd ahead has been served.
+const busyRetryAfter = "2"
+
+// busy logs a refusal for busy hashing slots and sets Retry-After.
+func (u *UI) busy(w http.ResponseWriter, r *http.Request) {
+	u.log.WarnContext(r.Context(), "consent-ui: password hashing slots busy", "path", r.URL.Path, "client_addr", u.clientAddr(r))
+	w.Header().Set("Retry-After", busyRetryAfter)
 }
 
 func capitalize(s string) string {

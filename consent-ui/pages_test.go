@@ -14,6 +14,7 @@ import (
 
 	consentui "github.com/linkslot/linkslot/consent-ui"
 	"github.com/linkslot/linkslot/internal/identity"
+	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/storetest"
@@ -274,6 +275,36 @@ func TestLoginThrottled(t *testing.T) {
 	e.clock.Advance(time.Minute)
 	if r := c.logIn("ada@example.com", testPassword); r.status != http.StatusSeeOther {
 		t.Fatalf("after the wait: %d", r.status)
+	}
+}
+
+// With every password-hashing slot busy, sign-in and sign-up answer 503
+// with Retry-After and a page that says to try again in a moment; when a
+// slot frees, the same sign-in goes through.
+func TestLoginBusy(t *testing.T) {
+	pool := password.NewPool(1, 20*time.Millisecond)
+	e := newEnv(t, envOpts{hasher: pool})
+	c := e.client()
+	c.signUp("ada@example.com", testPassword)
+	release, err := pool.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []resp{
+		c.logIn("ada@example.com", testPassword),
+		c.post("/signup", "/signup", url.Values{"email": {"bob@example.com"}, "password": {testPassword}, "password_repeat": {testPassword}}),
+	} {
+		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "2" ||
+			!strings.Contains(r.body, "Try again in a moment") || !strings.Contains(r.body, "Nothing was changed") {
+			t.Fatalf("busy: %d %q %s", r.status, r.header.Get("Retry-After"), r.body)
+		}
+	}
+	if !strings.Contains(e.logs.String(), "password hashing slots busy") || strings.Contains(e.logs.String(), testPassword) {
+		t.Fatalf("logs: %s", e.logs.String())
+	}
+	release()
+	if r := c.logIn("ada@example.com", testPassword); r.status != http.StatusSeeOther {
+		t.Fatalf("after a slot frees: %d", r.status)
 	}
 }
 

@@ -29,6 +29,14 @@
 // after the wait a correct password always works, and it clears the
 // account's failures. The ThrottledError says when to try again.
 //
+// Admission. Every password hash runs in one of the process's bounded
+// hashing slots (password.Default: one per core, at most four). A sign-in,
+// sign-up or password change that gets no slot within 2 s answers ErrBusy
+// having checked, counted and changed nothing; consent-ui shows it as 503
+// with Retry-After. A right password whose stored hash was made with
+// parameters older than password.Current is re-hashed and stored at that
+// sign-in (unless the password changed meanwhile).
+//
 // Sessions. A session cookie value is 32 random bytes (base64url); only its
 // SHA-256 (store.HashSecret) is stored. Sessions live SessionLifetime (12 h)
 // and are created anew at every sign-in (rotation: the caller deletes the

@@ -23,6 +23,10 @@ var (
 	// ErrThrottled: too many failed sign-ins; errors.As a *ThrottledError
 	// for the time to retry.
 	ErrThrottled = errors.New("too many failed sign-in attempts")
+	// ErrBusy: every password-hashing slot stayed busy for the admission
+	// wait (password.AdmissionWait); nothing was checked or changed. Answer
+	// 503 with Retry-After: a retry in a moment will usually get a slot.
+	ErrBusy = errors.New("many people are signing in right now; try again in a moment")
 	// ErrNoSession: the session does not exist, has expired, or its
 	// account is gone or disabled.
 	ErrNoSession = errors.New("identity: no valid session")

@@ -39,24 +39,23 @@ type Store interface {
 	store.Activities
 }
 
-// Hasher hashes and verifies passwords. The default is internal/password
-// (argon2id).
+// Hasher hashes and verifies passwords. The default is password.Default
+// (argon2id in the process's bounded hashing slots). Hash and Check answer
+// password.ErrBusy when no slot is free in time; Check's upgraded, when not
+// empty, replaces the stored hash (parameters raised since it was made).
 type Hasher interface {
-	Hash(pw string) (string, error)
-	Verify(hash, pw string) bool
+	Hash(ctx context.Context, pw string) (string, error)
+	Check(ctx context.Context, hash, pw string) (ok bool, upgraded string, err error)
 }
 
-type argon2Hasher struct{}
-
-func (argon2Hasher) Hash(pw string) (string, error) { return password.Hash(pw) }
-func (argon2Hasher) Verify(hash, pw string) bool    { return password.Verify(hash, pw) }
+var _ Hasher = (*password.Pool)(nil)
 
 // Config configures a Service. Only Store is required.
 type Config struct {
 	Store Store
 	// Clock defaults to store.SystemClock.
 	Clock store.Clock
-	// Hasher defaults to internal/password (argon2id).
+	// Hasher defaults to password.Default (argon2id, bounded slots).
 	Hasher Hasher
 	// Throttle bounds failed sign-ins; zero fields take the defaults.
 	Throttle ThrottlePolicy
@@ -85,14 +84,14 @@ func New(cfg Config) (*Service, error) {
 		s.clock = store.SystemClock
 	}
 	if s.hasher == nil {
-		s.hasher = argon2Hasher{}
+		s.hasher = password.Default
 	}
 	if s.lifetime <= 0 {
 		s.lifetime = SessionLifetime
 	}
 	// Unknown addresses are verified against this hash so that they take
 	// as long as known ones.
-	h, err := s.hasher.Hash(store.RandomString(24))
+	h, err := s.hasher.Hash(context.Background(), store.RandomString(24))
 	if err != nil {
 		return nil, fmt.Errorf("identity: dummy hash: %w", err)
 	}
@@ -147,9 +146,9 @@ func (s *Service) SignUp(ctx context.Context, email, pw string) (store.Account, 
 	if err := CheckPassword(e, pw); err != nil {
 		return store.Account{}, err
 	}
-	hash, err := s.hasher.Hash(pw)
+	hash, err := s.hasher.Hash(ctx, pw)
 	if err != nil {
-		return store.Account{}, fmt.Errorf("identity: hash password: %w", err)
+		return store.Account{}, hashError(err)
 	}
 	now := store.UTC(s.clock())
 	a := store.Account{ID: store.NewID("acct"), Email: e, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
@@ -163,8 +162,10 @@ func (s *Service) SignUp(ctx context.Context, email, pw string) (store.Account, 
 }
 
 // Authenticate checks an email and password, throttled per account and per
-// client address. It answers ErrInvalidCredentials, ErrAccountDisabled, or a
-// *ThrottledError (errors.Is ErrThrottled).
+// client address. It answers ErrInvalidCredentials, ErrAccountDisabled,
+// ErrBusy (no hashing slot in time: nothing was checked or counted), or a
+// *ThrottledError (errors.Is ErrThrottled). A right password whose hash was
+// made with older parameters has its hash upgraded.
 func (s *Service) Authenticate(ctx context.Context, email, pw, clientAddr string) (store.Account, error) {
 	now := s.clock()
 	e := strings.ToLower(strings.TrimSpace(email))
@@ -186,7 +187,11 @@ func (s *Service) Authenticate(ctx context.Context, email, pw, clientAddr string
 	default:
 		return store.Account{}, fmt.Errorf("identity: look up account: %w", err)
 	}
-	ok := s.hasher.Verify(hash, pw) && err == nil && len(pw) <= MaxPasswordLength
+	match, upgraded, herr := s.hasher.Check(ctx, hash, pw)
+	if herr != nil {
+		return store.Account{}, hashError(herr)
+	}
+	ok := match && err == nil && len(pw) <= MaxPasswordLength
 	if !ok {
 		s.throttle.fail(acctKey, now)
 		s.throttle.fail(addrKey, now)
@@ -196,7 +201,28 @@ func (s *Service) Authenticate(ctx context.Context, email, pw, clientAddr string
 	if acct.Disabled {
 		return store.Account{}, ErrAccountDisabled
 	}
+	if upgraded != "" {
+		old := acct.PasswordHash
+		// Only if the password did not change meanwhile. A failure here
+		// leaves the old hash, which the next sign-in upgrades.
+		if a, uerr := s.store.UpdateAccount(ctx, acct.ID, func(a store.Account) (store.Account, error) {
+			if a.PasswordHash == old {
+				a.PasswordHash = upgraded
+			}
+			return a, nil
+		}); uerr == nil {
+			acct = a
+		}
+	}
 	return acct, nil
+}
+
+// hashError maps the hasher's refusals to the Service's errors.
+func hashError(err error) error {
+	if errors.Is(err, password.ErrBusy) {
+		return ErrBusy
+	}
+	return fmt.Errorf("identity: password hash: %w", err)
 }
 
 // ChangePassword replaces the password after checking the current one, and
@@ -217,9 +243,9 @@ func (s *Service) ChangePassword(ctx context.Context, accountID, current, next, 
 	if err := CheckPassword(acct.Email, next); err != nil {
 		return err
 	}
-	hash, err := s.hasher.Hash(next)
+	hash, err := s.hasher.Hash(ctx, next)
 	if err != nil {
-		return fmt.Errorf("identity: hash password: %w", err)
+		return hashError(err)
 	}
 	if _, err := s.store.UpdateAccount(ctx, accountID, func(a store.Account) (store.Account, error) {
 		a.PasswordHash = hash

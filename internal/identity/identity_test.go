@@ -31,8 +31,10 @@ func (c *fakeClock) Advance(d time.Duration) {
 // argon2id hasher end to end.
 type cheapHasher struct{}
 
-func (cheapHasher) Hash(pw string) (string, error) { return "h:" + store.HashSecret(pw), nil }
-func (cheapHasher) Verify(h, pw string) bool       { return h == "h:"+store.HashSecret(pw) }
+func (cheapHasher) Hash(_ context.Context, pw string) (string, error) { return "h:" + store.HashSecret(pw), nil }
+func (cheapHasher) Check(_ context.Context, h, pw string) (bool, string, error) {
+	return h == "h:"+store.HashSecret(pw), "", nil
+}
 
 func newService(t *testing.T, s *sqlstore.Store, clk *fakeClock, h identity.Hasher) *identity.Service {
 	t.Helper()

@@ -10,6 +10,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -116,10 +117,26 @@ func LinkThroughPages(ctx context.Context, r LinkRequest) (*oauth2.Token, error)
 		form.Set("email", r.Email)
 		form.Set("password", r.Password)
 		login := url.URL{Scheme: resp.Request.URL.Scheme, Host: resp.Request.URL.Host, Path: "/login"}
-		if resp, err = post(login.String(), form); err != nil {
-			return nil, fmt.Errorf("sign in: %w", err)
+		// A 503 (every password-hashing slot busy) says when to try
+		// again; a person would, so the agent's browser does too.
+		for attempt := 0; ; attempt++ {
+			if resp, err = post(login.String(), form); err != nil {
+				return nil, fmt.Errorf("sign in: %w", err)
+			}
+			body = readBody(resp)
+			wait, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+			if resp.StatusCode != http.StatusServiceUnavailable || wait <= 0 || attempt == 9 {
+				break
+			}
+			select {
+			case <-time.After(time.Duration(wait) * time.Second):
+			case <-ctx.Done():
+				return nil, fmt.Errorf("sign in: %w", ctx.Err())
+			}
+			form = HiddenFields(body)
+			form.Set("email", r.Email)
+			form.Set("password", r.Password)
 		}
-		body = readBody(resp)
 	}
 	if resp.StatusCode == http.StatusOK && resp.Request.URL.Path == authURL.Path {
 		form := HiddenFields(body)
