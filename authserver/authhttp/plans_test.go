@@ -1,0 +1,271 @@
+package authhttp_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/oauth2"
+	"gorm.io/gorm"
+
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/storetest"
+)
+
+// Token-path plans at scale. token_sessions is pre-filled with 500,000
+// spent rows of every kind (one INSERT … SELECT generate_series), never
+// analyzed (autovacuum is off for the table, and nothing runs ANALYZE), so
+// the planner knows nothing about them. Then a code flow with PKCE and
+// OpenID, two refresh rotations, a refresh-token reuse (the family is
+// revoked), a code reuse, a revocation and the resource server's session
+// check run through the real handlers, and every statement they send that
+// touches token_sessions is replayed under EXPLAIN (ANALYZE, BUFFERS,
+// FORMAT JSON) in a transaction that is rolled back. Each must read at most
+// maxPlanRows token_sessions rows (index entries and heap rows, filtered
+// ones included) and at most maxPlanBlocks buffers: a plan that scans the
+// spent rows fails, whatever the timing.
+//
+// LINKSLOT_PLAN_REPORT=1 logs the figures of every statement.
+const (
+	bulkRows      = 500_000
+	maxPlanRows   = 20
+	maxPlanBlocks = 200
+)
+
+type capturedStmt struct {
+	sql  string
+	vars []any
+}
+
+func TestTokenPathPlansAtScale(t *testing.T) {
+	s := storetest.Postgres(t)
+	ctx := context.Background()
+	db := s.DB()
+	if err := db.Exec(`ALTER TABLE token_sessions SET (autovacuum_enabled = false)`).Error; err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, s)
+	began := time.Now()
+	if err := db.Transaction(func(tx *gorm.DB) error { return bulkFill(tx, e, bulkRows) }); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d spent rows in %s, not analyzed", bulkRows, time.Since(began).Round(time.Millisecond))
+
+	var mu sync.Mutex
+	var captured []capturedStmt
+	capture := func(tx *gorm.DB) {
+		q := tx.Statement.SQL.String()
+		if !strings.Contains(q, "token_sessions") || tx.Error != nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		captured = append(captured, capturedStmt{q, slices.Clone(tx.Statement.Vars)})
+	}
+	cb := db.Callback()
+	for i, reg := range []func(string, func(*gorm.DB)) error{
+		cb.Query().After("gorm:query").Register, cb.Row().After("gorm:row").Register,
+		cb.Raw().After("gorm:raw").Register, cb.Update().After("gorm:update").Register,
+		cb.Delete().After("gorm:delete").Register, cb.Create().After("gorm:create").Register,
+	} {
+		if err := reg(fmt.Sprintf("plans:capture%d", i), capture); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The token path, through the real handlers.
+	c := e.oauth(publicID, "", "openid", "offline_access")
+	verifier := oauth2.GenerateVerifier()
+	code := e.code(c, e.account.ID, oauth2.S256ChallengeOption(verifier), oidc.Nonce("nonce-1234567890"))
+	tok, err := c.Exchange(ctx, code, oauth2.VerifierOption(verifier))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := tok.RefreshToken
+	for range 2 {
+		tok.Expiry = time.Now().Add(-time.Minute)
+		if tok, err = c.TokenSource(ctx, tok).Token(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, m, _ := e.tokenForm("/oauth2/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {first},
+		"client_id": {publicID}}); st != 400 || m["error"] != "invalid_grant" {
+		t.Fatalf("refresh-token reuse: %d %v", st, m)
+	}
+	if st, m, _ := e.tokenForm("/oauth2/token", url.Values{"grant_type": {"authorization_code"}, "code": {code},
+		"code_verifier": {verifier}, "redirect_uri": {e.redirect}, "client_id": {publicID}}); st != 400 {
+		t.Fatalf("code reuse: %d %v", st, m)
+	}
+	code2 := e.code(c, e.account.ID, oauth2.S256ChallengeOption(verifier))
+	tok2, err := c.Exchange(ctx, code2, oauth2.VerifierOption(verifier))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, m, _ := e.tokenForm("/oauth2/revoke", url.Values{"token": {tok2.RefreshToken}, "client_id": {publicID}}); st != 200 {
+		t.Fatalf("revoke: %d %v", st, m)
+	}
+	// The resource server's check of a token's session and link.
+	if _, _, err := s.GetTokenSessionLink(ctx, store.KindAccessToken, store.HashSecret("no such token")); err == nil {
+		t.Fatal("a made-up access token has a session")
+	}
+
+	mu.Lock()
+	stmts := captured
+	captured = nil
+	mu.Unlock()
+	if len(stmts) < 5 {
+		t.Fatalf("only %d token statements captured", len(stmts))
+	}
+
+	seen := map[string]bool{}
+	report := os.Getenv("LINKSLOT_PLAN_REPORT") == "1"
+	for _, st := range stmts {
+		if seen[st.sql] {
+			continue
+		}
+		seen[st.sql] = true
+		rows, blocks, nodes, err := explain(ctx, s.SQL(), st)
+		if err != nil {
+			t.Fatalf("EXPLAIN %s: %v", shorten(st.sql), err)
+		}
+		if report {
+			t.Logf("rows %4d  blocks %4d  %s\n    plan: %s", rows, blocks, shorten(st.sql), nodes)
+		}
+		if rows > maxPlanRows || blocks > maxPlanBlocks {
+			t.Errorf("plan reads %d token_sessions rows and %d buffers (at most %d and %d) at %d spent rows:\n  %s\n  plan: %s",
+				rows, blocks, maxPlanRows, maxPlanBlocks, bulkRows, shorten(st.sql), nodes)
+		}
+	}
+	t.Logf("%d distinct token statements checked", len(seen))
+}
+
+// bulkFill inserts n spent token sessions of every kind in one INSERT …
+// SELECT generate_series. The table's indexes are dropped first and built
+// again after, in the same transaction (a sorted build is many times faster
+// than n index insertions); building them records the table's size, as any
+// index build does, but no column statistics: nothing runs ANALYZE.
+func bulkFill(tx *gorm.DB, e *env, n int) error {
+	for _, q := range []string{`SET LOCAL statement_timeout = 0`, `SET LOCAL maintenance_work_mem = '128MB'`, `SET LOCAL synchronous_commit = off`} {
+		if err := tx.Exec(q).Error; err != nil {
+			return err
+		}
+	}
+	var defs []string
+	if err := tx.Raw(`SELECT indexdef FROM pg_indexes WHERE tablename = 'token_sessions' AND indexname <> 'token_sessions_pkey'`).
+		Scan(&defs).Error; err != nil {
+		return err
+	}
+	var names []string
+	if err := tx.Raw(`SELECT indexname FROM pg_indexes WHERE tablename = 'token_sessions' AND indexname <> 'token_sessions_pkey'`).
+		Scan(&names).Error; err != nil {
+		return err
+	}
+	stmts := []string{`ALTER TABLE token_sessions DROP CONSTRAINT token_sessions_pkey`}
+	for _, name := range names {
+		stmts = append(stmts, `DROP INDEX `+name)
+	}
+	for _, q := range stmts {
+		if err := tx.Exec(q).Error; err != nil {
+			return err
+		}
+	}
+	k := []store.TokenKind{store.KindAuthorizeCode, store.KindPKCE, store.KindOpenID, store.KindAccessToken, store.KindRefreshToken}
+	if err := tx.Exec(`INSERT INTO token_sessions
+ (kind, signature_hash, request_id, client_id, account_id, link_id, active, request, expires_at, created_at)
+SELECT (ARRAY[?, ?, ?, ?, ?])[1 + i % 5], lpad(i::text, 43, 's'), 'spent-' || (i / 5), ?, ?, 'link-spent-' || (i / 50),
+ false, '\x7b7d'::bytea, now() - interval '1 hour', now() - interval '2 hours'
+FROM generate_series(1, ?) AS i`, k[0], k[1], k[2], k[3], k[4], publicID, e.account2.ID, n).Error; err != nil {
+		return err
+	}
+	stmts = append([]string{`ALTER TABLE token_sessions ADD PRIMARY KEY (kind, signature_hash)`}, defs...)
+	for _, q := range stmts {
+		if err := tx.Exec(q).Error; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planNode is the part of EXPLAIN's JSON the test reads.
+type planNode struct {
+	NodeType            string     `json:"Node Type"`
+	RelationName        string     `json:"Relation Name"`
+	IndexName           string     `json:"Index Name"`
+	ActualRows          float64    `json:"Actual Rows"`
+	ActualLoops         float64    `json:"Actual Loops"`
+	RowsRemovedByFilter float64    `json:"Rows Removed by Filter"`
+	RowsRemovedByRechk  float64    `json:"Rows Removed by Index Recheck"`
+	SharedHitBlocks     int        `json:"Shared Hit Blocks"`
+	SharedReadBlocks    int        `json:"Shared Read Blocks"`
+	Plans               []planNode `json:"Plans"`
+}
+
+// explain replays st under EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) in a
+// transaction it rolls back, and returns the token_sessions rows read, the
+// buffers the statement touched, and the plan in one line.
+func explain(ctx context.Context, db *sql.DB, st capturedStmt) (rows, blocks int, nodes string, err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	defer tx.Rollback()
+	if strings.Contains(st.sql, "INSERT") {
+		// The rows it inserts exist now: remove the live ones (the
+		// spent rows have all expired) so that the replay inserts again.
+		// Index entries of the removed rows stay, so lookups walk the
+		// same paths.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM token_sessions WHERE expires_at > now()`); err != nil {
+			return 0, 0, "", err
+		}
+	}
+	var raw []byte
+	if err := tx.QueryRowContext(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+st.sql, st.vars...).Scan(&raw); err != nil {
+		return 0, 0, "", err
+	}
+	var out []struct {
+		Plan planNode `json:"Plan"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil || len(out) != 1 {
+		return 0, 0, "", fmt.Errorf("EXPLAIN output: %v", err)
+	}
+	var parts []string
+	var walk func(n planNode)
+	walk = func(n planNode) {
+		label := n.NodeType
+		if n.IndexName != "" {
+			label += " " + n.IndexName
+		} else if n.RelationName != "" {
+			label += " " + n.RelationName
+		}
+		// A ModifyTable node counts the rows it changed, which its
+		// scan below has already counted.
+		if n.NodeType != "ModifyTable" && (strings.HasPrefix(n.IndexName, "token_sessions") || n.RelationName == "token_sessions") {
+			r := int(n.ActualRows*max(n.ActualLoops, 1) + n.RowsRemovedByFilter + n.RowsRemovedByRechk)
+			rows += r
+			label += fmt.Sprintf(" (%d)", r)
+		}
+		parts = append(parts, label)
+		for _, c := range n.Plans {
+			walk(c)
+		}
+	}
+	walk(out[0].Plan)
+	return rows, out[0].Plan.SharedHitBlocks + out[0].Plan.SharedReadBlocks, strings.Join(parts, " → "), nil
+}
+
+func shorten(q string) string {
+	q = strings.Join(strings.Fields(q), " ")
+	if len(q) > 240 {
+		q = q[:240] + "…"
+	}
+	return q
+}
