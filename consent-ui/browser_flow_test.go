@@ -19,7 +19,7 @@ import (
 	consentui "github.com/linkslot/linkslot/consent-ui"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/store"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
 
@@ -32,7 +32,7 @@ import (
 func TestBrowserAuthorizationFlow(t *testing.T) {
 	ctx := newBrowser(t)
 	bg := context.Background()
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 

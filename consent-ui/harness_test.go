@@ -22,7 +22,7 @@ import (
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 type fakeClock struct {
@@ -78,7 +78,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	t.Helper()
 	e := &env{t: t, store: o.store, clock: &fakeClock{t: time.Now().UTC().Truncate(time.Second)}, logs: &syncBuffer{}}
 	if e.store == nil {
-		e.store = storetest.SQLite(t)
+		e.store = sqltest.SQLite(t)
 	}
 	logger := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var hasher identity.Hasher = cheapHasher{}

@@ -17,7 +17,7 @@ import (
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 const testPassword = "Sup3r-Secret-Passphrase-7781"
@@ -206,7 +206,7 @@ func TestSignUpDoesNotRevealAccounts(t *testing.T) {
 }
 
 func TestLoginAndSessionRotation(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, envOpts{store: s})
 		c := e.client()
 		c.signUp("ada@example.com", testPassword)
@@ -393,7 +393,7 @@ func TestConsentPage(t *testing.T) {
 }
 
 func TestConnectionsAndDisconnect(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, envOpts{store: s})
 		ctx := context.Background()
 		ada := e.client()

@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestControlCharactersInForms: U+0000 in a form field answers the page
 // with a form error naming the field, on both backends (PostgreSQL cannot
 // store NUL in text; SQLite can), never a server error.
 func TestControlCharactersInForms(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, envOpts{store: s})
 		c := e.client()
 		for _, tc := range []struct {

@@ -23,7 +23,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // Benchmarks of the two hot paths, through HTTP on httptest, on every
@@ -45,7 +45,7 @@ type scenario struct {
 // workers on a pool of 4 connections (CONTRACT §9: completes, no stall).
 func scenarios() []scenario {
 	var out []scenario
-	for _, be := range storetest.Backends() {
+	for _, be := range sqltest.Backends() {
 		out = append(out, scenario{be.Name + "/workers=16", 16, be.Open})
 	}
 	out = append(out,
@@ -62,7 +62,7 @@ func scenarios() []scenario {
 			return st
 		}},
 		scenario{"postgres/workers=64/pool=4", 64, func(t testing.TB) *sqlstore.Store {
-			return storetest.PostgresWith(t, sqlstore.Options{MaxOpenConns: 4})
+			return sqltest.PostgresWith(t, sqlstore.Options{MaxOpenConns: 4})
 		}})
 	return out
 }
@@ -319,7 +319,7 @@ func writeTxns(t testing.TB, s *sqlstore.Store) int64 {
 // rotation and one authorization-code flow cost (no assertion: a figure for
 // the performance work, CONTRACT §9).
 func TestStatementCounts(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, s)
 		c := e.oauth(publicID, "", "openid", "offline_access")
 		v0 := oauth2.GenerateVerifier()
@@ -380,7 +380,7 @@ func TestStatementCounts(t *testing.T) {
 // the batch that redeems the code (CONTRACT §9), but a failed attempt still
 // uses it up, as fosite does: the right verifier after a wrong one fails.
 func TestWrongVerifierUsesUpPKCE(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, s)
 		c := e.oauth(publicID, "", "openid")
 		v := oauth2.GenerateVerifier()

@@ -11,7 +11,7 @@ import (
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // simultaneously runs fn n times at once and returns the HTTP statuses.
@@ -46,7 +46,7 @@ func count(statuses []int, want int) int {
 // rotations of one refresh token, through the token endpoint, exactly one
 // succeeds.
 func TestConcurrentRedemption(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, s)
 		c := e.oauth(publicID, "", "openid")
 		for round := 0; round < 3; round++ {
@@ -81,7 +81,7 @@ func TestConcurrentRedemption(t *testing.T) {
 // TestKeyRotation: tokens signed before a rotation still verify (JWKS and
 // introspection), new ones carry the new kid.
 func TestKeyRotation(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	e := newEnv(t, s)
 	c := e.oauth(publicID, "", "openid")
 	v := oauth2.GenerateVerifier()

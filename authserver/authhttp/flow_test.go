@@ -18,14 +18,14 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestCodeFlow drives the whole flow with golang.org/x/oauth2 and go-oidc:
 // authorize with PKCE and consent → code → tokens → ID token verified →
 // access token verified against the JWKS → refresh rotated → revoked.
 func TestCodeFlow(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, s)
 		ctx := context.Background()
 		var secrets []string
@@ -214,7 +214,7 @@ func verifyAccessToken(t *testing.T, e *env, raw string) map[string]any {
 }
 
 func TestDiscovery(t *testing.T) {
-	e := newEnv(t, storetest.SQLite(t))
+	e := newEnv(t, sqltest.SQLite(t))
 	want := map[string]any{
 		"issuer":                                         e.issuer,
 		"authorization_endpoint":                         e.issuer + "/oauth2/authorize",

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/linkslot/linkslot/internal/consent"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // registeredRedirects are the harness clients' redirect URIs (harness_test.go).
@@ -73,7 +73,7 @@ func FuzzAuthorizeToken(f *testing.F) {
 		f.Add(s.endpoint, s.signedIn, s.clientID, s.redirectURI, s.responseType, s.scope, s.state, s.challenge,
 			s.method, s.resource, s.grantType, s.code, s.refresh, s.verifier, s.decision)
 	}
-	e := newEnv(f, storetest.SQLite(f))
+	e := newEnv(f, sqltest.SQLite(f))
 	noRedirect := e.browser()
 	f.Fuzz(func(t *testing.T, endpoint uint8, signedIn bool, clientID, redirectURI, responseType, scope, state, challenge,
 		method, resource, grantType, code, refresh, verifier, decision string) {

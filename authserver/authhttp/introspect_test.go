@@ -7,14 +7,14 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestIntrospectExpiry: introspection reports each token's own exp — the
 // access token's 15 minutes, the refresh token's idle lifetime (30 days in
 // the harness) — not the access token's for both.
 func TestIntrospectExpiry(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, s)
 		c := e.oauth(publicID, "", "openid")
 		v := oauth2.GenerateVerifier()

@@ -13,7 +13,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // expectRedirectError asserts that the authorize request is answered with a
@@ -67,7 +67,7 @@ func refresh(e *env, clientID, rt string) (int, map[string]any) {
 }
 
 func TestNegative(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, s)
 		c := e.oauth(publicID, "", "openid")
 		v := oauth2.GenerateVerifier()

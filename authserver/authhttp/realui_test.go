@@ -19,14 +19,14 @@ import (
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/testkit"
 )
 
 // TestWithConsentUI runs the code flow through the real consent pages:
 // sign in with a password, approve on the consent page, exchange the code.
 func TestWithConsentUI(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	ctx := context.Background()
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))

@@ -8,7 +8,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestStateOptional: OAuth 2.1 with PKCE makes state optional and MCP
@@ -16,7 +16,7 @@ import (
 // served; the redirect then carries back exactly what was sent (no state
 // parameter when none was sent) and always iss.
 func TestStateOptional(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, s)
 		c := e.oauth(publicID, "", "openid")
 		for _, tc := range []struct{ name, state string }{{"no state", ""}, {"short state", "abc"}, {"one character", "x"}} {

@@ -16,7 +16,7 @@ import (
 	"github.com/linkslot/linkslot/consent-ui/admin"
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/admin/adminapi"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 var csrfRE = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
@@ -27,7 +27,7 @@ var csrfRE = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 // consent UI's CSRF token, and reads it through the API with the same
 // session; a signed-in person without the role gets 403 from both.
 func TestWithConsentUI(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	ctx := context.Background()
 	svc, err := admin.New(admin.Config{Store: s})
 	if err != nil {

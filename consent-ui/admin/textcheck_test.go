@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestControlCharactersInForms: U+0000 in an admin form answers 400 with
 // a message naming the field on both backends and changes nothing; line
 // breaks stay allowed in the multi-line fields.
 func TestControlCharactersInForms(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, s)
 		resp, body := e.post("acct_admin", "/admin/clients", form("id", "nul-agent", "name", "Nul\x00Agent", "type", "public",
 			"redirect_uris", "http://127.0.0.1/callback\r\nhttps://agent.example/cb",

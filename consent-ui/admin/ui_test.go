@@ -19,7 +19,7 @@ import (
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 const csrfOK = "csrf-ok"
@@ -124,7 +124,7 @@ func form(kv ...string) url.Values {
 }
 
 func TestAccess(t *testing.T) {
-	e := newEnv(t, storetest.SQLite(t))
+	e := newEnv(t, sqltest.SQLite(t))
 	for _, path := range []string{"/admin", "/admin/clients", "/admin/clients/new", "/admin/businesses", "/admin/audit", "/admin/nope"} {
 		resp, _ := e.get("", path)
 		if path != "/admin" && (resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login?next=")) {
@@ -173,7 +173,7 @@ func TestAccess(t *testing.T) {
 var secretRE = regexp.MustCompile(`<code class="secret-value">([A-Za-z0-9_-]+)</code>`)
 
 func TestPages(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		e := newEnv(t, s)
 		const adm = "acct_admin"
@@ -302,7 +302,7 @@ func TestPages(t *testing.T) {
 }
 
 func TestCatalogPage(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	ctx := context.Background()
 	e := newEnv(t, s)
 	const adm = "acct_admin"

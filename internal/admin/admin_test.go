@@ -24,7 +24,7 @@ import (
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 var fixedNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -105,7 +105,7 @@ func checkNoSecrets(t *testing.T, s store.Store, secrets ...string) {
 }
 
 func TestCLIClients(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		svc := newService(t, s)
 
@@ -224,7 +224,7 @@ func TestCLIClients(t *testing.T) {
 }
 
 func TestCLIUsers(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		svc := newService(t, s)
 		const pw = "correct horse battery"
@@ -305,7 +305,7 @@ const halfValidCatalog = `businesses:
 `
 
 func TestCLICatalog(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		svc := newService(t, s)
 		dir := t.TempDir()
@@ -393,7 +393,7 @@ func TestCLICatalog(t *testing.T) {
 // TestImportRollsBackOnStoreConflict: a file that is valid but cannot be
 // written as a whole (staff with bookings removed) changes nothing.
 func TestImportIsAllOrNothing(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		svc := newService(t, s)
 		a := admin.Actor{ID: "cli"}
@@ -440,7 +440,7 @@ func TestImportIsAllOrNothing(t *testing.T) {
 // TestDemoCatalogRoundTrip: the demo businesses survive export → import →
 // export unchanged, through the catalog file, on every backend.
 func TestDemoCatalogRoundTrip(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		svc := newService(t, s)
 		a := admin.Actor{ID: admin.ActorCLI}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -36,7 +36,7 @@ func TestHealth(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			ctx := context.Background()
-			s, err := sqlstore.Open(ctx, storetest.MustURL(t, backend), sqlstore.Options{Logger: quiet})
+			s, err := sqlstore.Open(ctx, sqltest.MustURL(t, backend), sqlstore.Options{Logger: quiet})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestHealth(t *testing.T) {
 // TestReadyzSchemaBehind: a database migrated by an older binary (one
 // migration missing) is not ready.
 func TestReadyzSchemaBehind(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		if err := s.DB().Exec("DELETE FROM goose_db_version WHERE version_id = (SELECT max(version_id) FROM goose_db_version)").Error; err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func TestOpenStore(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			ctx := context.Background()
-			cfg := config.Config{DatabaseURL: storetest.MustURL(t, backend)}
+			cfg := config.Config{DatabaseURL: sqltest.MustURL(t, backend)}
 			if _, err := OpenStore(ctx, cfg, quiet, false); err == nil || !strings.Contains(err.Error(), "not current") {
 				t.Fatalf("OpenStore without migrating on an empty database = %v, want a schema error", err)
 			}

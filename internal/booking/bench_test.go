@@ -9,12 +9,12 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // benchStore opens a backend with a big catalog and a few bookings per staff
 // member per day, for days days from fixtureNow.
-func benchStore(b *testing.B, be storetest.Backend, staff, services, days int) (*fixture, store.Catalog) {
+func benchStore(b *testing.B, be sqltest.Backend, staff, services, days int) (*fixture, store.Catalog) {
 	b.Helper()
 	s := be.Open(b)
 	ctx := context.Background()
@@ -45,7 +45,7 @@ func benchStore(b *testing.B, be storetest.Backend, staff, services, days int) (
 // BenchmarkAvailabilityDay: one day's answer for one service performed by 20
 // staff members, in a business of 20 staff × 10 services.
 func BenchmarkAvailabilityDay(b *testing.B) {
-	for _, be := range storetest.Backends() {
+	for _, be := range sqltest.Backends() {
 		b.Run(be.Name+"/20staff_10services", func(b *testing.B) {
 			f, cat := benchStore(b, be, 20, 10, 2)
 			ctx := context.Background()
@@ -70,7 +70,7 @@ func BenchmarkAvailabilityDay(b *testing.B) {
 // BenchmarkAvailability14Days: 14 daily answers (one op) for a service
 // performed by 50 staff members.
 func BenchmarkAvailability14Days(b *testing.B) {
-	for _, be := range storetest.Backends() {
+	for _, be := range sqltest.Backends() {
 		b.Run(be.Name+"/50staff", func(b *testing.B) {
 			f, _ := benchStore(b, be, 50, 2, 14)
 			ctx := context.Background()
@@ -97,7 +97,7 @@ func BenchmarkAvailability14Days(b *testing.B) {
 // PostgreSQL (trigram index), with p50/p99 latency. Benchmarks run only
 // under -bench, so normal test runs never build the 100k rows.
 func BenchmarkSearch100k(b *testing.B) {
-	s := storetest.Postgres(b)
+	s := sqltest.Postgres(b)
 	ctx := context.Background()
 	if err := seedBusinesses(ctx, s, 100_000); err != nil {
 		b.Fatal(err)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // race runs n creates at once (plan, then execute in a transaction) and
@@ -38,7 +38,7 @@ func race(t *testing.T, f *fixture, reqs []CreateRequest) map[string]int {
 }
 
 func TestConcurrentCreates(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := newFixture(t, s, bigCatalog("biz-race", 5, 1))
 		day := time.Date(2026, 6, 3, 0, 0, 0, 0, time.UTC)
 		loc, _ := time.LoadLocation("America/Chicago")
@@ -101,7 +101,7 @@ func assertNoOverlap(t testing.TB, bks []store.Booking) {
 // (or slot_taken when they aimed at the winner's new time), and the booking
 // ends at version 2 with one "rescheduled" event.
 func TestConcurrentMoves(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		f := newFixture(t, s)
 		b, err := f.create(ctx, CreateRequest{AccountID: "acc_1", BusinessRef: "biz-fix", ServiceRef: "svc-cut", StaffRef: "stf-bob", StartsAt: nyTime(t, "2026-06-02 09:00")})

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestListedSlotsBookThroughStore drives the whole service against a real
@@ -16,7 +16,7 @@ import (
 // of creates, moves and cancels no two confirmed bookings of one staff
 // member overlap (buffers included).
 func TestListedSlotsBookThroughStore(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		f := newFixture(t, s, DemoCatalogs(fixtureNow)...)
 		rng := rand.New(rand.NewPCG(7, 11))

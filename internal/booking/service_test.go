@@ -11,11 +11,11 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 func TestSearchAndCatalog(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		f := newFixture(t, s)
 		p, err := f.svc.SearchBusinesses(ctx, "fixture", "", 0, 0)
@@ -72,7 +72,7 @@ func TestSearchAndCatalog(t *testing.T) {
 }
 
 func TestAvailability(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		f := newFixture(t, s)
 		a, err := f.svc.Availability(ctx, AvailabilityQuery{BusinessRef: "biz-fix", ServiceRef: "svc-long", LocalDate: "2026-06-02"})
@@ -131,7 +131,7 @@ func TestAvailability(t *testing.T) {
 var refPattern = regexp.MustCompile(`^LS-[A-Z2-9]{10}$`)
 
 func TestCreateAndRead(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		f := newFixture(t, s)
 		start := nyTime(t, "2026-06-02 10:00")
@@ -215,7 +215,7 @@ func TestCreateAndRead(t *testing.T) {
 }
 
 func TestCreateErrors(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		f := newFixture(t, s)
 		ok := CreateRequest{AccountID: "acc_1", BusinessRef: "biz-fix", ServiceRef: "svc-cut", StaffRef: "stf-bob", StartsAt: nyTime(t, "2026-06-03 11:00")}
@@ -277,7 +277,7 @@ func TestCreateErrors(t *testing.T) {
 }
 
 func TestReschedule(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		f := newFixture(t, s)
 		b, err := f.create(ctx, CreateRequest{AccountID: "acc_1", BusinessRef: "biz-fix", ServiceRef: "svc-long", StaffRef: "stf-ann", StartsAt: nyTime(t, "2026-06-02 10:00")})
@@ -361,7 +361,7 @@ func TestReschedule(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		f := newFixture(t, s)
 		mk := func(at string) store.Booking {
@@ -437,7 +437,7 @@ func TestCancel(t *testing.T) {
 // TestFailedMutationRollsBack: an error after the booking write (here the
 // caller's own step in the same transaction) leaves nothing behind.
 func TestFailedMutationRollsBack(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		f := newFixture(t, s)
 		b, err := f.create(ctx, CreateRequest{AccountID: "acc_1", BusinessRef: "biz-fix", ServiceRef: "svc-cut", StaffRef: "stf-bob", StartsAt: nyTime(t, "2026-06-03 10:00")})
@@ -469,7 +469,7 @@ func TestFailedMutationRollsBack(t *testing.T) {
 }
 
 func TestDemoCatalogs(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		f := newFixture(t, s, DemoCatalogs(fixtureNow)...)
 		zones, restaurant, off, deposit := map[string]bool{}, false, false, false

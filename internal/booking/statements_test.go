@@ -11,7 +11,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // countStatements counts every SQL statement gorm runs on s from now on.
@@ -64,7 +64,7 @@ func bigCatalog(ref string, staff, services int) store.Catalog {
 // TestAvailabilityStatements: one availability answer costs a constant
 // number of statements (≤ 3) whatever the staff count; two on a warm cache.
 func TestAvailabilityStatements(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		f := newFixture(t, s, bigCatalog("biz-small", 1, 2), bigCatalog("biz-big", 40, 2))
 		n := countStatements(t, s)

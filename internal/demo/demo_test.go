@@ -8,11 +8,11 @@ import (
 	"github.com/linkslot/linkslot/internal/demo"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 func TestLoadIsIdempotent(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		cat := store.Catalog{
 			Business: store.Business{Reference: "biz-test", Name: "Test Salon", Category: store.CategoryAppointment,

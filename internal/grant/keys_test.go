@@ -10,14 +10,14 @@ import (
 
 	"github.com/linkslot/linkslot/internal/grant"
 	"github.com/linkslot/linkslot/internal/keys"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // The real key manager: a grant signed before a rotation still verifies, and
 // grants issued after it carry the new kid.
 func TestKeyRotationWithManager(t *testing.T) {
 	ctx := context.Background()
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	// Key order is by creation time, so the clock moves between the two
 	// keys (with equal times the newest key would be ambiguous).
 	at := now

@@ -14,6 +14,7 @@ import (
 	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/store/storetest"
 )
 
@@ -41,10 +42,11 @@ func (c *clock) set(t time.Time)     { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 // fixture is a store with one business, service and staff member, so that
 // mutations can write real bookings.
 type fixture struct {
-	s     *sqlstore.Store
-	cat   store.Catalog
-	clock *clock
-	k     *idempotency.Keeper
+	s      *sqlstore.Store
+	faults *storetest.Faults // s as the Keeper sees it
+	cat    store.Catalog
+	clock  *clock
+	k      *idempotency.Keeper
 }
 
 func newFixture(t testing.TB, s *sqlstore.Store) *fixture {
@@ -61,7 +63,8 @@ func newFixture(t testing.TB, s *sqlstore.Store) *fixture {
 		t.Fatal(err)
 	}
 	c := &clock{t: t0}
-	return &fixture{s: s, cat: cat, clock: c, k: idempotency.New(s, c.now, 24*time.Hour)}
+	fs := storetest.WithFaults(s)
+	return &fixture{s: s, faults: fs, cat: cat, clock: c, k: idempotency.New(fs, c.now, 24*time.Hour)}
 }
 
 // insert is a mutation: it books Ana at start through tx and answers the
@@ -128,7 +131,7 @@ func hash(t *testing.T, args any) string {
 var slot = time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC) // a Monday
 
 func TestRunAndReplay(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := newFixture(t, s)
 		var n atomic.Int32
 		h := hash(t, map[string]any{"starts_at": "2026-12-07T10:00:00Z"})
@@ -157,7 +160,7 @@ func TestRunAndReplay(t *testing.T) {
 }
 
 func TestConflictAndScope(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := newFixture(t, s)
 		var n atomic.Int32
 		h1 := hash(t, map[string]any{"starts_at": "2026-12-07T10:00:00Z"})
@@ -189,7 +192,7 @@ func TestConflictAndScope(t *testing.T) {
 }
 
 func TestInvalidKey(t *testing.T) {
-	f := newFixture(t, storetest.SQLite(t))
+	f := newFixture(t, sqltest.SQLite(t))
 	for _, k := range []string{"", "short", strings.Repeat("k", 201), "sixteen-chars-\x00x", "clé-de-réessai-0001"} {
 		if _, _, err := f.k.Run(ctx, link, tool, k, "h", f.insert(slot, nil)); !errors.Is(err, idempotency.ErrInvalidKey) {
 			t.Errorf("%q: %v", k, err)
@@ -203,7 +206,7 @@ func TestInvalidKey(t *testing.T) {
 // A failed mutation keeps nothing: not its writes, not the key. The same key
 // then executes.
 func TestFailureLeavesNoRecord(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := newFixture(t, s)
 		h := hash(t, map[string]any{"starts_at": "2026-12-07T10:00:00Z"})
 		// Someone else holds the slot: the mutation writes its activity,
@@ -241,16 +244,16 @@ func TestFailureLeavesNoRecord(t *testing.T) {
 // A fault between the booking write and the idempotency record leaves both
 // or neither; a retry afterwards leaves both.
 func TestCrashSafety(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		fault := errors.New("injected fault")
 		for _, tc := range []struct {
 			name  string
 			set   func(f *fixture)
 			unset func(f *fixture)
 		}{
-			{"store hook after booking write",
-				func(f *fixture) { f.s.SetHook(sqlstore.HookAfterBookingWrite, func() error { return fault }) },
-				func(f *fixture) { f.s.SetHook(sqlstore.HookAfterBookingWrite, nil) }},
+			{"fault after the booking write",
+				func(f *fixture) { f.faults.FailAfterBookingWrite(fault) },
+				func(f *fixture) { f.faults.FailAfterBookingWrite(nil) }},
 			{"before the record is completed",
 				func(f *fixture) { idempotency.SetBeforeComplete(f.k, func() error { return fault }) },
 				func(f *fixture) { idempotency.SetBeforeComplete(f.k, nil) }},
@@ -290,7 +293,7 @@ func TestCrashSafety(t *testing.T) {
 // have missed the fast-path lookup, so all twenty race for the claim inside
 // their transactions.
 func TestConcurrentDuplicates(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := newFixture(t, s)
 		const n = 20
 		var passed sync.WaitGroup
@@ -332,7 +335,7 @@ func TestConcurrentDuplicates(t *testing.T) {
 }
 
 func TestPurge(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := newFixture(t, s)
 		k := idempotency.New(s, f.clock.now, time.Hour) // raised to 24 h
 		if k.TTL() != idempotency.MinTTL {
@@ -419,7 +422,7 @@ func TestArgsHash(t *testing.T) {
 // overlap, and no call fails otherwise (no deadlock between the key claims
 // and the overlap check).
 func TestConcurrentSameSlot(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := newFixture(t, s)
 		const n = 50
 		h := hash(t, map[string]any{"starts_at": "2026-12-07T10:00:00Z"})
@@ -475,7 +478,7 @@ func TestWithReplayFlag(t *testing.T) {
 // activity entry, the stored answer, commit) per second, each with a fresh
 // key and slot.
 func BenchmarkRun(b *testing.B) {
-	for _, be := range storetest.Backends() {
+	for _, be := range sqltest.Backends() {
 		b.Run(be.Name, func(b *testing.B) {
 			s := be.Open(b)
 			f := newFixture(b, s)
@@ -503,7 +506,7 @@ func BenchmarkRun(b *testing.B) {
 // sqlstore now serializes confirmed-booking writes per staff member, so every
 // loser gets a clean overlap.
 func TestConcurrentOverlappingNeighbours(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := newFixture(t, s)
 		const n = 48
 		var wg sync.WaitGroup

@@ -20,6 +20,7 @@ import (
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/store/storetest"
 )
 
@@ -84,11 +85,13 @@ type answer struct {
 type caller struct{ AccountID, LinkID, ClientID string }
 
 type proto struct {
-	st   *sqlstore.Store
-	clk  *clock
-	svc  *booking.Service
-	iss  *grant.Issuer
-	keep *idempotency.Keeper
+	st *sqlstore.Store
+	// faults wraps st for the mutations, to inject failures.
+	faults *storetest.Faults
+	clk    *clock
+	svc    *booking.Service
+	iss    *grant.Issuer
+	keep   *idempotency.Keeper
 }
 
 func newProto(t *testing.T, st *sqlstore.Store) *proto {
@@ -117,7 +120,8 @@ func newProto(t *testing.T, st *sqlstore.Store) *proto {
 	if err := km.Ensure(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return &proto{st: st, clk: c, svc: booking.NewService(st, c.now), iss: grant.New(km, c.now), keep: idempotency.New(st, c.now, 24*time.Hour)}
+	fs := storetest.WithFaults(st)
+	return &proto{st: st, faults: fs, clk: c, svc: booking.NewService(fs, c.now), iss: grant.New(km, c.now), keep: idempotency.New(fs, c.now, 24*time.Hour)}
 }
 
 func codeOf(err error) string {
@@ -321,7 +325,7 @@ func (p *proto) count(t *testing.T, table string) int64 {
 }
 
 func TestProtocol(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, st *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, st *sqlstore.Store) {
 		p := newProto(t, st)
 		ann := caller{AccountID: "acc_ann", LinkID: "lnk_agent1", ClientID: "cli_1"}
 		other := caller{AccountID: "acc_ann", LinkID: "lnk_agent2", ClientID: "cli_2"}
@@ -365,11 +369,11 @@ func TestProtocol(t *testing.T) {
 		// Fault between the booking write and the record: neither stays.
 		preview := p.reschedule(ann, rescheduleArgs{BookingReference: ra.BookingReference, Grant: ra.Grant, RequestedStartsAt: ra.RequestedStartsAt})
 		ra.confirmArgs = confirmed(preview.Summary, "move-key-00000000002")
-		st.SetHook(sqlstore.HookAfterBookingWrite, func() error { return errors.New("injected fault") })
+		p.faults.FailAfterBookingWrite(errors.New("injected fault"))
 		if r := p.reschedule(ann, ra); r.Code == "" || r.Status != "" {
 			t.Fatalf("fault: %+v", r)
 		}
-		st.SetHook(sqlstore.HookAfterBookingWrite, nil)
+		p.faults.FailAfterBookingWrite(nil)
 		if b, _ := st.GetBookingByReference(ctx, created.Reference); b.Version != 1 || p.count(t, "idempotency_records") != 1 || p.count(t, "activities") != 1 {
 			t.Fatalf("after fault: version %d", b.Version)
 		}

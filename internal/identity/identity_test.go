@@ -11,7 +11,7 @@ import (
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // fakeClock is a settable clock.
@@ -52,7 +52,7 @@ func start() *fakeClock {
 const pw = "correct horse battery"
 
 func TestSignUp(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		svc := newService(t, s, start(), nil) // real argon2id
 		a, err := svc.SignUp(ctx, "  Ada@Example.COM ", pw)
@@ -90,7 +90,7 @@ func TestSignUp(t *testing.T) {
 }
 
 func TestAuthenticateErrorsAreIndistinguishable(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	ctx := context.Background()
 	svc := newService(t, s, start(), cheapHasher{})
 	if _, err := svc.SignUp(ctx, "ada@example.com", pw); err != nil {
@@ -107,7 +107,7 @@ func TestAuthenticateErrorsAreIndistinguishable(t *testing.T) {
 }
 
 func TestThrottlePerAccount(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	ctx := context.Background()
 	clk := start()
 	svc := newService(t, s, clk, cheapHasher{})
@@ -154,7 +154,7 @@ func TestThrottlePerAccount(t *testing.T) {
 }
 
 func TestThrottleWindowSlides(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	ctx := context.Background()
 	clk := start()
 	svc := newService(t, s, clk, cheapHasher{})
@@ -171,7 +171,7 @@ func TestThrottleWindowSlides(t *testing.T) {
 }
 
 func TestThrottlePerAddress(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	ctx := context.Background()
 	clk := start()
 	svc, err := identity.New(identity.Config{Store: s, Clock: clk.Now, Hasher: cheapHasher{},
@@ -192,7 +192,7 @@ func TestThrottlePerAddress(t *testing.T) {
 }
 
 func TestSessions(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		clk := start()
 		svc := newService(t, s, clk, cheapHasher{})
@@ -250,7 +250,7 @@ func TestSessions(t *testing.T) {
 }
 
 func TestLinksAndActivity(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		clk := start()
 		svc := newService(t, s, clk, cheapHasher{})

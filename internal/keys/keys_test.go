@@ -11,7 +11,7 @@ import (
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 var secret = []byte("0123456789abcdef0123456789abcdef")
@@ -57,7 +57,7 @@ func verify(t *testing.T, m *keys.Manager, token string) error {
 }
 
 func TestKeys(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 		m := keys.NewManager(s, secret, store.KeyPurposeToken, clockAt(now))
@@ -178,7 +178,7 @@ func TestKeys(t *testing.T) {
 // within an access token's lifetime do not break live tokens; once the
 // window has passed it is gone.
 func TestTwoQuickRotations(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 		var at time.Time

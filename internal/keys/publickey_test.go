@@ -8,7 +8,7 @@ import (
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestPublicKeyCache: PublicKey answers from its cache, but whether a key
@@ -16,7 +16,7 @@ import (
 // rule as VerificationKeys), and a key created after the cache was filled
 // is found at once.
 func TestPublicKeyCache(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 		at := t0

@@ -20,7 +20,7 @@ import (
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // openDB opens a real SQLite database file for the pool collector.
@@ -180,8 +180,8 @@ func TestScrapeAfterFlow(t *testing.T) {
 		"linkslot_fetches_total": {
 			"kind=cimd,outcome=ok": 1, "kind=cimd,outcome=cached": 2, "kind=jwks,outcome=address_refused": 1,
 		},
-		"linkslot_grants_refused_total":     {"reason=invalid_grant": 1},
-		"linkslot_http_requests_in_flight":  {"": 0},
+		"linkslot_grants_refused_total":    {"reason=invalid_grant": 1},
+		"linkslot_http_requests_in_flight": {"": 0},
 	}
 	for name, w := range want {
 		got := series(t, fams, name)
@@ -363,7 +363,7 @@ func TestIndependentRegistries(t *testing.T) {
 // TestSigningKeyAge exports the current key's creation time per purpose
 // from a real store.
 func TestSigningKeyAge(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		created := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
 		for i, k := range []store.SigningKey{
 			{ID: "kid-old-" + t.Name(), CreatedAt: created.Add(-90 * 24 * time.Hour)},

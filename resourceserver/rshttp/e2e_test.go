@@ -27,7 +27,7 @@ import (
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
 
@@ -88,11 +88,11 @@ type system struct {
 // eachBackend runs fn on SQLite and PostgreSQL (skipped without one, except
 // under CI).
 func eachBackend(t *testing.T, fn func(t *testing.T, s *sqlstore.Store)) {
-	storetest.Each(t, fn)
+	sqltest.Each(t, fn)
 }
 
 func newSystemWith(t *testing.T, realUI bool) *system {
-	return newSystemOn(t, realUI, storetest.SQLite(t))
+	return newSystemOn(t, realUI, sqltest.SQLite(t))
 }
 
 // newSystemOn builds the system on s; realUI mounts the real consent pages

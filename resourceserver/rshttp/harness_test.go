@@ -28,7 +28,7 @@ import (
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/resourceserver/internal/tools"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
@@ -70,6 +70,7 @@ type envOpts struct {
 	domain       tools.Domain // optional: replaces the booking engine
 	linkScopes   []string
 	store        *sqlstore.Store // default: a fresh SQLite store
+	serve        store.Store     // what the server uses (default: store), e.g. store wrapped in storetest.Faults
 	resource     string          // default: the listener's own http://127.0.0.1:port/mcp
 	metrics      *metrics.Metrics
 	timeout      time.Duration // Config.RequestTimeout (0: the default)
@@ -80,7 +81,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	ctx := context.Background()
 	e := &env{t: t, ctx: ctx, store: o.store, clock: &testClock{}}
 	if e.store == nil {
-		e.store = storetest.SQLite(t)
+		e.store = sqltest.SQLite(t)
 	}
 	now := e.clock.Now()
 	e.keys = keys.NewManager(e.store, []byte(testSecret), store.KeyPurposeToken, e.clock.Now)
@@ -132,8 +133,12 @@ func newEnv(t testing.TB, o envOpts) *env {
 	if o.resource != "" {
 		e.resource = o.resource
 	}
+	var serve store.Store = e.store
+	if o.serve != nil {
+		serve = o.serve
+	}
 	deps := rshttp.Deps{
-		Store: e.store,
+		Store: serve,
 		Config: config.Config{Issuer: e.issuer.URL, Resource: e.resource, SecretKey: []byte(testSecret),
 			AllowedOrigins: []string{"https://app.example.com"}, RequestTimeout: o.timeout},
 		Logger:       testLogger(t),

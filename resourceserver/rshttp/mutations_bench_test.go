@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/resourceserver/internal/tools"
 )
 
@@ -17,7 +17,7 @@ import (
 //
 //	scripts/with-postgres go test ./resourceserver/rshttp -run '^$' -bench MutationCycle -benchtime 200x
 func BenchmarkMutationCycle(b *testing.B) {
-	for _, be := range storetest.Backends() {
+	for _, be := range sqltest.Backends() {
 		b.Run(be.Name, func(b *testing.B) {
 			e := newEnv(b, envOpts{noLimits: true, store: be.Open(b)})
 			ag := e.agentFor(e.account, e.link, "")

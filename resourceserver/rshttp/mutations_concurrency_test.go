@@ -10,6 +10,7 @@ import (
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/store/storetest"
 	"github.com/linkslot/linkslot/resourceserver/internal/tools"
 )
@@ -40,7 +41,7 @@ func race(t *testing.T, n int, fn func(i int) (answer, error)) []answer {
 // TestMutationsSameSlotPostgres: 100 agents of 100 people confirm the same
 // slot at once. Exactly one books it; the 99 others answer slot_taken.
 func TestMutationsSameSlotPostgres(t *testing.T) {
-	e := newEnv(t, envOpts{noLimits: true, store: storetest.Postgres(t)})
+	e := newEnv(t, envOpts{noLimits: true, store: sqltest.Postgres(t)})
 	const n = 100
 	args := haircut("10:00")
 	agents := make([]agent, n)
@@ -86,7 +87,7 @@ var replayFlag = regexp.MustCompile(`,"idempotent_replay":true`)
 // TestMutationsSameKeyPostgres: 20 retries of one confirmed request (one
 // link, one idempotency key) at once execute once and answer the same.
 func TestMutationsSameKeyPostgres(t *testing.T) {
-	e := newEnv(t, envOpts{noLimits: true, store: storetest.Postgres(t)})
+	e := newEnv(t, envOpts{noLimits: true, store: sqltest.Postgres(t)})
 	const n = 20
 	args := haircut("10:00")
 	agents := make([]agent, n)
@@ -121,19 +122,20 @@ func TestMutationsSameKeyPostgres(t *testing.T) {
 // record leaves neither (nor an Activity entry); the same key then executes.
 func TestMutationsFault(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s *sqlstore.Store) {
-		e := newEnv(t, envOpts{noLimits: true, store: s})
+		faults := storetest.WithFaults(s)
+		e := newEnv(t, envOpts{noLimits: true, store: s, serve: faults})
 		ann := e.agentFor(e.account, e.link, "")
 		args := haircut("10:00")
 		pre := ann.call(tools.CreateMyBooking, args)
 		call := confirmed(args, pre.ConfirmedSummary, "fault-key-0000000001")
-		s.SetHook(sqlstore.HookAfterBookingWrite, func() error { return errors.New("injected fault") })
+		faults.FailAfterBookingWrite(errors.New("injected fault"))
 		if a := ann.call(tools.CreateMyBooking, call); a.code() != "server_error" {
 			t.Fatalf("fault: %s", a.raw)
 		}
 		if b, r, a := e.count("bookings"), e.count("idempotency_records"), e.count("activities"); b+r+a != 0 {
 			t.Fatalf("after the fault: %d bookings, %d records, %d activity entries", b, r, a)
 		}
-		s.SetHook(sqlstore.HookAfterBookingWrite, nil)
+		faults.FailAfterBookingWrite(nil)
 		created := ann.call(tools.CreateMyBooking, call)
 		if created.Status != tools.StatusConfirmed || created.IdempotentReplay {
 			t.Fatalf("retry after the fault: %s", created.raw)
@@ -143,11 +145,11 @@ func TestMutationsFault(t *testing.T) {
 		move := map[string]any{"booking_reference": created.Booking.Reference, "grant": created.grant(), "requested_starts_at": "2026-03-05T14:00:00-05:00"}
 		mp := ann.call(tools.RescheduleMyBooking, move)
 		mcall := confirmed(move, mp.ConfirmedSummary, "fault-key-0000000002")
-		s.SetHook(sqlstore.HookAfterBookingWrite, func() error { return errors.New("injected fault") })
+		faults.FailAfterBookingWrite(errors.New("injected fault"))
 		if a := ann.call(tools.RescheduleMyBooking, mcall); a.code() != "server_error" {
 			t.Fatalf("move fault: %s", a.raw)
 		}
-		s.SetHook(sqlstore.HookAfterBookingWrite, nil)
+		faults.FailAfterBookingWrite(nil)
 		if b := e.bookingByRef(created.Booking.Reference); b.Version != 1 || !b.StartsAt.Equal(created.Booking.StartsAt) ||
 			e.count("idempotency_records") != 1 || e.count("activities") != 1 {
 			t.Fatalf("after the move fault: %+v", b)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestStartupTime starts each server on an empty database that has just
@@ -33,7 +33,7 @@ func TestStartupTime(t *testing.T) {
 	var mu sync.Mutex
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
-			dbURL := storetest.MustURL(t, backend) // empty; skips postgres when not configured
+			dbURL := sqltest.MustURL(t, backend) // empty; skips postgres when not configured
 			asPort, rsPort := freePort(t), freePort(t)
 			issuer := fmt.Sprintf("http://127.0.0.1:%d", asPort)
 			env := []string{

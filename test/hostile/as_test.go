@@ -16,7 +16,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/demo"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/testkit"
 	"github.com/linkslot/linkslot/test/cluster"
 )
@@ -66,7 +66,7 @@ var payloads = []string{
 }
 
 func TestInjectionInSearch(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) { injectionInSearch(t, newSysOn(t, s)) })
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) { injectionInSearch(t, newSysOn(t, s)) })
 }
 
 func injectionInSearch(t *testing.T, x *sys) {
@@ -106,7 +106,7 @@ func injectionInSearch(t *testing.T, x *sys) {
 // and confirmation text, cancels with it as the reason, and checks the
 // database holds the exact text and the Activity page shows it escaped.
 func TestInjectionStoredVerbatimAndEscaped(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) { injectionStored(t, newSysOn(t, s)) })
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) { injectionStored(t, newSysOn(t, s)) })
 }
 
 func injectionStored(t *testing.T, x *sys) {
@@ -433,7 +433,7 @@ func mustAccountID(t *testing.T, x *sys) string {
 // it as an argument problem (invalid_argument naming the field), never
 // server_error ("retry the same call").
 func TestNULCharacterInFreeText(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		x := newSysOn(t, s)
 		slot := firstSlot(t, x, nextDay(4))
 		const nul = "a\u0000b"

@@ -25,7 +25,7 @@ import (
 	"github.com/linkslot/linkslot/internal/demo"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
 	"github.com/linkslot/linkslot/test/cluster"
 )
@@ -45,9 +45,9 @@ type sys struct {
 	rsProc   *cluster.Proc
 }
 
-func newSys(t *testing.T) *sys { return newSysOn(t, storetest.SQLite(t)) }
+func newSys(t *testing.T) *sys { return newSysOn(t, sqltest.SQLite(t)) }
 
-// newSysOn builds the servers on s (storetest.Each gives SQLite and
+// newSysOn builds the servers on s (sqltest.Each gives SQLite and
 // PostgreSQL).
 func newSysOn(t *testing.T, s *sqlstore.Store) *sys {
 	t.Helper()

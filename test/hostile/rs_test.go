@@ -24,7 +24,7 @@ import (
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/testkit"
 )
 
@@ -43,7 +43,7 @@ func TestOversizedMCPBodyAnswers413(t *testing.T) {
 }
 
 func TestMalformedToolArguments(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) { malformedArguments(t, newSysOn(t, s)) })
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) { malformedArguments(t, newSysOn(t, s)) })
 }
 
 func malformedArguments(t *testing.T, x *sys) {

@@ -10,7 +10,7 @@ import (
 	"github.com/linkslot/linkslot/authserver/internal/fositestore"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestBatchedRotation runs fosite's refresh sequence (BeginTX, rotate,
@@ -19,7 +19,7 @@ import (
 // fosite.ErrInactiveToken, a Rollback after it is a no-op, and none of the
 // losers' sessions exist.
 func TestBatchedRotation(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := setup(t, s)
 		ctx := fositestore.WithReadCache(context.Background())
 		for round := 0; round < 5; round++ {
@@ -82,7 +82,7 @@ func TestBatchedRotation(t *testing.T) {
 // turns it into a database transaction that sees them; a rollback then
 // discards them, and a code redeemed twice in batches fails the second time.
 func TestBatchThenRead(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := setup(t, s)
 		ctx := context.Background()
 		for _, commit := range []bool{true, false} {

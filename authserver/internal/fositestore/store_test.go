@@ -15,7 +15,7 @@ import (
 	"github.com/linkslot/linkslot/authserver/internal/fositestore"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 const resource = "http://127.0.0.1:8081/mcp"
@@ -73,7 +73,7 @@ func (f *fixture) request(t *testing.T) *fosite.Request {
 }
 
 func TestRoundTrip(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := setup(t, s)
 		ctx := context.Background()
 		in := f.request(t)
@@ -171,7 +171,7 @@ func compare(t *testing.T, in *fosite.Request, outR fosite.Requester) {
 }
 
 func TestCodeSingleUse(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := setup(t, s)
 		ctx := context.Background()
 		for round := 0; round < 5; round++ {
@@ -192,7 +192,7 @@ func TestCodeSingleUse(t *testing.T) {
 }
 
 func TestRefreshSingleUse(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := setup(t, s)
 		ctx := context.Background()
 		for round := 0; round < 5; round++ {
@@ -234,7 +234,7 @@ func TestRefreshSingleUse(t *testing.T) {
 }
 
 func TestAbsoluteLifetime(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	f := setup(t, s)
 	ctx := context.Background()
 	r := f.request(t)

@@ -10,11 +10,11 @@ import (
 	"github.com/linkslot/linkslot/authserver/internal/fositestore"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 func TestTransactional(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := setup(t, s)
 		ctx := context.Background()
 		get := func(sig string) error {

@@ -11,11 +11,11 @@ import (
 	"github.com/linkslot/linkslot/authserver/internal/provider"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/store"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 func TestProvider(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	ctx := context.Background()
 	secret := []byte("0123456789abcdef0123456789abcdef")
 	km := keys.NewManager(s, secret, store.KeyPurposeToken, nil)

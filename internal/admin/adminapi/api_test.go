@@ -16,7 +16,7 @@ import (
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 const adminToken = "test-admin-token-0123456789"
@@ -122,7 +122,7 @@ func problemPaths(m map[string]any) []string {
 }
 
 func TestNeverOpen(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	routes := [][2]string{{"GET", "/admin/api/clients"}, {"POST", "/admin/api/clients"}, {"GET", "/admin/api/clients/x"},
 		{"PATCH", "/admin/api/clients/x"}, {"DELETE", "/admin/api/clients/x"}, {"POST", "/admin/api/clients/x/disable"},
 		{"POST", "/admin/api/clients/x/enable"}, {"POST", "/admin/api/clients/x/rotate-secret"}, {"POST", "/admin/api/users"},
@@ -156,7 +156,7 @@ func TestNeverOpen(t *testing.T) {
 }
 
 func TestSessionAuth(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	ctx := context.Background()
 	now := time.Now().UTC()
 	for _, a := range []store.Account{
@@ -191,7 +191,7 @@ func TestSessionAuth(t *testing.T) {
 }
 
 func TestAPIOperations(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		e := newEnv(t, s, adminapi.NewTokenAuth(adminToken))
 		tok := withToken(adminToken)

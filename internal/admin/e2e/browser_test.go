@@ -23,7 +23,7 @@ import (
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/admin/adminapi"
 	"github.com/linkslot/linkslot/internal/config"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 const resource = "http://127.0.0.1:8081/mcp"
@@ -92,7 +92,7 @@ func bodyText(t *testing.T, ctx context.Context) string {
 // refresh token and a new authorization are refused.
 func TestAdminRegistersClientThatAuthorizes(t *testing.T) {
 	ctx := newBrowser(t)
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	bg := context.Background()
 	svc, err := admin.New(admin.Config{Store: s})
 	must(t, err, "admin service")

@@ -20,7 +20,7 @@ import (
 	"github.com/linkslot/linkslot/internal/admin/adminapi"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/store"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/testkit"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
@@ -49,7 +49,7 @@ func (c *offsetClock) advance(d time.Duration) {
 // resource server refuses that token once its ≤ 5 s cache has expired
 // (the resource server's clock is moved 5 s ahead instead of sleeping).
 func TestDisabledClientRefusedByResourceServer(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	bg := context.Background()
 	svc, err := admin.New(admin.Config{Store: s})
 	must(t, err, "admin service")

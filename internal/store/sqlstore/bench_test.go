@@ -10,7 +10,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 const benchStaff = 20
@@ -71,23 +71,23 @@ func BenchmarkBookingInsert(b *testing.B) {
 		}
 	}
 	b.Run("postgres/exclusion", func(b *testing.B) {
-		keep(&excl, b, benchInserts(b, storetest.PostgresWith(b, sqlstore.Options{MaxOpenConns: 16})))
+		keep(&excl, b, benchInserts(b, sqltest.PostgresWith(b, sqlstore.Options{MaxOpenConns: 16})))
 	})
 	b.Run("postgres/plain", func(b *testing.B) {
-		s := storetest.PostgresWith(b, sqlstore.Options{MaxOpenConns: 16})
+		s := sqltest.PostgresWith(b, sqlstore.Options{MaxOpenConns: 16})
 		if err := s.DB().Exec("ALTER TABLE bookings DROP CONSTRAINT bookings_no_overlap").Error; err != nil {
 			b.Fatal(err)
 		}
 		keep(&plain, b, benchInserts(b, s))
 	})
 	b.Run("sqlite", func(b *testing.B) {
-		benchInserts(b, storetest.SQLite(b))
+		benchInserts(b, sqltest.SQLite(b))
 	})
 	// The separate runs above drift with machine load; this one alternates
 	// the two tables in rounds (ABBA), so load hits both alike.
 	b.Run("postgres/interleaved", func(b *testing.B) {
-		ex := storetest.PostgresWith(b, sqlstore.Options{MaxOpenConns: 16})
-		pl := storetest.PostgresWith(b, sqlstore.Options{MaxOpenConns: 16})
+		ex := sqltest.PostgresWith(b, sqlstore.Options{MaxOpenConns: 16})
+		pl := sqltest.PostgresWith(b, sqlstore.Options{MaxOpenConns: 16})
 		if err := pl.DB().Exec("ALTER TABLE bookings DROP CONSTRAINT bookings_no_overlap").Error; err != nil {
 			b.Fatal(err)
 		}

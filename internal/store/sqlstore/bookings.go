@@ -89,10 +89,7 @@ func (s *Store) InsertBooking(ctx context.Context, b store.Booking) error {
 		if err := s.checkOverlap(tx, r); err != nil {
 			return err
 		}
-		if err := tx.Create(&r).Error; err != nil {
-			return err
-		}
-		return s.runHook(HookAfterBookingWrite)
+		return tx.Create(&r).Error
 	})
 }
 
@@ -146,7 +143,7 @@ func (s *Store) UpdateBooking(ctx context.Context, id string, fn func(store.Book
 			return err
 		}
 		out = b
-		return s.runHook(HookAfterBookingWrite)
+		return nil
 	})
 	return out, err
 }

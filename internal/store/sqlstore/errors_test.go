@@ -11,13 +11,13 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestRaisedErrors makes PostgreSQL itself raise each SQLSTATE the store
 // translates, inside InTx, and checks the sentinel that comes out.
 func TestRaisedErrors(t *testing.T) {
-	s := storetest.Postgres(t)
+	s := sqltest.Postgres(t)
 	for code, want := range map[string]error{
 		"23505": store.ErrAlreadyExists,
 		"23P01": store.ErrOverlap,
@@ -37,7 +37,7 @@ func TestRaisedErrors(t *testing.T) {
 // TestSerializationFailure provokes a real serialization failure: two
 // SERIALIZABLE transactions each read what the other writes.
 func TestSerializationFailure(t *testing.T) {
-	s := storetest.Postgres(t)
+	s := sqltest.Postgres(t)
 	ctx := context.Background()
 	for _, id := range []string{"a", "b"} {
 		if err := s.CreateAccount(ctx, store.Account{ID: id, Email: id + "@example.com", CreatedAt: time.Now(), UpdatedAt: time.Now()}); err != nil {
@@ -161,7 +161,7 @@ func TestOpenErrors(t *testing.T) {
 // TestClosedStore: a closed pool answers errors, not panics, and Ping
 // reports it.
 func TestClosedStore(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		s.Close()
 		if err := s.Ping(context.Background()); err == nil {
 			t.Fatal("Ping on a closed store succeeded")
@@ -176,7 +176,7 @@ func TestClosedStore(t *testing.T) {
 func TestSchemaNotCurrent(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
-			s, err := sqlstore.Open(context.Background(), storetest.MustURL(t, backend), sqlstore.Options{})
+			s, err := sqlstore.Open(context.Background(), sqltest.MustURL(t, backend), sqlstore.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -59,8 +59,6 @@ type Store struct {
 	dialect string
 	// sqlDB is the pool, closed by Close; nil for a transaction-bound Store.
 	sqlDB *sql.DB
-	// hooks are test fault-injection points (see SetHook).
-	hooks *hooks
 }
 
 var _ store.Store = (*Store)(nil)
@@ -212,7 +210,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	sqlDB.SetMaxOpenConns(maxOpen)
 	sqlDB.SetMaxIdleConns(idle)
 	sqlDB.SetConnMaxLifetime(life)
-	s := &Store{db: db, dialect: dialect, sqlDB: sqlDB, hooks: &hooks{}}
+	s := &Store{db: db, dialect: dialect, sqlDB: sqlDB}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := sqlDB.PingContext(pctx); err != nil {
@@ -294,7 +292,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // InTx runs fn inside one transaction.
 func (s *Store) InTx(ctx context.Context, fn func(store.Store) error) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, dialect: s.dialect, hooks: s.hooks})
+		return fn(&Store{db: tx, dialect: s.dialect})
 	})
 	return translate(err)
 }
@@ -310,7 +308,7 @@ func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
 	if db.Error != nil {
 		return nil, translate(db.Error)
 	}
-	return &txStore{Store: Store{db: db, dialect: s.dialect, hooks: s.hooks}}, nil
+	return &txStore{Store: Store{db: db, dialect: s.dialect}}, nil
 }
 
 // txStore is a Store bound to a transaction begun by Begin.

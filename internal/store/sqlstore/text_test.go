@@ -7,13 +7,13 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestInvalidTextSQLSTATEs: the SQLSTATEs of text PostgreSQL cannot
 // represent come out as store.ErrInvalidText, not as a driver error.
 func TestInvalidTextSQLSTATEs(t *testing.T) {
-	s := storetest.Postgres(t)
+	s := sqltest.Postgres(t)
 	for _, code := range []string{"22021", "22P05"} {
 		err := s.InTx(context.Background(), func(tx store.Store) error {
 			return tx.(*sqlstore.Store).DB().Exec("DO $$ BEGIN RAISE EXCEPTION 'raised' USING ERRCODE = '" + code + "'; END $$").Error
@@ -27,7 +27,7 @@ func TestInvalidTextSQLSTATEs(t *testing.T) {
 // TestNULInText: U+0000 in a lookup is ErrInvalidText on PostgreSQL (which
 // cannot hold it in text) and simply matches nothing on SQLite.
 func TestNULInText(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		_, err := s.GetAccountByEmail(context.Background(), "a\x00b@example.com")
 		want := store.ErrNotFound
 		if s.Dialect() == "postgres" {

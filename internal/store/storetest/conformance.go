@@ -43,6 +43,7 @@ func RunTests(t *testing.T, open func(t testing.TB) store.Store) {
 		{"ActivityAndAudit", testActivityAudit},
 		{"InTx", testInTx},
 		{"Ping", testPing},
+		{"Faults", testFaults},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -177,3 +177,39 @@ func testPing(t *testing.T, s store.Store) {
 		t.Errorf("Dialect = %q", d)
 	}
 }
+
+// testFaults checks the suite's own fault injector on the backend: a fault
+// after a booking write leaves no booking, takes the enclosing transaction
+// with it, and stops when cleared.
+func testFaults(t *testing.T, s store.Store) {
+	c := putSample(t, s)
+	f := WithFaults(s)
+	boom := errors.New("injected fault")
+	f.FailAfterBookingWrite(boom)
+	b1 := newBooking(c, "ana", "cut", at(10, 0), store.BookingConfirmed)
+	wantErr(t, f.InsertBooking(ctx, b1), boom)
+	_, err := s.GetBooking(ctx, b1.ID)
+	wantErr(t, err, store.ErrNotFound)
+	err = f.InTx(ctx, func(tx store.Store) error {
+		must(t, tx.AddActivity(ctx, store.Activity{ID: "act_fault", AccountID: "acc_p", CreatedAt: t0}))
+		return tx.InsertBooking(ctx, b1)
+	})
+	wantErr(t, err, boom)
+	if l, _ := s.ListActivity(ctx, "acc_p", 10, 0); len(l) != 0 {
+		t.Errorf("the transaction around a failed booking write kept %d activity entries", len(l))
+	}
+	f.FailAfterBookingWrite(nil)
+	must(t, f.InsertBooking(ctx, b1))
+	f.FailAfterBookingWrite(boom)
+	_, err = f.UpdateBooking(ctx, b1.ID, func(b store.Booking) (store.Booking, error) { b.Notes = "moved"; b.Version++; return b, nil })
+	wantErr(t, err, boom)
+	if got, _ := s.GetBooking(ctx, b1.ID); got.Notes != "" || got.Version != 1 {
+		t.Errorf("failed update kept: %+v", got)
+	}
+	f.FailAfterBookingWrite(nil)
+	got, err := f.UpdateBooking(ctx, b1.ID, func(b store.Booking) (store.Booking, error) { b.Notes = "moved"; b.Version++; return b, nil })
+	must(t, err)
+	if got.Notes != "moved" || got.Version != 2 {
+		t.Errorf("update after the fault cleared: %+v", got)
+	}
+}

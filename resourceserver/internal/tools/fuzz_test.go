@@ -17,7 +17,7 @@ import (
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/resourceserver/internal/tokencheck"
 )
 
@@ -48,7 +48,7 @@ type toolsHarness struct {
 func newToolsHarness(tb testing.TB) *toolsHarness {
 	tb.Helper()
 	ctx := context.Background()
-	st := storetest.SQLite(tb)
+	st := sqltest.SQLite(tb)
 	epoch := time.Date(2026, time.March, 2, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return epoch }
 	acct := store.Account{ID: store.NewID("acct"), Email: "fuzz@example.com", PasswordHash: "x", CreatedAt: epoch, UpdatedAt: epoch}

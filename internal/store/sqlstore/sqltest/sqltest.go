@@ -1,12 +1,12 @@
-// Package storetest runs one conformance suite against every storage
-// backend, and gives other packages' tests fresh, migrated stores on SQLite
-// and PostgreSQL.
+// Package sqltest gives tests fresh, migrated sqlstore stores on SQLite and
+// PostgreSQL: the backends the conformance suite (store/storetest) runs on,
+// and the real databases every other package's tests use.
 //
 // PostgreSQL tests use the server named by LINKSLOT_TEST_POSTGRES_URL (make
 // test starts a throwaway one when initdb is on the PATH); each store gets a
 // database of its own, dropped when the test ends. Without the variable the
 // PostgreSQL cases are skipped, except under CI=true, where they fail.
-package storetest
+package sqltest
 
 import (
 	"context"
@@ -145,5 +145,5 @@ func MustURL(t testing.TB, backend string) string {
 	case "postgres":
 		return NewPostgresDatabase(t)
 	}
-	panic(fmt.Sprintf("storetest: unknown backend %q", backend))
+	panic(fmt.Sprintf("sqltest: unknown backend %q", backend))
 }
