@@ -16,7 +16,7 @@ import (
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // cheapArgon2 is an argon2id hash with the smallest parameters: an old
@@ -33,7 +33,7 @@ func cheapArgon2(pw string) string {
 // answer ErrBusy after the pool's wait, check nothing, count no failure
 // and change nothing; once a slot frees, the same sign-in works.
 func TestBusySlots(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	ctx := context.Background()
 	pool := password.NewPool(1, 20*time.Millisecond)
 	svc, err := identity.New(identity.Config{Store: s, Clock: start().Now, Hasher: pool,
@@ -78,7 +78,7 @@ func TestBusySlots(t *testing.T) {
 // A hash made with older parameters is replaced at the next successful
 // sign-in, on both backends; a failed sign-in leaves it alone.
 func TestSignInUpgradesOldHash(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		svc := newService(t, s, start(), nil) // password.Default
 		old := cheapArgon2(pw)
