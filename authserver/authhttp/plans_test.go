@@ -18,7 +18,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/linkslot/linkslot/internal/store"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // Token-path plans at scale. token_sessions is pre-filled with 500,000
@@ -47,7 +47,7 @@ type capturedStmt struct {
 }
 
 func TestTokenPathPlansAtScale(t *testing.T) {
-	s := storetest.Postgres(t)
+	s := sqltest.Postgres(t)
 	ctx := context.Background()
 	db := s.DB()
 	if err := db.Exec(`ALTER TABLE token_sessions SET (autovacuum_enabled = false)`).Error; err != nil {
