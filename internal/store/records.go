@@ -273,13 +273,14 @@ type IdempotencyRecord struct {
 	ExpiresAt time.Time
 }
 
-// Activity is one confirmed mutation made through a link, shown to the
-// person on the Activity page.
+// Activity is one confirmed mutation, shown to the person on the Activity
+// page: made by an agent through a link, or by the person on the web.
 type Activity struct {
 	ID               string
 	AccountID        string
-	LinkID           string
-	ClientID         string
+	LinkID           string // empty when made on the web
+	ClientID         string // empty when made on the web
+	Via              string // ViaAgent or ViaWeb; empty is stored as ViaAgent
 	Tool             string
 	Arguments        []byte // JSON
 	Summary          string
@@ -289,6 +290,12 @@ type Activity struct {
 	RequestID        string
 	CreatedAt        time.Time
 }
+
+// Activity.Via values.
+const (
+	ViaAgent = "agent"
+	ViaWeb   = "web"
+)
 
 // AuditEvent is one administrative action.
 type AuditEvent struct {

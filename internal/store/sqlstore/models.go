@@ -232,6 +232,7 @@ type activityRow struct {
 	AccountID        string
 	LinkID           string
 	ClientID         string
+	Via              string
 	Tool             string
 	Arguments        string
 	Summary          string

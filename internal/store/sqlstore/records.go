@@ -75,7 +75,10 @@ func (s *Store) AddActivity(ctx context.Context, a store.Activity) error {
 	if a.ID == "" {
 		a.ID = store.NewID("act")
 	}
-	r := activityRow{ID: a.ID, AccountID: a.AccountID, LinkID: a.LinkID, ClientID: a.ClientID, Tool: a.Tool,
+	if a.Via == "" {
+		a.Via = store.ViaAgent
+	}
+	r := activityRow{ID: a.ID, AccountID: a.AccountID, LinkID: a.LinkID, ClientID: a.ClientID, Via: a.Via, Tool: a.Tool,
 		Arguments: string(a.Arguments), Summary: a.Summary, ConfirmationText: a.ConfirmationText,
 		IdempotencyKey: a.IdempotencyKey, Outcome: string(a.Outcome), RequestID: a.RequestID, CreatedAt: store.UTC(a.CreatedAt)}
 	return s.create(ctx, &r)
@@ -94,7 +97,7 @@ func (s *Store) ListActivity(ctx context.Context, accountID string, limit, offse
 	}
 	out := make([]store.Activity, len(rows))
 	for i, r := range rows {
-		out[i] = store.Activity{ID: r.ID, AccountID: r.AccountID, LinkID: r.LinkID, ClientID: r.ClientID, Tool: r.Tool,
+		out[i] = store.Activity{ID: r.ID, AccountID: r.AccountID, LinkID: r.LinkID, ClientID: r.ClientID, Via: r.Via, Tool: r.Tool,
 			Arguments: []byte(r.Arguments), Summary: r.Summary, ConfirmationText: r.ConfirmationText,
 			IdempotencyKey: r.IdempotencyKey, Outcome: []byte(r.Outcome), RequestID: r.RequestID, CreatedAt: store.UTC(r.CreatedAt)}
 	}

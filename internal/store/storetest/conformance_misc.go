@@ -97,7 +97,8 @@ func testActivityAudit(t *testing.T, s store.Store) {
 	if len(got) != 3 || got[0].Summary != "s4" || got[1].Summary != "s3" || got[2].Summary != "s2" {
 		t.Fatalf("ListActivity page 1 = %+v", got)
 	}
-	if got[0].ID == "" || string(got[0].Arguments) != `{"i":4}` || got[0].IdempotencyKey != "k4" || got[0].ConfirmationText != "Book?" || string(got[0].Outcome) != "{}" {
+	if got[0].ID == "" || string(got[0].Arguments) != `{"i":4}` || got[0].IdempotencyKey != "k4" || got[0].ConfirmationText != "Book?" || string(got[0].Outcome) != "{}" ||
+		got[0].Via != store.ViaAgent {
 		t.Errorf("activity = %+v", got[0])
 	}
 	sameInstant(t, "activity CreatedAt", got[0].CreatedAt, t0.Add(4*time.Minute))
