@@ -1,5 +1,6 @@
-// Package testkit is test and load-driver support: MCP answer helpers and
-// linking an agent through the real sign-in and consent pages. It is
+// Package testkit is test and load-driver support: a settable Clock, MCP
+// answer helpers and linking an agent through the real sign-in and consent
+// pages. It is
 // imported only by tests, bench and test harnesses, never by the servers.
 //
 // The MCP helpers work on decoded structuredContent (any JSON value):
