@@ -26,6 +26,16 @@ func NormalizeReference(ref string) string {
 	return strings.ToUpper(strings.TrimSpace(ref))
 }
 
+// CheckText is the one rule for a booking's free text (notes, a
+// cancellation reason): valid text of at most MaxNotes characters. It
+// answers invalid_argument naming field.
+func CheckText(field, v string) error {
+	if !utf8.ValidString(v) || utf8.RuneCountInString(v) > MaxNotes {
+		return fieldErr(CodeInvalidArgument, field, "%s must be valid text of at most %d characters; shorten it and call again.", field, MaxNotes)
+	}
+	return nil
+}
+
 // movable refuses to move a booking that is cancelled, started, completed or
 // carries an active payment.
 func movable(b store.Booking, now time.Time) *Error {
@@ -65,8 +75,8 @@ func (s *Service) PlanCreate(ctx context.Context, r CreateRequest) (CreatePlan, 
 	if r.AccountID == "" {
 		return CreatePlan{}, errors.New("booking: PlanCreate without an account")
 	}
-	if utf8.RuneCountInString(r.Notes) > MaxNotes {
-		return CreatePlan{}, fieldErr(CodeInvalidArgument, "notes", "notes must be at most %d characters.", MaxNotes)
+	if err := CheckText("notes", r.Notes); err != nil {
+		return CreatePlan{}, err
 	}
 	if r.StartsAt.IsZero() {
 		return CreatePlan{}, fieldErr(CodeInvalidTime, "starts_at", "starts_at must be an exact RFC 3339 instant with its offset, taken from check_business_availability.")
@@ -294,8 +304,8 @@ func (s *Service) PlanCancel(ctx context.Context, r CancelRequest) (CancelPlan, 
 	if err != nil {
 		return CancelPlan{}, err
 	}
-	if utf8.RuneCountInString(r.Reason) > MaxNotes {
-		return CancelPlan{}, fieldErr(CodeInvalidArgument, "reason", "reason must be at most %d characters.", MaxNotes)
+	if err := CheckText("reason", r.Reason); err != nil {
+		return CancelPlan{}, err
 	}
 	now := s.now()
 	sv, st := e.svcByID[cur.ServiceID], e.stByID[cur.StaffID]

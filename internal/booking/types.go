@@ -230,3 +230,19 @@ type CancelPlan struct {
 
 	entry *catalogEntry
 }
+
+// Business is the business the plan books at, as its catalog was read.
+func (p CreatePlan) Business() store.Business { return p.entry.business() }
+
+// Business is the booking's business, as its catalog was read.
+func (p ReschedulePlan) Business() store.Business { return p.entry.business() }
+
+// Business is the booking's business, as its catalog was read.
+func (p CancelPlan) Business() store.Business { return p.entry.business() }
+
+func (e *catalogEntry) business() store.Business {
+	if e == nil {
+		return store.Business{}
+	}
+	return e.cat.Business
+}

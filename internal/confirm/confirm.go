@@ -16,6 +16,11 @@ const (
 	FieldIdempotencyKey       = "idempotency_key"
 )
 
+// FieldNames are the five confirmation fields, in the order Missing lists
+// them.
+var FieldNames = []string{FieldConfirmedSummary, FieldSummaryPresented, FieldConfirmationObtained,
+	FieldUserConfirmationText, FieldIdempotencyKey}
+
 // Limits of the free-text fields.
 const (
 	MaxConfirmationText = 500 // characters (Unicode code points)
@@ -170,7 +175,8 @@ func normalize(s string) string {
 }
 
 // ValidKey reports whether k is a well-formed idempotency key: 16–200
-// printable ASCII characters (0x20–0x7E, space included).
+// printable ASCII characters (0x20–0x7E, space included). It is the one
+// rule for keys: internal/idempotency refuses any other.
 func ValidKey(k string) bool {
 	if len(k) < MinKeyLen || len(k) > MaxKeyLen {
 		return false

@@ -30,8 +30,8 @@
 // matters (business, service, staff, local time and zone, price, policy, fee,
 // notes) appears in it, so a change in any of them changes the text.
 //
-// A tool that also uses idempotency keys must look the key up before step 4:
-// a retry of a mutation that already succeeded sees a changed booking, and
-// must get the stored answer rather than summary_changed. CheckFields runs
-// steps 1–3 alone for that purpose.
+// internal/mutation, which also uses idempotency keys, looks the key up
+// before step 4: a retry of a mutation that already succeeded sees a changed
+// booking, and must get the stored answer rather than summary_changed.
+// CheckFields runs steps 1–3 alone for that purpose.
 package confirm

@@ -29,16 +29,25 @@ const Type = "linkslot-grant+jwt"
 // maxTokenLen bounds what Verify parses; a real grant is about 500 bytes.
 const maxTokenLen = 4096
 
+// Codes and messages of the two answers a presented grant can get besides
+// success.
+const (
+	CodeInvalidGrant    = "invalid_grant"
+	MessageInvalidGrant = "this grant does not authorize this change; " +
+		"fetch the booking with get_my_booking (or search_my_bookings) and use the grant it returns"
+	CodeExpiredGrant    = "expired_grant"
+	MessageExpiredGrant = "the appointment has already started, " +
+		"so it can no longer be rescheduled or cancelled here; contact the business directly"
+)
+
 var (
 	// ErrInvalidGrant is the one answer for every grant that is not an
 	// authentic, current grant for this booking, business, link and scope.
 	// It is never wrapped, so its message is byte-identical for every cause.
-	ErrInvalidGrant = errors.New("invalid_grant: this grant does not authorize this change; " +
-		"fetch the booking with get_my_booking (or search_my_bookings) and use the grant it returns")
+	ErrInvalidGrant = errors.New(CodeInvalidGrant + ": " + MessageInvalidGrant)
 	// ErrExpiredGrant answers an authentic grant, otherwise valid, whose
 	// appointment has already started.
-	ErrExpiredGrant = errors.New("expired_grant: the appointment has already started, " +
-		"so it can no longer be rescheduled or cancelled here; contact the business directly")
+	ErrExpiredGrant = errors.New(CodeExpiredGrant + ": " + MessageExpiredGrant)
 )
 
 // KeySource supplies the signing key and the published verification keys;

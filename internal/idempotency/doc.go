@@ -65,9 +65,10 @@
 // deletes expired ones. A record past its expiry but not yet purged still
 // replays: the contract promises "at least", never "at most".
 //
-// # Order of checks in a tool
+// # Order of checks
 //
-// Look the key up (Keeper.Lookup) before checking the grant and the summary:
+// internal/mutation drives the Keeper. It looks the key up (Keeper.Lookup)
+// before checking the grant and the summary:
 // a retry of a successful reschedule carries a grant the reschedule
 // superseded and a summary of the old time, and must still get the stored
 // answer. Run repeats the lookup atomically, so a duplicate racing past

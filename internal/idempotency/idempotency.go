@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/confirm"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -21,12 +22,6 @@ const MinTTL = 24 * time.Hour
 // RetryAfterSec is what a rate_limited answer tells the agent to wait.
 const RetryAfterSec = 1
 
-// Key length bounds (CONTRACT.md §5).
-const (
-	MinKeyLen = 16
-	MaxKeyLen = 200
-)
-
 // Codes of the tool results for the errors below.
 const (
 	CodeConflict   = "idempotency_conflict"
@@ -34,23 +29,24 @@ const (
 	CodeInvalidKey = "invalid_idempotency_key"
 )
 
+// Messages of the errors below, written for the agent.
+const (
+	MessageConflict = "this idempotency_key was already used for a different request; " +
+		"use a new key for a new request, or resend the original arguments unchanged to get the original answer"
+	MessageInProgress = "a request with this idempotency_key is still running; " +
+		"retry in a second with the same key and arguments"
+	MessageInvalidKey = "idempotency_key must be 16–200 printable ASCII characters"
+)
+
 var (
 	// ErrConflict: the key was already used, by this link for this tool,
 	// with different arguments. Nothing was executed.
-	ErrConflict = errors.New(CodeConflict + ": this idempotency_key was already used for a different request; " +
-		"use a new key for a new request, or resend the original arguments unchanged to get the original answer")
+	ErrConflict = errors.New(CodeConflict + ": " + MessageConflict)
 	// ErrInProgress: a request with this key is still running.
-	ErrInProgress = errors.New(CodeInProgress + ": a request with this idempotency_key is still running; " +
-		"retry in a second with the same key and arguments")
+	ErrInProgress = errors.New(CodeInProgress + ": " + MessageInProgress)
 	// ErrInvalidKey: the key is not 16–200 printable ASCII characters.
-	ErrInvalidKey = errors.New(CodeInvalidKey + ": idempotency_key must be 16–200 printable ASCII characters")
+	ErrInvalidKey = errors.New(CodeInvalidKey + ": " + MessageInvalidKey)
 )
-
-// confirmationFields are excluded from ArgsHash.
-var confirmationFields = []string{
-	"confirmed_summary", "confirmation_summary_presented", "confirmation_obtained",
-	"user_confirmation_text", "idempotency_key",
-}
 
 // ArgsHash returns the hex SHA-256 of the canonical JSON of a tool's
 // arguments (a struct with JSON tags, or a map), leaving out the confirmation
@@ -68,7 +64,7 @@ func ArgsHash(args any) (string, error) {
 		return "", fmt.Errorf("idempotency: decode arguments: %w", err)
 	}
 	if m, ok := v.(map[string]any); ok {
-		for _, f := range confirmationFields {
+		for _, f := range confirm.FieldNames {
 			delete(m, f)
 		}
 	}
@@ -100,31 +96,11 @@ func dropNulls(v any) any {
 	return v
 }
 
-// ValidKey reports whether k is 16–200 printable ASCII characters.
-func ValidKey(k string) bool {
-	if len(k) < MinKeyLen || len(k) > MaxKeyLen {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x20 || k[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
 // Keeper runs mutations under idempotency keys.
 type Keeper struct {
 	s     store.Store
 	clock store.Clock
 	ttl   time.Duration
-
-	// beforeComplete, when set (tests only), runs after exec and before the
-	// answer is stored, inside the transaction; an error aborts it.
-	beforeComplete func() error
-	// afterLookup, when set (tests only), runs after Run's fast-path lookup
-	// missed, before the transaction begins.
-	afterLookup func()
 }
 
 // New returns a Keeper over s. ttl below MinTTL is raised to MinTTL; clock
@@ -157,7 +133,7 @@ func answer(rec store.IdempotencyRecord, argsHash string) ([]byte, error) {
 // the stored response when it was used with the same arguments, ErrConflict
 // when with others, ErrInProgress when still running. It writes nothing.
 func (k *Keeper) Lookup(ctx context.Context, linkID, tool, key, argsHash string) (response []byte, found bool, err error) {
-	if !ValidKey(key) {
+	if !confirm.ValidKey(key) {
 		return nil, false, ErrInvalidKey
 	}
 	rec, err := k.s.GetIdempotency(ctx, linkID, tool, key)
@@ -231,9 +207,6 @@ func (k *Keeper) runOnce(ctx context.Context, linkID, tool, key, argsHash string
 	if resp, found, err := k.Lookup(ctx, linkID, tool, key, argsHash); err != nil || found {
 		return resp, found, err
 	}
-	if k.afterLookup != nil {
-		k.afterLookup()
-	}
 	var execErr error
 	err = k.s.InTx(ctx, func(tx store.Store) error {
 		now := k.clock()
@@ -257,11 +230,6 @@ func (k *Keeper) runOnce(ctx context.Context, linkID, tool, key, argsHash string
 		if err != nil {
 			response, execErr = resp, err
 			return err
-		}
-		if k.beforeComplete != nil {
-			if err := k.beforeComplete(); err != nil {
-				return err
-			}
 		}
 		if err := tx.CompleteIdempotency(ctx, linkID, tool, key, resp); err != nil {
 			return fmt.Errorf("idempotency: store answer: %w", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/testkit"
 )
 
 var (
@@ -30,14 +31,7 @@ const (
 )
 
 // clock is a settable pinned clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-func (c *clock) set(t time.Time)     { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+type clock = testkit.Clock
 
 // fixture is a store with one business, service and staff member, so that
 // mutations can write real bookings.
@@ -62,9 +56,9 @@ func newFixture(t testing.TB, s *sqlstore.Store) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{t: t0}
+	c := testkit.NewClock(t0)
 	fs := storetest.WithFaults(s)
-	return &fixture{s: s, faults: fs, cat: cat, clock: c, k: idempotency.New(fs, c.now, 24*time.Hour)}
+	return &fixture{s: s, faults: fs, cat: cat, clock: c, k: idempotency.New(fs, c.Now, 24*time.Hour)}
 }
 
 // insert is a mutation: it books Ana at start through tx and answers the
@@ -255,8 +249,10 @@ func TestCrashSafety(t *testing.T) {
 				func(f *fixture) { f.faults.FailAfterBookingWrite(fault) },
 				func(f *fixture) { f.faults.FailAfterBookingWrite(nil) }},
 			{"before the record is completed",
-				func(f *fixture) { idempotency.SetBeforeComplete(f.k, func() error { return fault }) },
-				func(f *fixture) { idempotency.SetBeforeComplete(f.k, nil) }},
+				func(f *fixture) {
+					f.k = idempotency.New(&faultStore{Store: f.s, beforeComplete: func() error { return fault }}, f.clock.Now, 24*time.Hour)
+				},
+				func(f *fixture) { f.k = idempotency.New(f.s, f.clock.Now, 24*time.Hour) }},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				f := newFixture(t, s)
@@ -298,7 +294,7 @@ func TestConcurrentDuplicates(t *testing.T) {
 		const n = 20
 		var passed sync.WaitGroup
 		passed.Add(n)
-		idempotency.SetAfterLookup(f.k, func() { passed.Done(); passed.Wait() })
+		f.k = idempotency.New(&faultStore{Store: f.s, beforeTx: func() { passed.Done(); passed.Wait() }}, f.clock.Now, 24*time.Hour)
 		h := hash(t, map[string]any{"starts_at": "2026-12-07T10:00:00Z"})
 		var executions atomic.Int32
 		var wg sync.WaitGroup
@@ -337,7 +333,7 @@ func TestConcurrentDuplicates(t *testing.T) {
 func TestPurge(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := newFixture(t, s)
-		k := idempotency.New(s, f.clock.now, time.Hour) // raised to 24 h
+		k := idempotency.New(s, f.clock.Now, time.Hour) // raised to 24 h
 		if k.TTL() != idempotency.MinTTL {
 			t.Fatalf("ttl %s", k.TTL())
 		}
@@ -346,11 +342,11 @@ func TestPurge(t *testing.T) {
 		if _, _, err := k.Run(ctx, link, tool, key, h, f.insert(slot, &n)); err != nil {
 			t.Fatal(err)
 		}
-		f.clock.add(23 * time.Hour)
+		f.clock.Add(23 * time.Hour)
 		if got, err := k.Purge(ctx); err != nil || got != 0 {
 			t.Fatalf("early purge: %d %v", got, err)
 		}
-		f.clock.add(2 * time.Hour)
+		f.clock.Add(2 * time.Hour)
 		if got, err := k.Purge(ctx); err != nil || got != 1 {
 			t.Fatalf("purge: %d %v", got, err)
 		}

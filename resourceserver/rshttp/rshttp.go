@@ -22,6 +22,7 @@ import (
 	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/metrics"
+	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
@@ -65,6 +66,9 @@ type Deps struct {
 	// Metrics counts HTTP requests, tool calls, bookings, replays and
 	// refused grants (nil: off).
 	Metrics *metrics.Metrics
+	// Notifier writes the messages of every executed mutation in its
+	// transaction (nil: none; see internal/mutation).
+	Notifier mutation.Notifier
 }
 
 // New builds the resource server handler.
@@ -123,10 +127,11 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	}
 	td := tools.Deps{Domain: domain, Grants: grants, Logger: d.Logger, Metrics: d.Metrics}
 	if issuer != nil {
-		// The mutation tools: booking engine, grant verification and
-		// idempotency keys kept IdempotencyTTL, purged hourly.
+		// The mutation tools: the mutation service over the booking
+		// engine, grants and idempotency keys kept IdempotencyTTL, purged
+		// hourly.
 		keeper := idempotency.New(d.Store, d.Clock, IdempotencyTTL)
-		td.Mutations, td.Verifier, td.Keeper, td.Clock = engine, issuer, keeper, d.Clock
+		td.Mutations = &mutation.Service{Engine: engine, Grants: issuer, Keeper: keeper, Notifier: d.Notifier, Clock: d.Clock}
 		go purgeIdempotency(ctx, keeper, d.Logger)
 	}
 	if linkLim != nil {

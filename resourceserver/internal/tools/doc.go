@@ -1,7 +1,9 @@
 // Package tools holds Linkslot's MCP tools. Each handler reads the caller's
 // identity from the SDK's TokenInfo (put there by the router after bearer
 // verification, never taken from tool arguments), validates its arguments,
-// calls the booking engine, and answers.
+// calls the domain — the booking engine for the read tools, the mutation
+// service (internal/mutation) for the three mutations — and renders the
+// answer.
 //
 // Answers follow CONTRACT §4: a result's structuredContent matches the
 // tool's declared outputSchema and the same JSON is repeated as text. A

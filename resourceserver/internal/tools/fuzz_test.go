@@ -15,6 +15,7 @@ import (
 	"github.com/linkslot/linkslot/internal/grant"
 	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/keys"
+	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
@@ -77,8 +78,8 @@ func newToolsHarness(tb testing.TB) *toolsHarness {
 	}
 	issuer := grant.New(CacheSigningKey(km, time.Hour), clock)
 	engine := booking.NewService(st, clock)
-	srv := NewServer(Deps{Domain: engine, Grants: issuer, Mutations: engine, Verifier: issuer,
-		Keeper: idempotency.New(st, clock, 24*time.Hour), Clock: clock}, nil)
+	srv := NewServer(Deps{Domain: engine, Grants: issuer, Mutations: &mutation.Service{Engine: engine, Grants: issuer,
+		Keeper: idempotency.New(st, clock, 24*time.Hour), Clock: clock}}, nil)
 	ti := TokenInfo(tokencheck.Identity{AccountID: acct.ID, LinkID: link.ID, ClientID: cl.ID,
 		Scopes: []string{scope.OpenID, scope.BookingsRead, scope.BookingsWrite}, Expiry: epoch.Add(time.Hour)})
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {

@@ -1,89 +1,42 @@
 package tools
 
 // The three mutation tools: create_my_booking, reschedule_my_booking and
-// cancel_my_booking (CONTRACT §5). Each call runs these steps, in this order:
-//
-//  1. identify the caller, rate limit, validate the arguments;
-//  2. confirm.CheckFields: a malformed confirmation field fails at once;
-//  3. when all five confirmation fields are present, look the idempotency
-//     key up (Keeper.Lookup): a used key replays its stored answer (with
-//     idempotent_replay: true) or answers idempotency_conflict, before the
-//     grant or the summary is looked at — a retry of a successful move
-//     carries the grant and summary that move superseded;
-//  4. reschedule and cancel: verify the grant against the booking as it is
-//     now (invalid_grant / expired_grant), before any business rule;
-//  5. plan with the booking engine (business rules, nothing written) and
-//     render the summary with internal/confirm's builders;
-//  6. confirm.Check against that summary: preview, missing fields or
-//     summary_changed answer without writing;
-//  7. execute under Keeper.Run: the booking write, the idempotency record and
-//     the Activity entry commit in one transaction, or nothing does.
-//
-// The summary renderer is internal/confirm (CreateSummary, RescheduleSummary,
-// CancelSummary), fed with the booking engine's booking.Facts.
+// cancel_my_booking (CONTRACT §5). Each handler identifies the caller,
+// applies the rate limit, decodes and checks its arguments (the field named
+// in every invalid_argument / invalid_time answer), calls the mutation
+// service (internal/mutation), which makes every decision of the protocol —
+// confirmation, idempotency, grant, plan, summary, execution, Activity — and
+// renders its Outcome as MutationOutput.
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/linkslot/linkslot/internal/booking"
-	"github.com/linkslot/linkslot/internal/confirm"
-	"github.com/linkslot/linkslot/internal/grant"
-	"github.com/linkslot/linkslot/internal/idempotency"
+	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/requestid"
-	"github.com/linkslot/linkslot/internal/store"
 )
 
-// Mutator is the part of the booking engine the mutation tools call;
-// *booking.Service implements it.
-type Mutator interface {
-	PlanCreate(ctx context.Context, r booking.CreateRequest) (booking.CreatePlan, error)
-	Create(ctx context.Context, tx store.Store, p booking.CreatePlan) (store.Booking, error)
-	PlanReschedule(ctx context.Context, r booking.RescheduleRequest) (booking.ReschedulePlan, error)
-	Reschedule(ctx context.Context, tx store.Store, p booking.ReschedulePlan) (store.Booking, error)
-	PlanCancel(ctx context.Context, r booking.CancelRequest) (booking.CancelPlan, error)
-	Cancel(ctx context.Context, tx store.Store, p booking.CancelPlan) (store.Booking, error)
-	MyBooking(ctx context.Context, accountID, bookingRef string) (booking.BookingView, error)
+// Mutations is the mutation protocol (*mutation.Service).
+type Mutations interface {
+	Create(ctx context.Context, c mutation.Caller, r mutation.CreateRequest, conf mutation.Confirmation) (mutation.Outcome, error)
+	Reschedule(ctx context.Context, c mutation.Caller, r mutation.RescheduleRequest, conf mutation.Confirmation) (mutation.Outcome, error)
+	Cancel(ctx context.Context, c mutation.Caller, r mutation.CancelRequest, conf mutation.Confirmation) (mutation.Outcome, error)
 }
 
-// GrantVerifier checks a presented booking grant (internal/grant.Issuer).
-type GrantVerifier interface {
-	Verify(ctx context.Context, token string, want grant.Expect) error
-}
-
-// Keeper runs a mutation at most once per (link, tool, key)
-// (internal/idempotency.Keeper).
-type Keeper interface {
-	Lookup(ctx context.Context, linkID, tool, key, argsHash string) (response []byte, found bool, err error)
-	Run(ctx context.Context, linkID, tool, key, argsHash string, exec func(tx store.Store) ([]byte, error)) (response []byte, replay bool, err error)
-}
-
-var (
-	_ Mutator       = (*booking.Service)(nil)
-	_ GrantVerifier = (*grant.Issuer)(nil)
-	_ Keeper        = (*idempotency.Keeper)(nil)
-)
+var _ Mutations = (*mutation.Service)(nil)
 
 // Statuses of a mutation answer.
 const (
-	StatusConfirmationRequired = confirm.CodeConfirmationRequired
-	StatusSummaryChanged       = confirm.CodeSummaryChanged
-	StatusConfirmed            = "confirmed"
-	StatusRescheduled          = "rescheduled"
-	StatusCancelled            = "cancelled"
-)
-
-// Codes the mutation tools answer besides the engine's.
-const (
-	codeInvalidGrant = "invalid_grant"
-	codeExpiredGrant = "expired_grant"
+	StatusConfirmationRequired = mutation.StatusConfirmationRequired
+	StatusSummaryChanged       = mutation.StatusSummaryChanged
+	StatusConfirmed            = mutation.StatusConfirmed
+	StatusRescheduled          = mutation.StatusRescheduled
+	StatusCancelled            = mutation.StatusCancelled
 )
 
 // ConfirmationInput are the five confirmation arguments of every mutation.
@@ -96,8 +49,8 @@ type ConfirmationInput struct {
 	IdempotencyKey               *string `json:"idempotency_key,omitempty" jsonschema:"step 2 only: a fresh random key of 16 to 200 printable ASCII characters (a UUID works) for this request; reuse it only when retrying this same request"`
 }
 
-func (c ConfirmationInput) fields() confirm.Fields {
-	return confirm.Fields{ConfirmedSummary: c.ConfirmedSummary, SummaryPresented: c.ConfirmationSummaryPresented,
+func (c ConfirmationInput) fields() mutation.Confirmation {
+	return mutation.Confirmation{ConfirmedSummary: c.ConfirmedSummary, SummaryPresented: c.ConfirmationSummaryPresented,
 		ConfirmationObtained: c.ConfirmationObtained, UserConfirmationText: c.UserConfirmationText, IdempotencyKey: c.IdempotencyKey}
 }
 
@@ -190,51 +143,6 @@ func proposalOf(f booking.Facts) *Proposal {
 	return p
 }
 
-// viewOf renders a booking written by a mutation with the names its plan
-// already resolved, so the answer needs no read outside the transaction.
-func viewOf(f booking.Facts, b store.Booking) booking.BookingView {
-	loc := f.StartsAt.Location()
-	v := booking.BookingView{Reference: b.Reference, Status: b.Status, Version: b.Version,
-		BusinessReference: f.BusinessReference, BusinessName: f.BusinessName, ServiceReference: f.ServiceReference,
-		ServiceName: f.ServiceName, StaffReference: f.StaffReference, StaffName: f.StaffName, TimeZone: f.TimeZone,
-		StartsAt: b.StartsAt.In(loc), EndsAt: b.EndsAt.In(loc), PriceCents: b.PriceCents, Currency: b.Currency,
-		Notes: b.Notes, PaymentState: b.PaymentState, CancellationPolicy: f.CancellationPolicy, CancelReason: b.CancelReason,
-		CancellationFeeCents: b.CancellationFeeCents, CreatedAt: b.CreatedAt.In(loc), Record: b}
-	if v.PaymentState == "" {
-		v.PaymentState = store.PaymentNone
-	}
-	if b.CancelledAt != nil {
-		t := b.CancelledAt.In(loc)
-		v.CancelledAt = &t
-	}
-	return v
-}
-
-// errMessage is an error's text without its "code: " prefix.
-func errMessage(err error, code string) string {
-	return strings.TrimPrefix(err.Error(), code+": ")
-}
-
-// mutationFail maps a grant, idempotency or engine error to a result.
-// Every invalid grant answers the same bytes, whatever the cause.
-func (t *toolSet) mutationFail(ctx context.Context, tool string, err error) (*mcp.CallToolResult, any, error) {
-	switch {
-	case errors.Is(err, grant.ErrInvalidGrant), booking.ErrorCode(err) == booking.CodeBookingChanged:
-		// booking_changed: the booking moved on between the grant check
-		// and the write, so the grant presented is superseded.
-		return fail(&ToolError{Code: codeInvalidGrant, Field: "grant", Message: errMessage(grant.ErrInvalidGrant, codeInvalidGrant)})
-	case errors.Is(err, grant.ErrExpiredGrant):
-		return fail(&ToolError{Code: codeExpiredGrant, Field: "grant", Message: errMessage(grant.ErrExpiredGrant, codeExpiredGrant)})
-	case errors.Is(err, idempotency.ErrConflict):
-		return fail(&ToolError{Code: idempotency.CodeConflict, Field: confirm.FieldIdempotencyKey, Message: errMessage(idempotency.ErrConflict, idempotency.CodeConflict)})
-	case errors.Is(err, idempotency.ErrInProgress):
-		return fail(&ToolError{Code: idempotency.CodeInProgress, RetryAfterSec: idempotency.RetryAfterSec, Message: errMessage(idempotency.ErrInProgress, idempotency.CodeInProgress)})
-	case errors.Is(err, idempotency.ErrInvalidKey):
-		return fail(&ToolError{Code: idempotency.CodeInvalidKey, Field: confirm.FieldIdempotencyKey, Message: errMessage(idempotency.ErrInvalidKey, idempotency.CodeInvalidKey)})
-	}
-	return t.domainFail(ctx, tool, err)
-}
-
 // parseInstant parses an exact RFC 3339 instant with its offset.
 func parseInstant(field, v string) (time.Time, *ToolError) {
 	v = strings.TrimSpace(v)
@@ -250,187 +158,32 @@ func parseInstant(field, v string) (time.Time, *ToolError) {
 	return ts, nil
 }
 
-func maxText(field, v string) *ToolError {
-	if !utf8.ValidString(v) || utf8.RuneCountInString(v) > booking.MaxNotes {
-		return invalidArg(field, "%s must be valid text of at most %d characters; shorten it and call again.", field, booking.MaxNotes)
-	}
-	return nil
-}
-
-// mutation is one call's shared state.
-type mutation struct {
-	tool   string
-	c      caller
-	fields confirm.Fields
-	hash   string
-	args   []byte // the arguments for the Activity entry: no grant, no confirmation fields
-	// execute: all five confirmation fields are present.
-	execute bool
-}
-
-// failed answers a failure after step 3. A confirmed call looks its key up
-// once more first: a duplicate whose first lookup missed may fail its own
-// checks only because the original committed meanwhile (the slot is now
-// its own booking's, the grant it carries is superseded, the summary
-// changed), and must get the original's answer instead.
-func (t *toolSet) failed(ctx context.Context, m *mutation, err error) (*mcp.CallToolResult, any, error) {
-	if res, out, ok := t.lateReplay(ctx, m); ok {
-		return res, out, nil
-	}
-	return t.mutationFail(ctx, m.tool, err)
-}
-
-func (t *toolSet) lateReplay(ctx context.Context, m *mutation) (*mcp.CallToolResult, any, bool) {
-	if !m.execute {
-		return nil, nil, false
-	}
-	raw, found, err := t.d.Keeper.Lookup(ctx, m.c.LinkID, m.tool, *m.fields.IdempotencyKey, m.hash)
-	if err != nil || !found {
-		return nil, nil, false
-	}
-	res, out, err := replayed(raw)
+// render answers a mutation service result: an error as a failed result,
+// an Outcome as MutationOutput. done is the message of an executed change.
+func (t *toolSet) render(ctx context.Context, tool string, o mutation.Outcome, err error, done string) (*mcp.CallToolResult, any, error) {
 	if err != nil {
-		return nil, nil, false
+		return t.domainFail(ctx, tool, err)
 	}
-	return res, out, true
+	out := MutationOutput{Status: o.Status, ConfirmedSummary: o.Summary, Missing: o.Missing,
+		AlreadyCancelled: o.AlreadyCancelled, IdempotentReplay: o.Replay}
+	if o.Booking == nil {
+		out.Message, out.Proposal = o.Message, proposalOf(o.Facts)
+		if o.Refused() {
+			out.Error = &ToolError{Code: o.Status, Message: o.Message}
+			return &mcp.CallToolResult{IsError: true}, out, nil
+		}
+		return nil, out, nil
+	}
+	out.Booking, out.Message = &BookingOut{BookingView: *o.Booking, Grant: o.Grant}, done
+	if o.AlreadyCancelled {
+		out.Message = "The booking was already cancelled; nothing changed. Tell the person it is cancelled."
+	}
+	return nil, out, nil
 }
 
-// start runs steps 2–3: malformed confirmation fields fail, and a used key
-// replays or conflicts. done reports that the call is answered.
-func (t *toolSet) start(ctx context.Context, m *mutation, hashArgs any) (res *mcp.CallToolResult, out any, done bool) {
-	r := confirm.CheckFields(m.fields)
-	if r.Kind == confirm.InvalidField {
-		res, out, _ = fail(&ToolError{Code: r.Code, Field: r.Field, Message: r.Message})
-		return res, out, true
-	}
-	h, err := idempotency.ArgsHash(hashArgs)
-	if err != nil {
-		res, out, _ = t.domainFail(ctx, m.tool, err)
-		return res, out, true
-	}
-	m.hash = h
-	if r.Kind != confirm.Execute {
-		return nil, nil, false
-	}
-	m.execute = true
-	if m.c.LinkID == "" {
-		res, out, _ = fail(&ToolError{Code: "server_error", Message: "This connection has no link to scope idempotency keys to. Reconnect the Linkslot account and retry."})
-		return res, out, true
-	}
-	raw, found, err := t.d.Keeper.Lookup(ctx, m.c.LinkID, m.tool, *m.fields.IdempotencyKey, h)
-	if err != nil {
-		res, out, _ = t.mutationFail(ctx, m.tool, err)
-		return res, out, true
-	}
-	if found {
-		res, out, err := replayed(raw)
-		if err != nil {
-			res, out, _ = t.domainFail(ctx, m.tool, err)
-		}
-		return res, out, true
-	}
-	return nil, nil, false
-}
-
-func replayed(raw []byte) (*mcp.CallToolResult, any, error) {
-	b, err := idempotency.WithReplayFlag(raw)
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, json.RawMessage(b), nil
-}
-
-// confirmOrExecute runs steps 6–7 once the summary is known. exec performs
-// the change through tx and returns the booking and the answer's status.
-func (t *toolSet) confirmOrExecute(ctx context.Context, m *mutation, facts booking.Facts,
-	exec func(tx store.Store) (store.Booking, MutationOutput, error)) (*mcp.CallToolResult, any, error) {
-	summary, err := confirm.ForBooking(facts)
-	if err != nil {
-		return t.domainFail(ctx, m.tool, err)
-	}
-	r := confirm.Check(m.fields, summary)
-	switch r.Kind {
-	case confirm.Preview:
-		return nil, MutationOutput{Status: StatusConfirmationRequired, ConfirmedSummary: summary, Message: r.Message, Proposal: proposalOf(facts)}, nil
-	case confirm.ConfirmationRequired, confirm.SummaryChanged:
-		if res, out, ok := t.lateReplay(ctx, m); ok {
-			return res, out, nil
-		}
-		return &mcp.CallToolResult{IsError: true}, MutationOutput{Status: r.Code, ConfirmedSummary: summary, Missing: r.Missing,
-			Message: r.Message, Proposal: proposalOf(facts), Error: &ToolError{Code: r.Code, Message: r.Message}}, nil
-	case confirm.InvalidField:
-		return fail(&ToolError{Code: r.Code, Field: r.Field, Message: r.Message})
-	}
-	key, text := *m.fields.IdempotencyKey, *m.fields.UserConfirmationText
-	raw, replay, err := t.d.Keeper.Run(ctx, m.c.LinkID, m.tool, key, m.hash, func(tx store.Store) ([]byte, error) {
-		b, out, err := exec(tx)
-		if err != nil {
-			return nil, err
-		}
-		g, err := t.d.Grants.IssueFor(ctx, b, m.c.LinkID)
-		if err != nil {
-			return nil, err
-		}
-		bo := BookingOut{BookingView: viewOf(facts, b), Grant: g}
-		out.Booking, out.ConfirmedSummary = &bo, summary
-		resp, err := json.Marshal(out)
-		if err != nil {
-			return nil, err
-		}
-		bo.Grant = "" // the Activity page never shows a capability
-		outcome, err := json.Marshal(out)
-		if err != nil {
-			return nil, err
-		}
-		if err := tx.AddActivity(ctx, store.Activity{AccountID: m.c.AccountID, LinkID: m.c.LinkID, ClientID: m.c.ClientID,
-			Tool: m.tool, Arguments: m.args, Summary: summary, ConfirmationText: text, IdempotencyKey: key,
-			Outcome: outcome, RequestID: requestid.From(ctx), CreatedAt: store.UTC(t.d.Clock())}); err != nil {
-			return nil, fmt.Errorf("activity: %w", err)
-		}
-		return resp, nil
-	})
-	if err != nil {
-		return t.failed(ctx, m, err)
-	}
-	if replay {
-		return replayed(raw)
-	}
-	return nil, json.RawMessage(raw), nil
-}
-
-// verifyGrant checks the presented grant against the booking as it is now
-// (step 4) and returns that booking's version.
-func (t *toolSet) verifyGrant(ctx context.Context, c caller, ref, token, scope string) (int, error) {
-	v, err := t.d.Mutations.MyBooking(ctx, c.AccountID, ref)
-	if err != nil {
-		return 0, err
-	}
-	if c.LinkID == "" {
-		return 0, grant.ErrInvalidGrant
-	}
-	b := v.Record
-	if err := t.d.Verifier.Verify(ctx, strings.TrimSpace(token), grant.Expect{BookingID: b.ID, BusinessID: b.BusinessID,
-		LinkID: c.LinkID, Version: b.Version, Scope: scope}); err != nil {
-		return 0, err
-	}
-	return b.Version, nil
-}
-
-// activityArgs is the JSON of a call's arguments for the Activity page:
-// without the grant (a capability) and without the confirmation fields,
-// which the entry records on their own.
-func activityArgs(v any) []byte {
-	b, _ := json.Marshal(v)
-	var m map[string]any
-	if json.Unmarshal(b, &m) != nil {
-		return b
-	}
-	for _, k := range []string{"grant", confirm.FieldConfirmedSummary, confirm.FieldSummaryPresented,
-		confirm.FieldConfirmationObtained, confirm.FieldUserConfirmationText, confirm.FieldIdempotencyKey} {
-		delete(m, k)
-	}
-	b, _ = json.Marshal(m)
-	return b
+func agentCaller(ctx context.Context, c caller) mutation.Caller {
+	return mutation.Caller{AccountID: c.AccountID, LinkID: c.LinkID, ClientID: c.ClientID, Channel: mutation.ChannelAgent,
+		RequestID: requestid.From(ctx)}
 }
 
 // ---- create_my_booking ----
@@ -477,22 +230,9 @@ func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in Creat
 	if e != nil {
 		return fail(e)
 	}
-	if e := maxText("notes", in.Notes); e != nil {
-		return fail(e)
-	}
-	m := &mutation{tool: CreateMyBooking, c: c, fields: in.fields(), args: activityArgs(in)}
-	if res, out, done := t.start(ctx, m, in); done {
-		return res, out, nil
-	}
-	plan, err := t.d.Mutations.PlanCreate(ctx, booking.CreateRequest{AccountID: c.AccountID, LinkID: c.LinkID,
-		BusinessRef: in.BusinessReference, ServiceRef: in.ServiceReference, StaffRef: in.StaffReference, StartsAt: start, Notes: in.Notes})
-	if err != nil {
-		return t.failed(ctx, m, err)
-	}
-	return t.confirmOrExecute(ctx, m, plan.Facts, func(tx store.Store) (store.Booking, MutationOutput, error) {
-		b, err := t.d.Mutations.Create(ctx, tx, plan)
-		return b, MutationOutput{Status: StatusConfirmed, Message: "Booked. Tell the person it is confirmed; keep booking.grant to reschedule or cancel it later."}, err
-	})
+	o, err := t.d.Mutations.Create(ctx, agentCaller(ctx, c), mutation.CreateRequest{BusinessRef: in.BusinessReference,
+		ServiceRef: in.ServiceReference, StaffRef: in.StaffReference, StartsAt: start, Notes: in.Notes}, in.fields())
+	return t.render(ctx, CreateMyBooking, o, err, "Booked. Tell the person it is confirmed; keep booking.grant to reschedule or cancel it later.")
 }
 
 // ---- reschedule_my_booking ----
@@ -525,26 +265,9 @@ func (t *toolSet) reschedule(ctx context.Context, req *mcp.CallToolRequest, in R
 	if e != nil {
 		return fail(e)
 	}
-	m := &mutation{tool: RescheduleMyBooking, c: c, fields: in.fields(), args: activityArgs(in)}
-	if res, out, done := t.start(ctx, m, in); done {
-		return res, out, nil
-	}
-	version, err := t.verifyGrant(ctx, c, in.BookingReference, in.Grant, grant.ScopeReschedule)
-	if err != nil {
-		return t.failed(ctx, m, err)
-	}
-	plan, err := t.d.Mutations.PlanReschedule(ctx, booking.RescheduleRequest{AccountID: c.AccountID, BookingRef: in.BookingReference,
-		NewStartsAt: start, StaffRef: in.WithStaffReference})
-	if err != nil {
-		return t.failed(ctx, m, err)
-	}
-	if plan.Current.Version != version {
-		return t.failed(ctx, m, grant.ErrInvalidGrant)
-	}
-	return t.confirmOrExecute(ctx, m, plan.Facts, func(tx store.Store) (store.Booking, MutationOutput, error) {
-		b, err := t.d.Mutations.Reschedule(ctx, tx, plan)
-		return b, MutationOutput{Status: StatusRescheduled, Message: "Moved. Tell the person the new time; use booking.grant (the new grant) for any further change."}, err
-	})
+	o, err := t.d.Mutations.Reschedule(ctx, agentCaller(ctx, c), mutation.RescheduleRequest{BookingRef: in.BookingReference,
+		Grant: in.Grant, StartsAt: start, StaffRef: in.WithStaffReference}, in.fields())
+	return t.render(ctx, RescheduleMyBooking, o, err, "Moved. Tell the person the new time; use booking.grant (the new grant) for any further change.")
 }
 
 // ---- cancel_my_booking ----
@@ -572,46 +295,9 @@ func (t *toolSet) cancel(ctx context.Context, req *mcp.CallToolRequest, in Cance
 	if e := required("grant", in.Grant, needGrant); e != nil {
 		return fail(e)
 	}
-	if e := maxText("reason", in.Reason); e != nil {
-		return fail(e)
-	}
-	m := &mutation{tool: CancelMyBooking, c: c, fields: in.fields(), args: activityArgs(in)}
-	if res, out, done := t.start(ctx, m, in); done {
-		return res, out, nil
-	}
-	version, err := t.verifyGrant(ctx, c, in.BookingReference, in.Grant, grant.ScopeCancel)
-	if err != nil {
-		return t.failed(ctx, m, err)
-	}
-	plan, err := t.d.Mutations.PlanCancel(ctx, booking.CancelRequest{AccountID: c.AccountID, BookingRef: in.BookingReference, Reason: in.Reason})
-	if err != nil {
-		return t.failed(ctx, m, err)
-	}
-	if plan.Current.Version != version {
-		return t.failed(ctx, m, grant.ErrInvalidGrant)
-	}
-	if plan.AlreadyCancelled {
-		// Nothing to change, so nothing to confirm or record: answer at
-		// once, in either step (unless this is a retry of the call that
-		// cancelled it).
-		if res, out, ok := t.lateReplay(ctx, m); ok {
-			return res, out, nil
-		}
-		g, err := t.d.Grants.IssueFor(ctx, plan.Current, c.LinkID)
-		if err != nil {
-			return t.failed(ctx, m, err)
-		}
-		bo := BookingOut{BookingView: viewOf(plan.Facts, plan.Current), Grant: g}
-		return nil, MutationOutput{Status: StatusCancelled, AlreadyCancelled: true, Booking: &bo,
-			Message: "The booking was already cancelled; nothing changed. Tell the person it is cancelled."}, nil
-	}
-	return t.confirmOrExecute(ctx, m, plan.Facts, func(tx store.Store) (store.Booking, MutationOutput, error) {
-		// A booking cancelled by a concurrent request since the plan
-		// answers the engine's already_cancelled error (nothing changed).
-		b, err := t.d.Mutations.Cancel(ctx, tx, plan)
-		return b, MutationOutput{Status: StatusCancelled,
-			Message: "Cancelled. Tell the person; mention the fee if booking.cancellation_fee_cents is above zero."}, err
-	})
+	o, err := t.d.Mutations.Cancel(ctx, agentCaller(ctx, c), mutation.CancelRequest{BookingRef: in.BookingReference,
+		Grant: in.Grant, Reason: in.Reason}, in.fields())
+	return t.render(ctx, CancelMyBooking, o, err, "Cancelled. Tell the person; mention the fee if booking.cancellation_fee_cents is above zero.")
 }
 
 func mutating() *mcp.ToolAnnotations {
@@ -619,15 +305,11 @@ func mutating() *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: &t, IdempotentHint: true, OpenWorldHint: &f}
 }
 
-// registerMutations adds the three mutation tools when their dependencies
-// are present.
+// registerMutations adds the three mutation tools when the mutation service
+// is present.
 func registerMutations(s *mcp.Server, t *toolSet) bool {
-	d := t.d
-	if d.Mutations == nil || d.Grants == nil || d.Verifier == nil || d.Keeper == nil {
+	if t.d.Mutations == nil {
 		return false
-	}
-	if t.d.Clock == nil {
-		t.d.Clock = store.SystemClock
 	}
 	mcp.AddTool(s, createTool, t.create)
 	mcp.AddTool(s, rescheduleTool, t.reschedule)

@@ -6,9 +6,15 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
-
-	"github.com/linkslot/linkslot/internal/grant"
 )
+
+// KeySource is a grant key source (internal/grant.KeySource, which
+// internal/keys.Manager implements), declared here so that the tools need
+// not import the grant package: the mutation service owns grants.
+type KeySource interface {
+	SigningKey(ctx context.Context) (jose.SigningKey, error)
+	VerificationKeys(ctx context.Context) (*jose.JSONWebKeySet, error)
+}
 
 // signingKeyCache serves a grant key source's signing key from memory and
 // refreshes it in the background. The mutation tools sign a booking's grant
@@ -20,7 +26,7 @@ import (
 // rotation is seen at once by Verify and within one refresh period by the
 // signer.
 type signingKeyCache struct {
-	src   grant.KeySource
+	src   KeySource
 	every time.Duration
 
 	mu         sync.Mutex
@@ -30,12 +36,12 @@ type signingKeyCache struct {
 	refreshing bool
 }
 
-var _ grant.KeySource = (*signingKeyCache)(nil)
+var _ KeySource = (*signingKeyCache)(nil)
 
 // CacheSigningKey wraps src so that SigningKey answers from memory once
 // loaded, refreshing at most every period in the background. Call
 // SigningKey once at start-up to load it.
-func CacheSigningKey(src grant.KeySource, every time.Duration) grant.KeySource {
+func CacheSigningKey(src KeySource, every time.Duration) KeySource {
 	if every <= 0 {
 		every = time.Minute
 	}

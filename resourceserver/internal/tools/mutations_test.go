@@ -6,17 +6,11 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"errors"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
-
-	"github.com/linkslot/linkslot/internal/booking"
-	"github.com/linkslot/linkslot/internal/confirm"
-	"github.com/linkslot/linkslot/internal/grant"
-	"github.com/linkslot/linkslot/internal/idempotency"
 )
 
 type countingKeys struct {
@@ -70,47 +64,4 @@ func keyID(k any) string {
 		return j.KeyID
 	}
 	return ""
-}
-
-// Summaries are deterministic and show every fact; each action renders.
-func TestSummary(t *testing.T) {
-	ny, _ := time.LoadLocation("America/New_York")
-	start := time.Date(2026, 3, 4, 10, 0, 0, 0, ny)
-	f := booking.Facts{Action: "create", BusinessName: "Brightcut Barbers", ServiceName: "Classic haircut", StaffName: "Marcus Reid",
-		TimeZone: "America/New_York", StartsAt: start, EndsAt: start.Add(30 * time.Minute), PriceCents: 3500, Currency: "USD",
-		CancellationWindowMinutes: 1440, CancellationFeeCents: 1500, Notes: "hi"}
-	a, err := confirm.ForBooking(f)
-	b, _ := confirm.ForBooking(f)
-	if err != nil || a != b || !strings.Contains(a, "USD 35.00") || !strings.Contains(a, "America/New_York") || !strings.Contains(a, "Marcus Reid") {
-		t.Fatalf("create summary: %v\n%s", err, a)
-	}
-	f.StaffName = "Dana Kowalski"
-	if c, _ := confirm.ForBooking(f); c == a {
-		t.Fatal("another staff member gave the same summary")
-	}
-	f.BookingReference, f.PreviousStaffName, f.PreviousStartsAt, f.PreviousEndsAt = "LS-X", "Marcus Reid", start.Add(-time.Hour), start.Add(-30*time.Minute)
-	for _, action := range []string{"reschedule", "cancel"} {
-		f.Action = action
-		if s, err := confirm.ForBooking(f); err != nil || !strings.Contains(s, "LS-X") {
-			t.Fatalf("%s summary: %v\n%s", action, err, s)
-		}
-	}
-	f.Action = "other"
-	if _, err := confirm.ForBooking(f); err == nil {
-		t.Fatal("unknown action rendered")
-	}
-}
-
-// Every invalid grant cause maps to the same result bytes.
-func TestInvalidGrantOneAnswer(t *testing.T) {
-	ts := &toolSet{}
-	_, a, _ := ts.mutationFail(context.Background(), CancelMyBooking, grant.ErrInvalidGrant)
-	_, b, _ := ts.mutationFail(context.Background(), CancelMyBooking, &booking.Error{Code: booking.CodeBookingChanged, Message: "Booking LS-1 changed"})
-	if a.(errorOut).Error.Code != "invalid_grant" || *a.(errorOut).Error != *b.(errorOut).Error {
-		t.Fatalf("%+v vs %+v", a, b)
-	}
-	_, c, _ := ts.mutationFail(context.Background(), CancelMyBooking, idempotency.ErrInProgress)
-	if e := c.(errorOut).Error; e.Code != "rate_limited" || e.RetryAfterSec != idempotency.RetryAfterSec {
-		t.Fatalf("in progress: %+v", e)
-	}
 }

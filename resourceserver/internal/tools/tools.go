@@ -15,7 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/linkslot/linkslot/internal/booking"
-	"github.com/linkslot/linkslot/internal/grant"
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
@@ -34,10 +33,7 @@ type Domain interface {
 	RescheduleAvailability(ctx context.Context, accountID, bookingRef, localDate, staffRef string) (booking.Availability, error)
 }
 
-var (
-	_ Domain = (*booking.Service)(nil)
-	_ Grants = (*grant.Issuer)(nil)
-)
+var _ Domain = (*booking.Service)(nil)
 
 // Grants issues a booking's current grant bound to the asking link
 // (internal/grant.Issuer).
@@ -60,12 +56,9 @@ type Deps struct {
 	// grants (nil: off).
 	Metrics *metrics.Metrics
 
-	// The mutation tools (mutations.go) are registered only when
-	// Mutations, Grants, Verifier and Keeper are all set.
-	Mutations Mutator       // *booking.Service
-	Verifier  GrantVerifier // *grant.Issuer
-	Keeper    Keeper        // *idempotency.Keeper
-	Clock     store.Clock   // Activity timestamps; default store.SystemClock
+	// Mutations is the mutation protocol (*mutation.Service); the mutation
+	// tools are registered only when it is set.
+	Mutations Mutations
 }
 
 // Tool names.
