@@ -13,6 +13,7 @@ package authhttp
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,11 +24,13 @@ import (
 	"github.com/linkslot/linkslot/authserver/internal/fositestore"
 	"github.com/linkslot/linkslot/authserver/internal/provider"
 	"github.com/linkslot/linkslot/internal/app"
+	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/requestid"
+	"github.com/linkslot/linkslot/internal/safefetch"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -51,6 +54,15 @@ type Deps struct {
 	// its own expiry checks; the store checks stored expiries against Clock
 	// as well, so a clock set ahead ages codes and tokens in tests.
 	Clock store.Clock
+	// Fetch tunes the fetches of client metadata documents and client key
+	// sets (tests: a resolver and a test CA); the zero value is production.
+	Fetch FetchOptions
+}
+
+// FetchOptions tune outside fetches (safefetch).
+type FetchOptions struct {
+	Resolver safefetch.Resolver
+	RootCAs  *x509.CertPool
 }
 
 // Mounter is implemented by UIs that serve their own pages.
@@ -85,15 +97,22 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if _, err := km.SigningKey(ctx); err != nil {
 		return nil, fmt.Errorf("signing keys: %w", err)
 	}
+	policy, err := cimd.ParsePolicy(c.CIMDPolicy)
+	if err != nil {
+		return nil, fmt.Errorf("LINKSLOT_CIMD_POLICY %v", err)
+	}
+	urlClients := cimd.NewResolver(d.Store, cimd.Options{Policy: policy, OpenScopes: c.CIMDOpenScopes,
+		Development: !c.Production, Resolver: d.Fetch.Resolver, RootCAs: d.Fetch.RootCAs, Observe: d.Metrics.ObserveFetch})
 	fs := fositestore.New(d.Store, fositestore.Options{Audience: []string{c.Resource},
-		RefreshAbsolute: c.RefreshAbsolute, Clock: d.Clock})
-	p, err := provider.New(fs, km, provider.Config{Issuer: c.Issuer, Secret: c.SecretKey, RefreshIdle: c.RefreshIdle})
+		RefreshAbsolute: c.RefreshAbsolute, Clock: d.Clock, URLClients: urlClients})
+	p, err := provider.New(fs, km, provider.Config{Issuer: c.Issuer, Secret: c.SecretKey, RefreshIdle: c.RefreshIdle,
+		JWKS: provider.JWKSOptions{Development: !c.Production, Resolver: d.Fetch.Resolver, RootCAs: d.Fetch.RootCAs, Observe: d.Metrics.ObserveFetch}})
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	endpoint.New(endpoint.Deps{Provider: p, Store: d.Store, Keys: km, UI: d.UI, Log: d.Logger, Clock: d.Clock,
-		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Metrics: d.Metrics}).Mount(mux)
+		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Metrics: d.Metrics, URLClients: urlClients}).Mount(mux)
 	app.Health(mux, d.Store)
 	if m, ok := d.UI.(Mounter); ok {
 		m.Mount(mux)

@@ -216,19 +216,22 @@ func verifyAccessToken(t *testing.T, e *env, raw string) map[string]any {
 func TestDiscovery(t *testing.T) {
 	e := newEnv(t, sqltest.SQLite(t))
 	want := map[string]any{
-		"issuer":                                         e.issuer,
-		"authorization_endpoint":                         e.issuer + "/oauth2/authorize",
-		"token_endpoint":                                 e.issuer + "/oauth2/token",
-		"jwks_uri":                                       e.issuer + "/jwks.json",
-		"revocation_endpoint":                            e.issuer + "/oauth2/revoke",
-		"introspection_endpoint":                         e.issuer + "/oauth2/introspect",
-		"userinfo_endpoint":                              e.issuer + "/userinfo",
-		"response_types_supported":                       []any{"code"},
-		"grant_types_supported":                          []any{"authorization_code", "refresh_token"},
-		"code_challenge_methods_supported":               []any{"S256"},
-		"token_endpoint_auth_methods_supported":          []any{"none", "client_secret_basic", "client_secret_post"},
-		"authorization_response_iss_parameter_supported": true,
-		"scopes_supported":                               []any{"openid", "profile", "email", "offline_access"},
+		"issuer":                                e.issuer,
+		"authorization_endpoint":                e.issuer + "/oauth2/authorize",
+		"token_endpoint":                        e.issuer + "/oauth2/token",
+		"jwks_uri":                              e.issuer + "/jwks.json",
+		"revocation_endpoint":                   e.issuer + "/oauth2/revoke",
+		"introspection_endpoint":                e.issuer + "/oauth2/introspect",
+		"userinfo_endpoint":                     e.issuer + "/userinfo",
+		"response_types_supported":              []any{"code"},
+		"grant_types_supported":                 []any{"authorization_code", "refresh_token"},
+		"code_challenge_methods_supported":      []any{"S256"},
+		"token_endpoint_auth_methods_supported": []any{"none", "client_secret_basic", "client_secret_post", "private_key_jwt"},
+		// CONTRACT §10: client ID metadata documents (policy registered).
+		"client_id_metadata_document_supported":            true,
+		"token_endpoint_auth_signing_alg_values_supported": []any{"ES256", "RS256"},
+		"authorization_response_iss_parameter_supported":   true,
+		"scopes_supported": []any{"openid", "profile", "email", "offline_access"},
 		// Required by OpenID Connect Discovery 1.0 §3; without the
 		// algorithm OIDC clients assume RS256.
 		"subject_types_supported":               []any{"public"},

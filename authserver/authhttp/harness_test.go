@@ -103,7 +103,11 @@ type env struct {
 
 func (e *env) now() time.Time { return store.UTC(time.Now().Add(time.Duration(e.offset.Load()))) }
 
-func newEnv(t testing.TB, s store.Store) *env {
+func newEnv(t testing.TB, s store.Store) *env { t.Helper(); return newEnvWith(t, s, nil) }
+
+// newEnvWith is newEnv with the server's dependencies adjusted by mod
+// before it is built.
+func newEnvWith(t testing.TB, s store.Store, mod func(*authhttp.Deps)) *env {
 	t.Helper()
 	ctx := context.Background()
 	e := &env{t: t, s: s, logs: &syncBuffer{}, redirect: "http://127.0.0.1:53682/callback"}
@@ -145,7 +149,11 @@ func newEnv(t testing.TB, s store.Store) *env {
 		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour}
 	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var err error
-	h, err = authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: testUI{s}, Logger: log, Clock: e.now})
+	deps := authhttp.Deps{Store: s, Config: cfg, UI: testUI{s}, Logger: log, Clock: e.now}
+	if mod != nil {
+		mod(&deps)
+	}
+	h, err = authhttp.New(ctx, deps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,6 +114,13 @@ func ValidateRedirectURI(raw string) error {
 	return fmt.Errorf("redirect URI %q must use https", raw)
 }
 
+// IsLoopbackRedirect reports whether raw is an http redirect to
+// 127.0.0.1, [::1] or localhost: a program on the person's own computer.
+func IsLoopbackRedirect(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && isLoopback(u)
+}
+
 func isLoopback(u *url.URL) bool {
 	if u.Scheme != "http" {
 		return false

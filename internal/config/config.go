@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 )
 
@@ -62,6 +63,14 @@ type Config struct {
 	// (LINKSLOT_ADMIN_TOKEN, at least 16 characters; empty turns token
 	// authentication off, leaving admin sessions only).
 	AdminToken string
+	// CIMDPolicy says which clients identified by a client ID metadata
+	// document URL may link (LINKSLOT_CIMD_POLICY: registered, the
+	// default; open; off). CONTRACT §10.
+	CIMDPolicy string
+	// CIMDOpenScopes are the private scopes an unregistered URL client may
+	// be granted under the open policy (LINKSLOT_CIMD_OPEN_SCOPES, default
+	// "bookings:read bookings:write").
+	CIMDOpenScopes []string
 }
 
 // DefaultRequestTimeout is RequestTimeout's default: the PostgreSQL
@@ -144,6 +153,18 @@ func FromEnv(getenv Getenv) (Config, error) {
 	}
 	if c.RefreshIdle > c.RefreshAbsolute {
 		bad("LINKSLOT_REFRESH_IDLE (%s) must not exceed LINKSLOT_REFRESH_ABSOLUTE (%s)", c.RefreshIdle, c.RefreshAbsolute)
+	}
+	c.CIMDPolicy = get("LINKSLOT_CIMD_POLICY", "registered")
+	switch c.CIMDPolicy {
+	case "registered", "open", "off":
+	default:
+		bad("LINKSLOT_CIMD_POLICY must be registered, open or off (got %q)", c.CIMDPolicy)
+	}
+	c.CIMDOpenScopes = strings.Fields(get("LINKSLOT_CIMD_OPEN_SCOPES", "bookings:read bookings:write"))
+	for _, s := range c.CIMDOpenScopes {
+		if sc, ok := scope.Lookup(s); !ok || sc.Public {
+			bad("LINKSLOT_CIMD_OPEN_SCOPES: %q is not a private scope (bookings:read, bookings:write)", s)
+		}
 	}
 	c.AdminToken = get("LINKSLOT_ADMIN_TOKEN", "")
 	if c.AdminToken != "" && len(c.AdminToken) < 16 {

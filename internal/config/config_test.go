@@ -140,3 +140,20 @@ func TestEnsureSecretKey(t *testing.T) {
 		t.Errorf("EnsureSecretKey replaced a configured key: %q, %v", given.SecretKey, err)
 	}
 }
+
+func TestCIMDSettings(t *testing.T) {
+	c, err := FromEnv(env(nil))
+	if err != nil || c.CIMDPolicy != "registered" || strings.Join(c.CIMDOpenScopes, " ") != "bookings:read bookings:write" {
+		t.Fatalf("defaults: %q %v %v", c.CIMDPolicy, c.CIMDOpenScopes, err)
+	}
+	c, err = FromEnv(env(map[string]string{"LINKSLOT_CIMD_POLICY": "open", "LINKSLOT_CIMD_OPEN_SCOPES": "bookings:read"}))
+	if err != nil || c.CIMDPolicy != "open" || strings.Join(c.CIMDOpenScopes, " ") != "bookings:read" {
+		t.Fatalf("open: %q %v %v", c.CIMDPolicy, c.CIMDOpenScopes, err)
+	}
+	_, err = FromEnv(env(map[string]string{"LINKSLOT_CIMD_POLICY": "sometimes", "LINKSLOT_CIMD_OPEN_SCOPES": "openid bookings:admin"}))
+	for _, want := range []string{"LINKSLOT_CIMD_POLICY must be registered, open or off", `"openid" is not a private scope`, `"bookings:admin" is not a private scope`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %q", err, want)
+		}
+	}
+}

@@ -29,6 +29,20 @@ type ConsentView struct {
 	Action    string
 	Params    url.Values
 	CSRFToken string
+
+	// A client identified by the URL of its metadata document (CONTRACT
+	// §10) is shown by the host of that URL, in bold, with the name it
+	// gives itself beside it.
+	URLClient  bool
+	ClientHost string
+	// RedirectURL is the full address the person is sent back to.
+	RedirectURL string
+	// AllLoopback: every redirect the client lists is on the person's own
+	// computer (127.0.0.1, [::1], localhost).
+	AllLoopback bool
+	// Unverified: the client links under the open policy; Linkslot has
+	// not verified it.
+	Unverified bool
 }
 
 // UI renders the pages the authorize endpoint needs.

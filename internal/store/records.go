@@ -34,8 +34,19 @@ type Client struct {
 	LogoURL       string
 	Contact       string
 	Disabled      bool
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// PinnedDocument is, for a client whose ID is the URL of its client ID
+	// metadata document (CONTRACT §10), a copy of that document used
+	// instead of fetching it.
+	PinnedDocument string
+	// OpenLinked marks a metadata-document client recorded when it first
+	// linked under LINKSLOT_CIMD_POLICY=open, not registered by an
+	// administrator.
+	OpenLinked bool
+	// JWKSURI gives a registered client its public keys: it then
+	// authenticates with private_key_jwt (RFC 7523) instead of a secret.
+	JWKSURI   string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Link statuses.

@@ -19,6 +19,7 @@ type Store interface {
 	Idempotency
 	Activities
 	Audit
+	ClientAssertions
 
 	// InTx runs fn with a Store bound to one transaction: everything fn
 	// writes commits together when it returns nil and rolls back otherwise.
@@ -46,6 +47,17 @@ type Tx interface {
 	// Rollback undoes the transaction. After Commit it does nothing and
 	// answers nil.
 	Rollback() error
+}
+
+// ClientAssertions remembers the ids (jti, stored hashed) of client
+// assertions already used (RFC 7523 §3, CONTRACT §10), for every replica.
+type ClientAssertions interface {
+	// UseClientAssertion records jtiHash as used until expires. One that is
+	// already recorded and has not expired at now answers ErrAlreadyExists;
+	// of two concurrent uses exactly one succeeds.
+	UseClientAssertion(ctx context.Context, jtiHash string, expires, now time.Time) error
+	// ClientAssertionUsed reports whether jtiHash is recorded and unexpired.
+	ClientAssertionUsed(ctx context.Context, jtiHash string, now time.Time) (bool, error)
 }
 
 // Accounts stores people and administrators.

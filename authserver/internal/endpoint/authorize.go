@@ -12,6 +12,7 @@ import (
 	"github.com/ory/fosite/token/jwt"
 
 	"github.com/linkslot/linkslot/authserver/internal/fositestore"
+	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/scope"
@@ -43,7 +44,17 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// 1. Client and redirect URI: an error here is shown, never redirected.
-	client, err := h.d.Store.GetClient(ctx, r.Form.Get("client_id"))
+	var urlClient *cimd.Client
+	if id := r.Form.Get("client_id"); cimd.IsURL(id) {
+		c, err := h.d.URLClients.Lookup(ctx, id)
+		if err != nil {
+			h.refuseURLClient(w, r, id, err)
+			return
+		}
+		urlClient = &c
+		fositestore.SeedURLClient(ctx, c)
+	}
+	client, err := h.lookupClient(ctx, urlClient, r.Form.Get("client_id"))
 	if err != nil || client.Disabled {
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			h.logError(ctx, r, err)
@@ -54,6 +65,11 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirect := r.Form.Get("redirect_uri")
+	if urlClient != nil && (redirect == "" && len(client.RedirectURIs) != 1 || redirect != "" && !clients.MatchRedirect(client.RedirectURIs, redirect)) {
+		h.d.Log.InfoContext(ctx, "url client refused", "client_id", client.ID, "rule", "redirect_uri_not_listed")
+		h.displayError(w, r, http.StatusBadRequest, "Invalid redirect address", "The app asked to send you back to an address that the description it publishes at "+client.ID+" does not list. Nothing was shared.")
+		return
+	}
 	if redirect == "" && len(client.RedirectURIs) != 1 || redirect != "" && !clients.MatchRedirect(client.RedirectURIs, redirect) {
 		h.displayError(w, r, http.StatusBadRequest, "Invalid redirect address", "The application asked to send you back to an address it has not registered. Nothing was shared.")
 		return
@@ -106,6 +122,14 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 			h.redirectError(w, r, back, state, errAccessDenied)
 			return
 		}
+		if urlClient != nil && !urlClient.Recorded() {
+			// An open-policy client's first approval records it, so the
+			// link has a client to belong to.
+			if err := h.d.Store.CreateClient(ctx, urlClient.NewRecord(h.d.Clock())); err != nil && !errors.Is(err, store.ErrAlreadyExists) {
+				h.authorizeError(w, r, ar, err)
+				return
+			}
+		}
 		link, err = h.d.Store.UpsertLink(ctx, acct.ID, client.ID, granted, h.d.Clock())
 		if err != nil {
 			h.authorizeError(w, r, ar, err)
@@ -122,7 +146,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if err != nil || !scope.Covers(link.Scopes, granted) {
-			h.renderConsent(w, r, client, acct, back, granted)
+			h.renderConsent(w, r, client, urlClient, acct, back, granted)
 			return
 		}
 		// Remembered consent. Recording use is best-effort and coalesced.
@@ -237,7 +261,34 @@ func (h *Handler) authorizeError(w http.ResponseWriter, r *http.Request, ar fosi
 	h.redirectError(w, r, ar.GetRedirectURI(), ar.GetState(), e)
 }
 
-func (h *Handler) renderConsent(w http.ResponseWriter, r *http.Request, c store.Client, acct store.Account, back *url.URL, granted []string) {
+// lookupClient is the client of an authorization request: the resolved URL
+// client, or the registered one.
+func (h *Handler) lookupClient(ctx context.Context, urlClient *cimd.Client, id string) (store.Client, error) {
+	if urlClient != nil {
+		return urlClient.Client, nil
+	}
+	return h.d.Store.GetClient(ctx, id)
+}
+
+// refuseURLClient shows why a URL client may not link, on the error page
+// (never a redirect: nothing about the client can be trusted yet), and
+// logs the rule and cause.
+func (h *Handler) refuseURLClient(w http.ResponseWriter, r *http.Request, id string, err error) {
+	var ref *cimd.Refusal
+	if !errors.As(err, &ref) {
+		h.logError(r.Context(), r, err)
+		h.displayError(w, r, http.StatusInternalServerError, "Something went wrong", "The request could not be completed. Please try again.")
+		return
+	}
+	attrs := []any{"client_id", id, "rule", ref.Rule}
+	if ref.Err != nil {
+		attrs = append(attrs, "err", ref.Err.Error())
+	}
+	h.d.Log.InfoContext(r.Context(), "url client refused", attrs...)
+	h.displayError(w, r, http.StatusBadRequest, ref.Title, ref.Message)
+}
+
+func (h *Handler) renderConsent(w http.ResponseWriter, r *http.Request, c store.Client, uc *cimd.Client, acct store.Account, back *url.URL, granted []string) {
 	scopes := make([]scope.Scope, 0, len(granted))
 	for _, s := range granted {
 		if sc, ok := scope.Lookup(s); ok {
@@ -249,11 +300,20 @@ func (h *Handler) renderConsent(w http.ResponseWriter, r *http.Request, c store.
 		params[k] = slices.Clone(v)
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	h.d.UI.RenderConsent(w, r, consent.ConsentView{
+	cv := consent.ConsentView{
 		ClientName: c.Name, ClientID: c.ID, ClientLogo: c.LogoURL, RedirectHost: back.Host,
 		AccountEmail: acct.Email, Scopes: scopes, Action: PathAuthorize, Params: params,
 		CSRFToken: h.d.UI.CSRFToken(w, r),
-	})
+	}
+	if uc != nil {
+		cv.URLClient, cv.ClientHost, cv.Unverified = true, uc.Doc.Host(), uc.Open
+		cv.ClientLogo = "" // an outside image would tell its host who is looking
+		u := *back
+		u.RawQuery, u.Fragment = "", ""
+		cv.RedirectURL = u.String()
+		cv.AllLoopback = !slices.ContainsFunc(uc.Doc.RedirectURIs, func(r string) bool { return !clients.IsLoopbackRedirect(r) })
+	}
+	h.d.UI.RenderConsent(w, r, cv)
 }
 
 // newAuthorizeResponse runs fosite's authorize handlers, in one transaction

@@ -12,6 +12,7 @@ import (
 	"github.com/ory/fosite/storage"
 
 	"github.com/linkslot/linkslot/authserver/internal/provider"
+	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/scope"
@@ -34,6 +35,9 @@ type Deps struct {
 	Tx storage.Transactional
 	// Metrics counts token issuance by grant and outcome (nil: off).
 	Metrics *metrics.Metrics
+	// URLClients resolves clients identified by a client ID metadata
+	// document URL (CONTRACT §10); nil or policy off refuses them.
+	URLClients *cimd.Resolver
 }
 
 // Handler serves the OAuth endpoints.
@@ -96,10 +100,14 @@ type Metadata struct {
 	ScopesSupported                   []string `json:"scopes_supported"`
 	SubjectTypesSupported             []string `json:"subject_types_supported"`
 	IDTokenSigningAlgValuesSupported  []string `json:"id_token_signing_alg_values_supported"`
+	// CONTRACT §10: absent when the metadata-document policy is off.
+	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported,omitempty"`
+	TokenEndpointAuthSigningAlgs      []string `json:"token_endpoint_auth_signing_alg_values_supported"`
 }
 
-// DiscoveryDocument returns the metadata of an issuer.
-func DiscoveryDocument(issuer string) Metadata {
+// DiscoveryDocument returns the metadata of an issuer; cimdSupported
+// advertises client ID metadata documents (every policy but off).
+func DiscoveryDocument(issuer string, cimdSupported bool) Metadata {
 	return Metadata{
 		Issuer:                            issuer,
 		AuthorizationEndpoint:             issuer + PathAuthorize,
@@ -111,7 +119,9 @@ func DiscoveryDocument(issuer string) Metadata {
 		ResponseTypesSupported:            []string{"code"},
 		GrantTypesSupported:               []string{"authorization_code", "refresh_token"},
 		CodeChallengeMethodsSupported:     []string{"S256"},
-		TokenEndpointAuthMethodsSupported: []string{"none", "client_secret_basic", "client_secret_post"},
+		TokenEndpointAuthMethodsSupported: []string{"none", "client_secret_basic", "client_secret_post", "private_key_jwt"},
+		TokenEndpointAuthSigningAlgs:      slices.Clone(cimd.SigningAlgs),
+		ClientIDMetadataDocumentSupported: cimdSupported,
 		AuthorizationResponseISSSupported: true,
 		ScopesSupported:                   scope.Public(),
 		SubjectTypesSupported:             []string{"public"},
@@ -121,7 +131,7 @@ func DiscoveryDocument(issuer string) Metadata {
 
 func (h *Handler) discovery(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	writeJSON(w, http.StatusOK, DiscoveryDocument(h.d.Issuer))
+	writeJSON(w, http.StatusOK, DiscoveryDocument(h.d.Issuer, h.d.URLClients.Policy() != cimd.PolicyOff))
 }
 
 func (h *Handler) jwks(w http.ResponseWriter, r *http.Request) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/linkslot/linkslot/authserver/internal/fositestore"
 	"github.com/linkslot/linkslot/internal/authheader"
+	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 )
@@ -60,7 +61,12 @@ func (h *Handler) introspect(w http.ResponseWriter, r *http.Request) {
 			id = r.PostForm.Get("client_id")
 		}
 	}
-	if c, err := h.d.Store.GetClient(ctx, id); err == nil && c.Public {
+	if cimd.IsURL(id) {
+		if c, err := h.d.URLClients.Lookup(ctx, id); err == nil && c.Public {
+			writeJSONError(w, errPublicIntrospt)
+			return
+		}
+	} else if c, err := h.d.Store.GetClient(ctx, id); err == nil && c.Public {
 		writeJSONError(w, errPublicIntrospt)
 		return
 	}

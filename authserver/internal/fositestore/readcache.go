@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -20,6 +21,8 @@ type readCache struct {
 	sessions map[store.TokenRef]store.TokenSession
 	// links are the link states read with refresh sessions (Prefetch).
 	links map[store.TokenRef]store.LinkState
+	// urls are URL clients resolved in this request.
+	urls map[string]cimd.Client
 }
 
 type readCacheKey struct{}
@@ -41,6 +44,32 @@ func readsOf(ctx context.Context) *readCache {
 
 // SeedClient records a client the caller already read in ctx's read cache.
 func SeedClient(ctx context.Context, c store.Client) { readsOf(ctx).putClient(c) }
+
+// SeedURLClient records a URL client the caller already resolved in ctx's
+// read cache.
+func SeedURLClient(ctx context.Context, c cimd.Client) { readsOf(ctx).putURLClient(c) }
+
+func (rc *readCache) urlClient(id string) (cimd.Client, bool) {
+	if rc == nil {
+		return cimd.Client{}, false
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	c, ok := rc.urls[id]
+	return c, ok
+}
+
+func (rc *readCache) putURLClient(c cimd.Client) {
+	if rc == nil {
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.urls == nil {
+		rc.urls = map[string]cimd.Client{}
+	}
+	rc.urls[c.ID] = c
+}
 
 func (rc *readCache) client(id string) (store.Client, bool) {
 	if rc == nil {

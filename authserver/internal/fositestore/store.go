@@ -8,11 +8,13 @@ import (
 	"net/url"
 	"time"
 
+	jose3 "github.com/go-jose/go-jose/v3"
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/handler/oauth2"
 	"github.com/ory/fosite/handler/openid"
 	"github.com/ory/fosite/handler/pkce"
 
+	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/store"
 )
@@ -26,6 +28,9 @@ type Options struct {
 	RefreshAbsolute time.Duration
 	// Clock is checked against stored expiries (default store.SystemClock).
 	Clock store.Clock
+	// URLClients resolves clients whose id is the URL of a client ID
+	// metadata document (nil: such ids are unknown).
+	URLClients *cimd.Resolver
 }
 
 // Backend is the part of store.Store that fosite's storage uses.
@@ -33,6 +38,7 @@ type Backend interface {
 	GetClient(ctx context.Context, id string) (store.Client, error)
 	TouchLink(ctx context.Context, id string, now time.Time) error
 	store.Tokens
+	store.ClientAssertions
 	Begin(ctx context.Context) (store.Tx, error)
 }
 
@@ -50,6 +56,7 @@ var (
 	_ openid.OpenIDConnectRequestStorage = (*Store)(nil)
 	_ fosite.Hasher                      = SecretHasher{}
 	_ fosite.Client                      = (*Client)(nil)
+	_ fosite.OpenIDConnectClient         = (*KeyClient)(nil)
 )
 
 // New returns the fosite storage.
@@ -84,6 +91,49 @@ func (c *Client) GetScopes() fosite.Arguments        { return c.C.AllowedScopes 
 func (c *Client) IsPublic() bool                     { return c.C.Public }
 func (c *Client) GetAudience() fosite.Arguments      { return c.Audience }
 
+// KeyClient is a client that authenticates with private_key_jwt (RFC
+// 7523): a URL client whose document asks for it, or a registered client
+// given a jwks_uri. fosite's own client-assertion code verifies it against
+// Keys or the set at KeysURI.
+type KeyClient struct {
+	*Client
+	Keys    *jose3.JSONWebKeySet
+	KeysURI string
+	// Alg is the algorithm fosite requires of the assertion: the
+	// document's token_endpoint_auth_signing_alg, else the one the
+	// presented assertion names when it is ES256 or RS256 (see
+	// WithAssertionAlg).
+	Alg string
+}
+
+func (c *KeyClient) IsPublic() bool                               { return false }
+func (c *KeyClient) GetHashedSecret() []byte                      { return nil }
+func (c *KeyClient) GetRequestURIs() []string                     { return nil }
+func (c *KeyClient) GetJSONWebKeys() *jose3.JSONWebKeySet         { return c.Keys }
+func (c *KeyClient) GetJSONWebKeysURI() string                    { return c.KeysURI }
+func (c *KeyClient) GetRequestObjectSigningAlgorithm() string     { return "" }
+func (c *KeyClient) GetTokenEndpointAuthMethod() string           { return cimd.AuthPrivateKeyJWT }
+func (c *KeyClient) GetTokenEndpointAuthSigningAlgorithm() string { return c.Alg }
+
+type assertionAlgKey struct{}
+
+// WithAssertionAlg tells GetClient the algorithm of the client assertion
+// the current request presents (already checked to be ES256 or RS256).
+func WithAssertionAlg(ctx context.Context, alg string) context.Context {
+	return context.WithValue(ctx, assertionAlgKey{}, alg)
+}
+
+func keyClient(ctx context.Context, c *Client, keys *jose3.JSONWebKeySet, uri, docAlg string) *KeyClient {
+	alg := docAlg
+	if alg == "" {
+		alg, _ = ctx.Value(assertionAlgKey{}).(string)
+	}
+	if alg == "" {
+		alg = "ES256"
+	}
+	return &KeyClient{Client: c, Keys: keys, KeysURI: uri, Alg: alg}
+}
+
 type redirectKey struct{}
 
 // WithRequestedRedirect tells GetClient which redirect URI the current
@@ -109,8 +159,38 @@ func (st *Store) loadClient(ctx context.Context, id string) (store.Client, error
 	return c, err
 }
 
+// urlClient resolves a client ID metadata document client under the
+// policy; any refusal is fosite.ErrNotFound (invalid_client at the token
+// endpoint; the authorize endpoint shows the refusal itself).
+func (st *Store) urlClient(ctx context.Context, id string) (fosite.Client, error) {
+	rc := readsOf(ctx)
+	c, ok := rc.urlClient(id)
+	if !ok {
+		var err error
+		if c, err = st.opts.URLClients.Lookup(ctx, id); err != nil {
+			var ref *cimd.Refusal
+			if errors.As(err, &ref) {
+				return nil, fosite.ErrNotFound.WithWrap(err).WithDebug(ref.Rule)
+			}
+			return nil, err
+		}
+		rc.putURLClient(c)
+	}
+	fc := &Client{C: c.Client, Audience: st.opts.Audience}
+	if r, _ := ctx.Value(redirectKey{}).(string); r != "" && clients.MatchRedirect(c.RedirectURIs, r) {
+		fc.extraRedirect = r
+	}
+	if c.Doc.AuthMethod() == cimd.AuthPrivateKeyJWT {
+		return keyClient(ctx, fc, c.Doc.Keys, c.Doc.JWKSURI, c.Doc.SigningAlg), nil
+	}
+	return fc, nil
+}
+
 // GetClient implements fosite.ClientManager. A disabled client is not found.
 func (st *Store) GetClient(ctx context.Context, id string) (fosite.Client, error) {
+	if cimd.IsURL(id) {
+		return st.urlClient(ctx, id)
+	}
 	c, err := st.loadClient(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fosite.ErrNotFound
@@ -125,15 +205,35 @@ func (st *Store) GetClient(ctx context.Context, id string) (fosite.Client, error
 	if r, _ := ctx.Value(redirectKey{}).(string); r != "" && clients.MatchRedirect(c.RedirectURIs, r) {
 		fc.extraRedirect = r
 	}
+	if c.JWKSURI != "" {
+		return keyClient(ctx, fc, nil, c.JWKSURI, ""), nil
+	}
 	return fc, nil
 }
 
-// ClientAssertionJWTValid implements fosite.ClientManager; Linkslot accepts
-// no client assertions, so every jti is unknown.
-func (st *Store) ClientAssertionJWTValid(context.Context, string) error { return nil }
+// ClientAssertionJWTValid implements fosite.ClientManager: a jti already
+// used (and not expired) answers fosite.ErrJTIKnown.
+func (st *Store) ClientAssertionJWTValid(ctx context.Context, jti string) error {
+	used, err := st.s.ClientAssertionUsed(ctx, store.HashSecret("jti:"+jti), st.opts.Clock())
+	if err != nil {
+		return err
+	}
+	if used {
+		return fosite.ErrJTIKnown
+	}
+	return nil
+}
 
-// SetClientAssertionJWT implements fosite.ClientManager (unused).
-func (st *Store) SetClientAssertionJWT(context.Context, string, time.Time) error { return nil }
+// SetClientAssertionJWT implements fosite.ClientManager: it records the
+// jti until exp with a unique insert, so of two replicas presented the same
+// assertion at once only one accepts it.
+func (st *Store) SetClientAssertionJWT(ctx context.Context, jti string, exp time.Time) error {
+	err := st.s.UseClientAssertion(ctx, store.HashSecret("jti:"+jti), exp, st.opts.Clock())
+	if errors.Is(err, store.ErrAlreadyExists) {
+		return fosite.ErrJTIKnown.WithHint("Claim 'jti' from 'client_assertion' MUST only be used once.")
+	}
+	return err
+}
 
 // SecretHasher compares client secrets with clients.CompareSecret.
 type SecretHasher struct{}

@@ -36,6 +36,10 @@ type Config struct {
 	// Secret keys the HMAC of codes and refresh tokens (derived with HKDF).
 	Secret      []byte
 	RefreshIdle time.Duration
+	// JWKS configures the fetch of the key sets of private_key_jwt clients.
+	JWKS JWKSOptions
+	// Now is the clock for client-assertion checks (default time.Now).
+	Now func() time.Time
 }
 
 // Provider is the composed fosite provider and its configuration.
@@ -109,6 +113,9 @@ func New(fs *fositestore.Store, km *keys.Manager, c Config) (*Provider, error) {
 	if c.RefreshIdle <= 0 {
 		c.RefreshIdle = 30 * 24 * time.Hour
 	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
 	cfg := &fosite.Config{
 		AccessTokenLifespan:            AccessTokenLifespan,
 		AuthorizeCodeLifespan:          AuthorizeCodeLifespan,
@@ -130,6 +137,7 @@ func New(fs *fositestore.Store, km *keys.Manager, c Config) (*Provider, error) {
 		RedirectSecureChecker: func(_ context.Context, u *url.URL) bool {
 			return clients.ValidateRedirectURI(u.String()) == nil
 		},
+		JWKSFetcherStrategy: newJWKSFetcher(c.JWKS),
 	}
 	signer := &Signer{km: km}
 	signer.DefaultSigner = jwt.DefaultSigner{GetPrivateKey: signer.privateKey}
@@ -149,6 +157,10 @@ func New(fs *fositestore.Store, km *keys.Manager, c Config) (*Provider, error) {
 		compose.OAuth2TokenIntrospectionFactory,
 		compose.OAuth2TokenRevocationFactory,
 	)
+	if f, ok := p.(*fosite.Fosite); ok {
+		cfg.ClientAuthenticationStrategy = authenticateClient(f, c.Now)
+		f.Config = &tokenURLs{Config: cfg, urls: []string{cfg.TokenURL, c.Issuer}}
+	}
 	return &Provider{OAuth2Provider: p, Config: cfg, Signer: signer, store: fs, core: core}, nil
 }
 

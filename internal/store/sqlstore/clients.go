@@ -16,6 +16,7 @@ func toClient(r clientRow) store.Client {
 		RedirectURIs: decodeList(r.RedirectURIs), AllowedScopes: decodeList(r.AllowedScopes),
 		DefaultScopes: decodeList(r.DefaultScopes), GrantTypes: decodeList(r.GrantTypes),
 		LogoURL: r.LogoURL, Contact: r.Contact, Disabled: r.Disabled,
+		PinnedDocument: r.PinnedDocument, OpenLinked: r.OpenLinked, JWKSURI: r.JWKSURI,
 		CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt)}
 }
 
@@ -24,6 +25,7 @@ func fromClient(c store.Client) clientRow {
 		RedirectURIs: encodeList(c.RedirectURIs), AllowedScopes: encodeList(c.AllowedScopes),
 		DefaultScopes: encodeList(c.DefaultScopes), GrantTypes: encodeList(c.GrantTypes),
 		LogoURL: c.LogoURL, Contact: c.Contact, Disabled: c.Disabled,
+		PinnedDocument: c.PinnedDocument, OpenLinked: c.OpenLinked, JWKSURI: c.JWKSURI,
 		CreatedAt: store.UTC(c.CreatedAt), UpdatedAt: store.UTC(c.UpdatedAt)}
 }
 

@@ -31,19 +31,22 @@ type webSessionRow struct {
 func (webSessionRow) TableName() string { return "web_sessions" }
 
 type clientRow struct {
-	ID            string `gorm:"primaryKey"`
-	Name          string
-	SecretHash    string
-	Public        bool
-	RedirectURIs  string `gorm:"column:redirect_uris"`
-	AllowedScopes string
-	DefaultScopes string
-	GrantTypes    string
-	LogoURL       string `gorm:"column:logo_url"`
-	Contact       string
-	Disabled      bool
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	ID             string `gorm:"primaryKey"`
+	Name           string
+	SecretHash     string
+	Public         bool
+	RedirectURIs   string `gorm:"column:redirect_uris"`
+	AllowedScopes  string
+	DefaultScopes  string
+	GrantTypes     string
+	LogoURL        string `gorm:"column:logo_url"`
+	Contact        string
+	Disabled       bool
+	PinnedDocument string
+	OpenLinked     bool
+	JWKSURI        string `gorm:"column:jwks_uri"`
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 func (clientRow) TableName() string { return "clients" }

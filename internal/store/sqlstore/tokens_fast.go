@@ -214,6 +214,9 @@ type prefetchRow struct {
 	CLogoURL       *string
 	CContact       *string
 	CDisabled      *bool
+	CPinned        *string
+	COpenLinked    *bool
+	CJWKSURI       *string `gorm:"column:c_jwks_uri"`
 	CCreatedAt     *time.Time
 	CUpdatedAt     *time.Time
 	TKind          *string
@@ -256,6 +259,7 @@ func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind 
 	err := s.q(ctx).Raw(`SELECT c.id AS c_id, c.name AS c_name, c.secret_hash AS c_secret_hash, c.public AS c_public,
  c.redirect_uris AS c_redirect_uris, c.allowed_scopes AS c_allowed_scopes, c.default_scopes AS c_default_scopes,
  c.grant_types AS c_grant_types, c.logo_url AS c_logo_url, c.contact AS c_contact, c.disabled AS c_disabled,
+ c.pinned_document AS c_pinned, c.open_linked AS c_open_linked, c.jwks_uri AS c_jwks_uri,
  c.created_at AS c_created_at, c.updated_at AS c_updated_at,
  t.kind AS t_kind, t.signature_hash AS t_signature_hash, t.request_id AS t_request_id, t.client_id AS t_client_id,
  t.account_id AS t_account_id, t.link_id AS t_link_id, t.active AS t_active, t.request AS t_request,
@@ -275,6 +279,7 @@ LEFT JOIN links l ON t.link_id <> '' AND l.id = t.link_id`, args...).Scan(&rows)
 			p.Client = toClient(clientRow{ID: *r.CID, Name: deref(r.CName), SecretHash: deref(r.CSecretHash), Public: deref(r.CPublic),
 				RedirectURIs: deref(r.CRedirectURIs), AllowedScopes: deref(r.CAllowedScopes), DefaultScopes: deref(r.CDefaultScopes),
 				GrantTypes: deref(r.CGrantTypes), LogoURL: deref(r.CLogoURL), Contact: deref(r.CContact), Disabled: deref(r.CDisabled),
+				PinnedDocument: deref(r.CPinned), OpenLinked: deref(r.COpenLinked), JWKSURI: deref(r.CJWKSURI),
 				CreatedAt: deref(r.CCreatedAt), UpdatedAt: deref(r.CUpdatedAt)})
 		}
 		if r.TKind == nil {

@@ -25,6 +25,7 @@ func RunTests(t *testing.T, open func(t testing.TB) store.Store) {
 		{"Accounts", testAccounts},
 		{"WebSessions", testWebSessions},
 		{"Clients", testClients},
+		{"ClientAssertions", testClientAssertions},
 		{"Links", testLinks},
 		{"Tokens", testTokens},
 		{"TokensConcurrentDeactivate", testTokensConcurrent},
@@ -222,6 +223,46 @@ func testWebSessions(t *testing.T, s store.Store) {
 	wantErr(t, err, store.ErrNotFound)
 }
 
+func testClientAssertions(t *testing.T, s store.Store) {
+	exp := t0.Add(5 * time.Minute)
+	used, err := s.ClientAssertionUsed(ctx, "jti_a", t0)
+	must(t, err)
+	if used {
+		t.Fatal("unknown jti reported used")
+	}
+	must(t, s.UseClientAssertion(ctx, "jti_a", exp, t0))
+	wantErr(t, s.UseClientAssertion(ctx, "jti_a", exp, t0.Add(time.Minute)), store.ErrAlreadyExists)
+	if used, _ := s.ClientAssertionUsed(ctx, "jti_a", t0.Add(time.Minute)); !used {
+		t.Fatal("used jti not reported")
+	}
+	// Once expired it is forgotten (an assertion past exp is refused anyway).
+	if used, _ := s.ClientAssertionUsed(ctx, "jti_a", exp.Add(time.Second)); used {
+		t.Fatal("expired jti still reported")
+	}
+	must(t, s.UseClientAssertion(ctx, "jti_a", exp.Add(10*time.Minute), exp.Add(time.Second)))
+
+	// Concurrent uses of one jti: exactly one wins.
+	const n = 8
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() { errs <- s.UseClientAssertion(ctx, "jti_race", exp, t0) }()
+	}
+	wins := 0
+	for i := 0; i < n; i++ {
+		err := <-errs
+		switch {
+		case err == nil:
+			wins++
+		case errors.Is(err, store.ErrAlreadyExists):
+		default:
+			t.Errorf("concurrent use: %v", err)
+		}
+	}
+	if wins != 1 {
+		t.Fatalf("%d concurrent uses of one jti succeeded, want 1", wins)
+	}
+}
+
 func testClients(t *testing.T, s store.Store) {
 	c := newClient(t, s, "cli_b")
 	newClient(t, s, "cli_a")
@@ -235,6 +276,25 @@ func testClients(t *testing.T, s store.Store) {
 	}
 	_, err = s.GetClient(ctx, "cli_missing")
 	wantErr(t, err, store.ErrNotFound)
+
+	// A metadata-document client keeps its pinned document and origin; a
+	// registered one its JWKS URL.
+	u := store.Client{ID: "https://app.example/client.json", Name: "App", Public: true,
+		AllowedScopes: []string{"openid"}, GrantTypes: []string{"authorization_code"},
+		PinnedDocument: `{"client_id":"https://app.example/client.json"}`, OpenLinked: true, CreatedAt: t0, UpdatedAt: t0}
+	must(t, s.CreateClient(ctx, u))
+	if got, err := s.GetClient(ctx, u.ID); err != nil || got.PinnedDocument != u.PinnedDocument || !got.OpenLinked {
+		t.Errorf("GetClient(URL client) = %+v, %v", got, err)
+	}
+	k := store.Client{ID: "cli_jwt", Name: "JWT", AllowedScopes: []string{"openid"}, GrantTypes: []string{"authorization_code"},
+		RedirectURIs: []string{"https://jwt.example/cb"}, JWKSURI: "https://jwt.example/jwks.json", CreatedAt: t0, UpdatedAt: t0}
+	must(t, s.CreateClient(ctx, k))
+	if got, err := s.GetClient(ctx, k.ID); err != nil || got.JWKSURI != k.JWKSURI {
+		t.Errorf("GetClient(JWKS client) = %+v, %v", got, err)
+	}
+	must(t, s.DeleteClient(ctx, u.ID))
+	must(t, s.DeleteClient(ctx, k.ID))
+
 	list, err := s.ListClients(ctx)
 	must(t, err)
 	if len(list) != 2 || list[0].ID != "cli_a" || list[1].ID != "cli_b" {
