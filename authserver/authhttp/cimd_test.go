@@ -16,7 +16,7 @@ import (
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/store"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/testkit"
 )
 
@@ -32,7 +32,7 @@ func newCIMDEnv(t *testing.T, policy, openScopes string) *cimdEnv {
 	t.Helper()
 	host := testkit.NewDocHost(t)
 	m := metrics.New("authserver")
-	e := newEnvWith(t, storetest.SQLite(t), func(d *authhttp.Deps) {
+	e := newEnvWith(t, sqltest.SQLite(t), func(d *authhttp.Deps) {
 		d.Config.CIMDPolicy = policy
 		if openScopes != "" {
 			d.Config.CIMDOpenScopes = strings.Fields(openScopes)
