@@ -41,6 +41,12 @@ const RetiredWindow = 15*time.Minute + 5*time.Minute
 // refreshEvery bounds how often SigningKey re-reads the key list.
 const refreshEvery = time.Second
 
+// fresh reports whether a list read at read is still good at now, on the
+// manager's clock (a clock that went backwards counts as stale).
+func fresh(now, read time.Time) bool {
+	return !now.Before(read) && now.Sub(read) < refreshEvery
+}
+
 // Manager signs with the current key of one purpose and publishes the public
 // halves. It is safe for concurrent use.
 type Manager struct {
@@ -186,8 +192,8 @@ func (m *Manager) decrypt(k store.SigningKey) (*ecdsa.PrivateKey, error) {
 // meanwhile, so a signer never waits on the database once a key is cached.
 func (m *Manager) load(ctx context.Context) (string, *ecdsa.PrivateKey, error) {
 	m.mu.Lock()
-	now := time.Now()
-	if m.current != nil && (now.Sub(m.checked) < refreshEvery || m.refreshing) {
+	now := m.clock()
+	if m.current != nil && (fresh(now, m.checked) || m.refreshing) {
 		kid, priv := m.currentID, m.current
 		m.mu.Unlock()
 		return kid, priv, nil
@@ -282,7 +288,7 @@ func (k publicKey) isPublished(now time.Time) bool {
 // the list at once (a key another replica just created).
 func (m *Manager) PublicKey(ctx context.Context, kid string) (*ecdsa.PublicKey, error) {
 	m.mu.Lock()
-	if m.published != nil && time.Since(m.publishedAt) < refreshEvery {
+	if m.published != nil && fresh(m.clock(), m.publishedAt) {
 		k, ok := m.published[kid]
 		m.mu.Unlock()
 		if ok && k.isPublished(m.clock()) {
@@ -312,7 +318,7 @@ func (m *Manager) PublicKey(ctx context.Context, kid string) (*ecdsa.PublicKey, 
 		}
 	}
 	m.mu.Lock()
-	m.published, m.publishedAt = byKid, time.Now()
+	m.published, m.publishedAt = byKid, now
 	m.mu.Unlock()
 	if k, ok := byKid[kid]; ok && k.isPublished(now) {
 		return k.pub, nil

@@ -3,6 +3,7 @@ package keys_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,24 @@ var secret = []byte("0123456789abcdef0123456789abcdef")
 
 func clockAt(t time.Time) store.Clock {
 	return func() time.Time { return t }
+}
+
+// testClock is a clock the test moves.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
 }
 
 func sign(t *testing.T, m *keys.Manager, payload string) string {
@@ -60,7 +79,8 @@ func TestKeys(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-		m := keys.NewManager(s, secret, store.KeyPurposeToken, clockAt(now))
+		clk := &testClock{t: now}
+		m := keys.NewManager(s, secret, store.KeyPurposeToken, clk.now)
 
 		t.Run("no key before Ensure", func(t *testing.T) {
 			if _, err := m.SigningKey(ctx); !errors.Is(err, keys.ErrNoKey) {
@@ -130,16 +150,29 @@ func TestKeys(t *testing.T) {
 
 		t.Run("rotation keeps old tokens verifying", func(t *testing.T) {
 			old := sign(t, m, `{"n":"old"}`)
+			oldKid := ks[0].ID
+			// pm only verifies: it caches the old key's public half now.
+			pclk := &testClock{t: now}
+			pm := keys.NewManager(s, secret, store.KeyPurposeToken, pclk.now)
+			if _, err := pm.PublicKey(ctx, oldKid); err != nil {
+				t.Fatal(err)
+			}
 			later := keys.NewManager(s, secret, store.KeyPurposeToken, clockAt(now.Add(time.Hour)))
 			kid, err := later.Rotate(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// m (another process) picks up the rotation after its refresh window.
-			time.Sleep(1100 * time.Millisecond)
+			// m (another process) keeps its cached key within its refresh
+			// window and picks up the rotation after it, on its own clock:
+			// no wall-clock time passes in this test.
 			sk, _ := m.SigningKey(ctx)
+			if got := sk.Key.(jose.JSONWebKey).KeyID; got != oldKid {
+				t.Fatalf("within the refresh window: current kid %q, want the cached %q", got, oldKid)
+			}
+			clk.advance(1100 * time.Millisecond)
+			sk, _ = m.SigningKey(ctx)
 			if got := sk.Key.(jose.JSONWebKey).KeyID; got != kid {
-				t.Fatalf("current kid %q, want %q", got, kid)
+				t.Fatalf("after the refresh window: current kid %q, want %q", got, kid)
 			}
 			if err := verify(t, m, old); err != nil {
 				t.Fatalf("old token after rotation: %v", err)
@@ -159,6 +192,17 @@ func TestKeys(t *testing.T) {
 			}
 			if err := verify(t, third, old); err == nil {
 				t.Fatal("token of a key two rotations and an hour old still verifies")
+			}
+			// pm cached the old key before any rotation and answers from
+			// that cache within its refresh window, on its own clock; once
+			// the clock moves past the window it reads the list again and
+			// finds the key retired more than RetiredWindow ago.
+			if _, err := pm.PublicKey(ctx, oldKid); err != nil {
+				t.Fatalf("within pm's refresh window: %v", err)
+			}
+			pclk.advance(2*time.Hour + time.Second)
+			if _, err := pm.PublicKey(ctx, oldKid); err == nil {
+				t.Fatal("pm still serves a key retired more than RetiredWindow ago")
 			}
 			js, err := m.PublicJWKS(ctx)
 			if err != nil || len(js) == 0 {
