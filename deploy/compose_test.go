@@ -86,7 +86,7 @@ func checkCompose(c composeFile) []string {
 	if m.DependsOn["postgres"].Condition != "service_healthy" {
 		bad("migrate", "does not wait for a healthy postgres")
 	}
-	for _, s := range []struct{ name, port string }{{"authserver", "8080"}, {"resourceserver", "8081"}} {
+	for _, s := range []struct{ name, port, metricsVar string }{{"authserver", "8080", "LINKSLOT_AUTH_METRICS_LISTEN"}, {"resourceserver", "8081", "LINKSLOT_RS_METRICS_LISTEN"}} {
 		svc := c.Services[s.name]
 		if svc.DependsOn["migrate"].Condition != "service_completed_successfully" {
 			bad(s.name, "does not depend on migrate with service_completed_successfully")
@@ -102,7 +102,7 @@ func checkCompose(c composeFile) []string {
 		if !svc.ReadOnly || !slices.Contains(svc.CapDrop, "ALL") {
 			bad(s.name, "not read_only with cap_drop ALL")
 		}
-		for _, k := range []string{"LINKSLOT_DATABASE_URL", "LINKSLOT_LOG_FORMAT", "LINKSLOT_METRICS_LISTEN"} {
+		for _, k := range []string{"LINKSLOT_DATABASE_URL", "LINKSLOT_LOG_FORMAT", s.metricsVar} {
 			if _, ok := svc.Environment[k]; !ok {
 				bad(s.name, "environment lacks %s", k)
 			}

@@ -85,7 +85,7 @@ func serve(ctx context.Context, getenv config.Getenv) error {
 	if err != nil {
 		return err
 	}
-	if err := app.ServeMetrics(ctx, cfg.MetricsListen, m.Handler(), log); err != nil {
+	if err := app.ServeMetrics(ctx, cfg.RSMetricsListen, m.Handler(), log); err != nil {
 		return err
 	}
 	l, err := app.Listen(cfg.RSListen)

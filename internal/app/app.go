@@ -139,7 +139,8 @@ func Serve(ctx context.Context, l net.Listener, h http.Handler, drain time.Durat
 	return nil
 }
 
-// ServeMetrics serves h on cfg.MetricsListen in the background when one is
+// ServeMetrics serves h on addr (the server's own metrics address,
+// LINKSLOT_AUTH_METRICS_LISTEN or LINKSLOT_RS_METRICS_LISTEN) in the background when one is
 // configured, and stops with ctx. A listen failure is returned at once.
 func ServeMetrics(ctx context.Context, addr string, h http.Handler, log *slog.Logger) error {
 	if addr == "" {

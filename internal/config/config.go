@@ -37,8 +37,13 @@ type Config struct {
 	// Production (LINKSLOT_ENV=production) requires an explicit secret key
 	// and an https issuer and resource.
 	Production bool
-	// MetricsListen serves Prometheus metrics when set (LINKSLOT_METRICS_LISTEN).
-	MetricsListen string
+	// AuthMetricsListen and RSMetricsListen are where the authorization
+	// server and the resource server serve Prometheus /metrics, each on a
+	// listener of its own (LINKSLOT_AUTH_METRICS_LISTEN,
+	// LINKSLOT_RS_METRICS_LISTEN; empty: off). Two variables, so that both
+	// servers started from one environment (make run) can each have one.
+	AuthMetricsListen string
+	RSMetricsListen   string
 	// AllowedOrigins are extra browser origins the MCP endpoint accepts
 	// (LINKSLOT_ALLOWED_ORIGINS, comma-separated).
 	AllowedOrigins []string
@@ -126,11 +131,17 @@ func FromEnv(getenv Getenv) (Config, error) {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		bad("LINKSLOT_LOG_FORMAT must be text or json (got %q)", c.LogFormat)
 	}
-	c.MetricsListen = get("LINKSLOT_METRICS_LISTEN", "")
-	if c.MetricsListen != "" {
-		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
-			bad("LINKSLOT_METRICS_LISTEN must be host:port (got %q)", c.MetricsListen)
+	c.AuthMetricsListen = get("LINKSLOT_AUTH_METRICS_LISTEN", "")
+	c.RSMetricsListen = get("LINKSLOT_RS_METRICS_LISTEN", "")
+	for _, l := range []struct{ name, v string }{{"LINKSLOT_AUTH_METRICS_LISTEN", c.AuthMetricsListen}, {"LINKSLOT_RS_METRICS_LISTEN", c.RSMetricsListen}} {
+		if _, _, err := net.SplitHostPort(l.v); l.v != "" && err != nil {
+			bad("%s must be host:port (got %q)", l.name, l.v)
 		}
+	}
+	if get("LINKSLOT_METRICS_LISTEN", "") != "" {
+		// One address for both servers cannot work where both run on one
+		// host; refuse it rather than silently serve no metrics.
+		bad("LINKSLOT_METRICS_LISTEN is no longer read: set LINKSLOT_AUTH_METRICS_LISTEN and LINKSLOT_RS_METRICS_LISTEN")
 	}
 	for _, o := range strings.Split(get("LINKSLOT_ALLOWED_ORIGINS", ""), ",") {
 		if o = strings.TrimSpace(o); o == "" {

@@ -25,24 +25,26 @@ func TestDefaults(t *testing.T) {
 
 func TestValid(t *testing.T) {
 	c, err := FromEnv(env(map[string]string{
-		"LINKSLOT_ENV":              "production",
-		"LINKSLOT_DATABASE_URL":     "postgres://u:p@db:5432/linkslot",
-		"LINKSLOT_ISSUER":           "https://auth.example.com/",
-		"LINKSLOT_RESOURCE":         "https://api.example.com/mcp",
-		"LINKSLOT_SECRET_KEY":       strings.Repeat("k", 32),
-		"LINKSLOT_ALLOWED_ORIGINS":  "https://a.example, https://b.example:8443",
-		"LINKSLOT_DB_MAX_CONNS":     "32",
-		"LINKSLOT_REFRESH_IDLE":     "24h",
-		"LINKSLOT_METRICS_LISTEN":   "127.0.0.1:9090",
-		"LINKSLOT_LOG_FORMAT":       "json",
-		"LINKSLOT_SHUTDOWN_TIMEOUT": "5s",
-		"LINKSLOT_REQUEST_TIMEOUT":  "30s",
+		"LINKSLOT_ENV":                 "production",
+		"LINKSLOT_DATABASE_URL":        "postgres://u:p@db:5432/linkslot",
+		"LINKSLOT_ISSUER":              "https://auth.example.com/",
+		"LINKSLOT_RESOURCE":            "https://api.example.com/mcp",
+		"LINKSLOT_SECRET_KEY":          strings.Repeat("k", 32),
+		"LINKSLOT_ALLOWED_ORIGINS":     "https://a.example, https://b.example:8443",
+		"LINKSLOT_DB_MAX_CONNS":        "32",
+		"LINKSLOT_REFRESH_IDLE":        "24h",
+		"LINKSLOT_AUTH_METRICS_LISTEN": "127.0.0.1:9090",
+		"LINKSLOT_RS_METRICS_LISTEN":   "127.0.0.1:9091",
+		"LINKSLOT_LOG_FORMAT":          "json",
+		"LINKSLOT_SHUTDOWN_TIMEOUT":    "5s",
+		"LINKSLOT_REQUEST_TIMEOUT":     "30s",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !c.Production || c.Issuer != "https://auth.example.com" || len(c.AllowedOrigins) != 2 || c.DBMaxConns != 32 ||
-		c.RefreshIdle != 24*time.Hour || c.LogFormat != "json" || c.ShutdownTimeout != 5*time.Second || c.RequestTimeout != 30*time.Second || string(c.SecretKey) != strings.Repeat("k", 32) {
+		c.RefreshIdle != 24*time.Hour || c.LogFormat != "json" || c.ShutdownTimeout != 5*time.Second || c.RequestTimeout != 30*time.Second || string(c.SecretKey) != strings.Repeat("k", 32) ||
+		c.AuthMetricsListen != "127.0.0.1:9090" || c.RSMetricsListen != "127.0.0.1:9091" {
 		t.Errorf("config = %+v", c)
 	}
 }
@@ -51,20 +53,22 @@ func TestValid(t *testing.T) {
 // line each, and a database password never appears in it.
 func TestAllProblemsTogether(t *testing.T) {
 	bad := map[string]string{
-		"LINKSLOT_ENV":              "staging",
-		"LINKSLOT_DATABASE_URL":     "mysql://root:hunter2@db/x",
-		"LINKSLOT_AUTH_LISTEN":      "8080",
-		"LINKSLOT_RS_LISTEN":        "nope",
-		"LINKSLOT_ISSUER":           "ftp://x",
-		"LINKSLOT_RESOURCE":         "http://127.0.0.1:8081/mcp?x=1",
-		"LINKSLOT_LOG_FORMAT":       "xml",
-		"LINKSLOT_METRICS_LISTEN":   "9090",
-		"LINKSLOT_ALLOWED_ORIGINS":  "https://ok.example,not-an-origin",
-		"LINKSLOT_DB_MAX_CONNS":     "-1",
-		"LINKSLOT_REFRESH_IDLE":     "forever",
-		"LINKSLOT_SHUTDOWN_TIMEOUT": "0s",
-		"LINKSLOT_REQUEST_TIMEOUT":  "soon",
-		"LINKSLOT_SECRET_KEY":       "short",
+		"LINKSLOT_ENV":                 "staging",
+		"LINKSLOT_DATABASE_URL":        "mysql://root:hunter2@db/x",
+		"LINKSLOT_AUTH_LISTEN":         "8080",
+		"LINKSLOT_RS_LISTEN":           "nope",
+		"LINKSLOT_ISSUER":              "ftp://x",
+		"LINKSLOT_RESOURCE":            "http://127.0.0.1:8081/mcp?x=1",
+		"LINKSLOT_LOG_FORMAT":          "xml",
+		"LINKSLOT_AUTH_METRICS_LISTEN": "9090",
+		"LINKSLOT_RS_METRICS_LISTEN":   "host",
+		"LINKSLOT_METRICS_LISTEN":      "127.0.0.1:9090",
+		"LINKSLOT_ALLOWED_ORIGINS":     "https://ok.example,not-an-origin",
+		"LINKSLOT_DB_MAX_CONNS":        "-1",
+		"LINKSLOT_REFRESH_IDLE":        "forever",
+		"LINKSLOT_SHUTDOWN_TIMEOUT":    "0s",
+		"LINKSLOT_REQUEST_TIMEOUT":     "soon",
+		"LINKSLOT_SECRET_KEY":          "short",
 	}
 	_, err := FromEnv(env(bad))
 	if err == nil {

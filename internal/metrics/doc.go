@@ -6,7 +6,7 @@
 // are no package-level collectors and nothing is registered on the
 // prometheus default registry — so tests and several servers in one process
 // never collide. Handler serves that registry; the servers mount it on a
-// separate listener (LINKSLOT_METRICS_LISTEN) so metrics are never reachable
+// separate listener (LINKSLOT_AUTH_METRICS_LISTEN, LINKSLOT_RS_METRICS_LISTEN) so metrics are never reachable
 // through the public ingress.
 //
 // Families (every linkslot_* family also carries a constant service label):
@@ -36,7 +36,7 @@
 // c.Request().Method+" "+c.Path()): Echo knows the route only after it has
 // routed. Call the Observe methods where the event is decided, and
 // RegisterDB / RegisterSigningKeys once at start. Serve Handler on
-// LINKSLOT_METRICS_LISTEN.
+// the server's own metrics address.
 //
 // Label cardinality is bounded by construction. The HTTP route label is the
 // route pattern ("POST /token", "/mcp"), never the raw path, and a request no

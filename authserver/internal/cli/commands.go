@@ -129,7 +129,7 @@ func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.
 	if err != nil {
 		return err
 	}
-	if err := app.ServeMetrics(ctx, cfg.MetricsListen, m.Handler(), log); err != nil {
+	if err := app.ServeMetrics(ctx, cfg.AuthMetricsListen, m.Handler(), log); err != nil {
 		return err
 	}
 	l, err := app.Listen(cfg.AuthListen)
