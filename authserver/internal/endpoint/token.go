@@ -80,10 +80,11 @@ func (h *Handler) introspect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// fosite's writer reports the session's access-token expiry whatever
-	// the token; a refresh token's exp is its own.
+	// the token; a refresh token's exp is its own. Written into the map:
+	// SetExpiresAt(AccessToken) means an access token is being issued.
 	if ir.GetTokenUse() == fosite.RefreshToken {
-		if sess := ir.GetAccessRequester().GetSession(); !sess.GetExpiresAt(fosite.RefreshToken).IsZero() {
-			sess.SetExpiresAt(fosite.AccessToken, sess.GetExpiresAt(fosite.RefreshToken))
+		if sess, ok := ir.GetAccessRequester().GetSession().(*fositestore.Session); ok && !sess.GetExpiresAt(fosite.RefreshToken).IsZero() {
+			sess.ExpiresAt[fosite.AccessToken] = sess.GetExpiresAt(fosite.RefreshToken)
 		}
 	}
 	h.d.Provider.WriteIntrospectionResponse(ctx, w, ir)

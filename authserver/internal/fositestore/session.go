@@ -8,6 +8,8 @@ import (
 	"github.com/ory/fosite/handler/oauth2"
 	"github.com/ory/fosite/handler/openid"
 	"github.com/ory/fosite/token/jwt"
+
+	"github.com/linkslot/linkslot/internal/store"
 )
 
 // Session is the fosite session of every Linkslot grant: who (Subject, the
@@ -22,7 +24,17 @@ type Session struct {
 	IDClaims  *jwt.IDTokenClaims             `json:"id_claims,omitempty"`
 	IDHeaders *jwt.Headers                   `json:"id_headers,omitempty"`
 	Extra     map[string]any                 `json:"extra,omitempty"`
+	// AccessIssuedAt is the iat of the access token being issued, set with
+	// its exp by SetExpiresAt (see there).
+	AccessIssuedAt time.Time `json:"access_iat,omitzero"`
+	// Clock is read when an access token's expiry is set (default
+	// store.SystemClock; tests pin it). Not stored.
+	Clock store.Clock `json:"-"`
 }
+
+// AccessTokenLifespan is an access token's lifetime, exactly (CONTRACT §2:
+// at most 15 minutes).
+const AccessTokenLifespan = 15 * time.Minute
 
 var (
 	_ fosite.Session             = (*Session)(nil)
@@ -33,10 +45,23 @@ var (
 // NewSession returns an empty session, for fosite to hydrate.
 func NewSession() *Session { return &Session{} }
 
-// SetExpiresAt implements fosite.Session.
+// SetExpiresAt implements fosite.Session. fosite calls it for an access
+// token just before issuing one, with now + lifespan rounded to the nearest
+// second, and later takes the token's iat from the clock truncated to the
+// second, so exp − iat would be 901 s about half the time. Instead both come
+// from one reading of the clock here: iat is the whole second of issue and
+// exp is iat + AccessTokenLifespan, exactly (GetJWTClaims hands iat on).
 func (s *Session) SetExpiresAt(key fosite.TokenType, exp time.Time) {
 	if s.ExpiresAt == nil {
 		s.ExpiresAt = map[fosite.TokenType]time.Time{}
+	}
+	if key == fosite.AccessToken {
+		clock := s.Clock
+		if clock == nil {
+			clock = store.SystemClock
+		}
+		s.AccessIssuedAt = clock().UTC().Truncate(time.Second)
+		exp = s.AccessIssuedAt.Add(AccessTokenLifespan)
 	}
 	s.ExpiresAt[key] = exp
 }
@@ -101,8 +126,9 @@ const AccessTokenType = "at+jwt"
 // beyond those fosite adds (iss, aud, exp, iat, jti, scope).
 func (s *Session) GetJWTClaims() jwt.JWTClaimsContainer {
 	return &jwt.JWTClaims{
-		Subject: s.Subject,
-		Extra:   map[string]any{"client_id": s.ClientID, "link_id": s.LinkID},
+		Subject:  s.Subject,
+		IssuedAt: s.AccessIssuedAt, // zero: fosite uses its clock
+		Extra:    map[string]any{"client_id": s.ClientID, "link_id": s.LinkID},
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 
 // Lifetimes fixed by the contract.
 const (
-	AccessTokenLifespan   = 15 * time.Minute
+	AccessTokenLifespan   = fositestore.AccessTokenLifespan
 	IDTokenLifespan       = 15 * time.Minute
 	AuthorizeCodeLifespan = 60 * time.Second
 )
