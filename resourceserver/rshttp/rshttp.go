@@ -102,8 +102,8 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 			return nil, fmt.Errorf("rshttp: grant signing key: %w", err)
 		}
 		// Grants are signed inside the mutation's transaction: serve the
-		// signing key from memory (see tools.CacheSigningKey).
-		ks := tools.CacheSigningKey(km, time.Minute)
+		// signing key from memory (see keys.SigningCache).
+		ks := keys.NewSigningCache(km, time.Minute, d.Clock)
 		if _, err := ks.SigningKey(ctx); err != nil {
 			return nil, fmt.Errorf("rshttp: grant signing key: %w", err)
 		}

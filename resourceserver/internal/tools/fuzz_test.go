@@ -76,7 +76,7 @@ func newToolsHarness(tb testing.TB) *toolsHarness {
 	if err := km.Ensure(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	issuer := grant.New(CacheSigningKey(km, time.Hour), clock)
+	issuer := grant.New(keys.NewSigningCache(km, time.Hour, clock), clock)
 	engine := booking.NewService(st, clock)
 	srv := NewServer(Deps{Domain: engine, Grants: issuer, Mutations: &mutation.Service{Engine: engine, Grants: issuer,
 		Keeper: idempotency.New(st, clock, 24*time.Hour), Clock: clock}}, nil)
