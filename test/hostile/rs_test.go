@@ -48,23 +48,28 @@ func TestMalformedToolArguments(t *testing.T) {
 
 func malformedArguments(t *testing.T, x *sys) {
 	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	// want is how the request is answered: "400" (refused before any
+	// tool runs), "rpc_error" (a JSON-RPC error), a tool error code, or
+	// "ok" — only where the decoder turned the input into a well-formed
+	// value (invalid UTF-8 and a lone surrogate become U+FFFD).
 	cases := []struct {
 		name string
 		body string
+		want string
 	}{
-		{"deep JSON in arguments", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_bookable_business","arguments":{"query":` + deep + `}}}`},
-		{"deep JSON as arguments", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_bookable_business","arguments":` + deep + `}}`},
-		{"deep objects", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_my_bookings","arguments":` + strings.Repeat(`{"a":`, 50000) + "1" + strings.Repeat("}", 50000) + `}}`},
-		{"invalid UTF-8 in query", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search_bookable_business\",\"arguments\":{\"query\":\"hair\xff\xfe\xc3cut\"}}}"},
-		{"invalid UTF-8 in tool name", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\xff\",\"arguments\":{}}}"},
-		{"lone surrogate escape", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_bookable_business","arguments":{"query":"\ud800x"}}}`},
-		{"huge query string", string(toolsCall("search_bookable_business", map[string]any{"query": strings.Repeat("é", 400000)}))},
-		{"huge number", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_bookable_business","arguments":{"query":"x","limit":1e999999}}}`},
-		{"negative offset", string(toolsCall("search_bookable_business", map[string]any{"query": "x", "offset": -1 << 62}))},
-		{"wrong types", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check_business_availability","arguments":{"business_reference":["a"],"local_date":{}}}}`},
-		{"duplicate keys", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_my_booking","arguments":{"booking_reference":"A","booking_reference":"B"}}}`},
-		{"batch", `[` + string(toolsCall("search_my_bookings", map[string]any{})) + `,` + string(toolsCall("search_my_bookings", map[string]any{})) + `]`},
-		{"truncated", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_my_bo`},
+		{"deep JSON in arguments", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_bookable_business","arguments":{"query":` + deep + `}}}`, "400"},
+		{"deep JSON as arguments", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_bookable_business","arguments":` + deep + `}}`, "400"},
+		{"deep objects", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_my_bookings","arguments":` + strings.Repeat(`{"a":`, 50000) + "1" + strings.Repeat("}", 50000) + `}}`, "400"},
+		{"invalid UTF-8 in query", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search_bookable_business\",\"arguments\":{\"query\":\"hair\xff\xfe\xc3cut\"}}}", "ok"},
+		{"invalid UTF-8 in tool name", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\xff\",\"arguments\":{}}}", "rpc_error"},
+		{"lone surrogate escape", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_bookable_business","arguments":{"query":"\ud800x"}}}`, "ok"},
+		{"huge query string", string(toolsCall("search_bookable_business", map[string]any{"query": strings.Repeat("é", 400000)})), "invalid_argument"},
+		{"huge number", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_bookable_business","arguments":{"query":"x","limit":1e999999}}}`, "invalid_argument"},
+		{"negative offset", string(toolsCall("search_bookable_business", map[string]any{"query": "x", "offset": -1 << 62})), "invalid_argument"},
+		{"wrong types", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check_business_availability","arguments":{"business_reference":["a"],"local_date":{}}}}`, "invalid_argument"},
+		{"duplicate keys", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_my_booking","arguments":{"booking_reference":"A","booking_reference":"B"}}}`, "booking_not_found"},
+		{"batch", `[` + string(toolsCall("search_my_bookings", map[string]any{})) + `,` + string(toolsCall("search_my_bookings", map[string]any{})) + `]`, "400"},
+		{"truncated", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_my_bo`, "400"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -73,14 +78,44 @@ func malformedArguments(t *testing.T, x *sys) {
 			if st >= 500 || strings.Contains(body, "server_error") {
 				t.Fatalf("answered %d %.300s", st, body)
 			}
-			if st == 200 && strings.Contains(body, `"isError":false`) && c.name != "NUL in query" && c.name != "lone surrogate escape" {
-				// Accepted: only when the input was in fact well-formed.
-				t.Logf("accepted: %.200s", body)
+			if got := answerKind(st, body); got != c.want {
+				t.Fatalf("answered %s (%d), want %s: %.300s", got, st, c.want, body)
 			}
 			t.Logf("%d in %s: %.160s", st, time.Since(start).Round(time.Millisecond), body)
 		})
 	}
 	x.alive()
+}
+
+// answerKind classifies an answer to a raw tools/call: "400" and other
+// statuses, "rpc_error", the tool error's code, or "ok".
+func answerKind(status int, body string) string {
+	if status != http.StatusOK {
+		return fmt.Sprint(status)
+	}
+	var m struct {
+		Error  *struct{ Code int } `json:"error"`
+		Result *struct {
+			IsError           bool `json:"isError"`
+			StructuredContent struct {
+				Error *struct{ Code string } `json:"error"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
+		return "not JSON"
+	}
+	switch {
+	case m.Error != nil:
+		return "rpc_error"
+	case m.Result == nil:
+		return "no result"
+	case m.Result.IsError && m.Result.StructuredContent.Error != nil:
+		return m.Result.StructuredContent.Error.Code
+	case m.Result.IsError:
+		return "isError without an error object"
+	}
+	return "ok"
 }
 
 func TestHugeAndLongFreeText(t *testing.T) {
