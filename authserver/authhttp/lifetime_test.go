@@ -10,7 +10,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestAccessTokenLifetimeExact issues 1,000 access tokens through the token
@@ -20,7 +20,7 @@ import (
 // which made about half of them 901 s). iat is never in the future.
 func TestAccessTokenLifetimeExact(t *testing.T) {
 	const tokens, codes = 1000, 20
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, s)
 		c := e.oauth(publicID, "", "openid")
 		lifetimes := map[int64]int{}
