@@ -81,6 +81,9 @@ func serve(ctx context.Context, getenv config.Getenv) error {
 	defer s.Close()
 	m := metrics.New(prog)
 	m.RegisterDB("main", s.SQL())
+	if err := app.StartJanitor(ctx, prog, s, m, log); err != nil {
+		return err
+	}
 	h, err := rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: log, Metrics: m})
 	if err != nil {
 		return err

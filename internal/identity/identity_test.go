@@ -31,7 +31,9 @@ func (c *fakeClock) Advance(d time.Duration) {
 // argon2id hasher end to end.
 type cheapHasher struct{}
 
-func (cheapHasher) Hash(_ context.Context, pw string) (string, error) { return "h:" + store.HashSecret(pw), nil }
+func (cheapHasher) Hash(_ context.Context, pw string) (string, error) {
+	return "h:" + store.HashSecret(pw), nil
+}
 func (cheapHasher) Check(_ context.Context, h, pw string) (bool, string, error) {
 	return h == "h:"+store.HashSecret(pw), "", nil
 }

@@ -128,11 +128,11 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	td := tools.Deps{Domain: domain, Grants: grants, Logger: d.Logger, Metrics: d.Metrics}
 	if issuer != nil {
 		// The mutation tools: the mutation service over the booking
-		// engine, grants and idempotency keys kept IdempotencyTTL, purged
-		// hourly.
+		// engine, grants and idempotency keys kept IdempotencyTTL (the
+		// janitor of every server process deletes expired ones:
+		// internal/janitor).
 		keeper := idempotency.New(d.Store, d.Clock, IdempotencyTTL)
 		td.Mutations = &mutation.Service{Engine: engine, Grants: issuer, Keeper: keeper, Notifier: d.Notifier, Clock: d.Clock}
-		go purgeIdempotency(ctx, keeper, d.Logger)
 	}
 	if linkLim != nil {
 		td.Links = linkLim
@@ -216,22 +216,3 @@ func carryDeadline(h http.Handler) http.Handler {
 // IdempotencyTTL is how long the mutation tools' idempotency keys are kept
 // (CONTRACT §5: at least 24 hours).
 const IdempotencyTTL = 48 * time.Hour
-
-// purgeIdempotency deletes expired idempotency records every hour until ctx
-// ends.
-func purgeIdempotency(ctx context.Context, k *idempotency.Keeper, log *slog.Logger) {
-	tick := time.NewTicker(time.Hour)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			if n, err := k.Purge(ctx); err != nil {
-				log.WarnContext(ctx, "purge idempotency records", "err", err)
-			} else if n > 0 {
-				log.InfoContext(ctx, "purged idempotency records", "count", n)
-			}
-		}
-	}
-}

@@ -1,5 +1,5 @@
 // Package cli is the authserver command line, on spf13/cobra: serve (the
-// default), migrate, demo, keys rotate, and the administration commands
+// default), migrate, demo, keys rotate, janitor --once, and the administration commands
 // (clients, users, catalog, audit), which internal/admin/admincli mounts so
 // that the admin pages, the JSON API and the CLI share one audited code
 // path. `authserver completion bash|zsh|fish|powershell` prints a shell
@@ -56,7 +56,7 @@ Without a command it serves. Configuration comes from LINKSLOT_* environment
 variables (see the README); --help never reads it.`,
 		RunE: serve.RunE,
 	}
-	root.AddCommand(serve, newMigrateCmd(e), newDemoCmd(e), newKeysCmd(e))
+	root.AddCommand(serve, newMigrateCmd(e), newDemoCmd(e), newKeysCmd(e), newJanitorCmd(e))
 	root.AddCommand(admincli.Commands(admincli.Env{Service: e.adminService})...)
 	return root
 }

@@ -49,6 +49,8 @@ func TestCommands(t *testing.T) {
 		{"missing argument", env, []string{"clients", "show"}, 2, "give exactly one client id\nusage: authserver clients show ID", ""},
 		{"extra argument", env, []string{"migrate", "now"}, 2, `unknown command "now"`, ""},
 		{"clients --json kept", env, []string{"clients", "list", "--json"}, 0, "", `"clients": [`},
+		{"janitor --once", env, []string{"janitor", "--once"}, 0, "", "token_sessions.refresh_token 0 deleted\nidempotency_records          0 deleted"},
+		{"janitor without --once", env, []string{"janitor"}, 2, "use --once", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

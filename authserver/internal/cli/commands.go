@@ -125,6 +125,9 @@ func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.
 	m := metrics.New("authserver")
 	m.RegisterDB("main", s.SQL())
 	m.RegisterSigningKeys(s, store.KeyPurposeToken, store.KeyPurposeGrant)
+	if err := app.StartJanitor(ctx, "authserver", s, m, log); err != nil {
+		return err
+	}
 	h, err := Handler(ctx, cfg, s, log, m)
 	if err != nil {
 		return err

@@ -1,0 +1,59 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+var _ store.Sweeps = (*Store)(nil)
+
+// TryLease implements store.Leases with one upsert whose update applies
+// only to an expired lease or the holder's own.
+func (s *Store) TryLease(ctx context.Context, name, holder string, now, until time.Time) (bool, error) {
+	res := s.q(ctx).Exec(`INSERT INTO janitor_leases (name, holder, expires_at) VALUES (?, ?, ?)
+ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+WHERE janitor_leases.expires_at < ? OR janitor_leases.holder = excluded.holder`,
+		name, holder, store.UTC(until), store.UTC(now))
+	if res.Error != nil {
+		return false, translate(res.Error)
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// ReleaseLease implements store.Leases.
+func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
+	return translate(s.q(ctx).Exec(`DELETE FROM janitor_leases WHERE name = ? AND holder = ?`, name, holder).Error)
+}
+
+// SweepTokenSessions implements store.Sweeps. The batch is chosen by the
+// expiry index and deleted by primary key; on PostgreSQL rows that a token
+// request holds are skipped, so the sweep never waits for the hot path.
+func (s *Store) SweepTokenSessions(ctx context.Context, kind store.TokenKind, before time.Time, limit int) (int64, error) {
+	return s.sweep(ctx, `DELETE FROM token_sessions WHERE (kind, signature_hash) IN (
+SELECT kind, signature_hash FROM token_sessions WHERE expires_at < ? AND kind = ? ORDER BY expires_at LIMIT ?`+s.skipLocked()+`)`,
+		store.UTC(before), string(kind), limit)
+}
+
+// SweepIdempotency implements store.Sweeps.
+func (s *Store) SweepIdempotency(ctx context.Context, before time.Time, limit int) (int64, error) {
+	return s.sweep(ctx, `DELETE FROM idempotency_records WHERE (link_id, tool, key) IN (
+SELECT link_id, tool, key FROM idempotency_records WHERE expires_at < ? ORDER BY expires_at LIMIT ?`+s.skipLocked()+`)`,
+		store.UTC(before), limit)
+}
+
+func (s *Store) sweep(ctx context.Context, q string, args ...any) (int64, error) {
+	res := s.q(ctx).Exec(q, args...)
+	if res.Error != nil {
+		return 0, translate(res.Error)
+	}
+	return res.RowsAffected, nil
+}
+
+func (s *Store) skipLocked() string {
+	if s.dialect == "postgres" {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return ""
+}

@@ -1,0 +1,32 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Leases are named, time-bounded claims that replicas share through the
+// database: at most one holder at a time, and a lease nobody renews frees
+// itself when it expires.
+type Leases interface {
+	// TryLease gives the lease name to holder until until, if it is free,
+	// expired at now, or already holder's (a renewal), and reports whether
+	// holder has it.
+	TryLease(ctx context.Context, name, holder string, now, until time.Time) (bool, error)
+	// ReleaseLease frees name if holder has it.
+	ReleaseLease(ctx context.Context, name, holder string) error
+}
+
+// Sweeps delete rows that are no longer needed, in bounded batches, for
+// internal/janitor. Each deletes at most limit rows, skips rows another
+// transaction holds (PostgreSQL: FOR UPDATE SKIP LOCKED), and reports how
+// many it deleted.
+type Sweeps interface {
+	Leases
+	// SweepTokenSessions deletes token sessions of kind that expired
+	// before before, active or not.
+	SweepTokenSessions(ctx context.Context, kind TokenKind, before time.Time, limit int) (int64, error)
+	// SweepIdempotency deletes idempotency records that expired before
+	// before.
+	SweepIdempotency(ctx context.Context, before time.Time, limit int) (int64, error)
+}
