@@ -20,6 +20,13 @@
 //     resource server serves the mutations)
 //   - refresh and code-flow at 64 workers on a 4-connection pool
 //     (PostgreSQL): must complete with 0 failures and no stall
+//   - code-flow-grown (PostgreSQL): the code flow at 16 workers again after
+//     a growth step of 500,000 spent token rows that nothing has analyzed
+//     (testkit.FillSpentTokens); the report gives grown/fresh
+//
+// scripts/bench then runs bench/signinburst: 200 concurrent sign-ins
+// against a real authorization server process (status codes, latency,
+// peak resident memory), appended to the report.
 //
 // Every run is bounded: each level runs for -dur (or -max operations), and
 // the whole program stops escalating at -budget.

@@ -16,7 +16,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/linkslot/linkslot/bench/report"
+	"github.com/linkslot/linkslot/internal/demo"
+	"github.com/linkslot/linkslot/internal/testkit"
 )
+
+// growthRows is the size of the growth step (spent token sessions).
+const growthRows = 500_000
 
 // result of one workload at one concurrency (the shared report's row).
 type result = report.Result
@@ -165,6 +170,16 @@ func main() {
 		})
 		escalate("refresh", backend, func(ctx context.Context, w int) error { return people[w].rotate(ctx) })
 		escalate("code-flow", backend, func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) })
+		if backend == "postgres" && len(people) >= 16 {
+			// The growth step: half a million spent token rows that
+			// nothing has analyzed yet, then the code flow again.
+			t0 := time.Now()
+			if err := testkit.FillSpentTokens(sys.store.DB(), growthRows, demo.ClientID, sys.accounts[0].ID); err != nil {
+				fatal(fmt.Errorf("growth step: %w", err))
+			}
+			notes = append(notes, fmt.Sprintf("growth step: %d spent token rows, not analyzed, in %s", growthRows, time.Since(t0).Round(time.Millisecond)))
+			record(run(ctx, "code-flow-grown", backend, 16, *dur, *maxOps, func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }))
+		}
 		day := time.Now().AddDate(0, 0, 3).Format("2006-01-02")
 		avArgs := map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut", "local_date": day}
 		escalate("availability-auth", backend, func(ctx context.Context, w int) error {

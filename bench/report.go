@@ -48,6 +48,12 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 			fmt.Fprintf(&b, "  %-8s code flow: %.0f/s (target ≥ 500), p99 %.1f ms (≤ 100), failures %d\n", be, r.Throughput(), msf(r.P99), r.Failures)
 		}
 	}
+	if g, ok := find("code-flow-grown", "postgres", 16); ok {
+		if f, ok := find("code-flow", "postgres", 16); ok {
+			fmt.Fprintf(&b, "  postgres code flow after the growth step (%d spent rows, not analyzed): %.0f/s, p99 %.1f ms; grown/fresh = %.2f (target ≥ 0.90)\n",
+				growthRows, g.Throughput(), msf(g.P99), g.Throughput()/f.Throughput())
+		}
+	}
 	for _, w := range []string{"refresh", "code-flow"} {
 		if r, ok := find(w, "pg-pool4", 64); ok {
 			fmt.Fprintf(&b, "  64 workers, 4 connections, %s: %d ops, %.0f/s, p99 %.1f ms, max %.1f ms, failures %d (target: completes, 0 failures, no stall)\n",

@@ -19,6 +19,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
+	"github.com/linkslot/linkslot/internal/testkit"
 )
 
 // Token-path plans at scale. token_sessions is pre-filled with 500,000
@@ -50,12 +51,9 @@ func TestTokenPathPlansAtScale(t *testing.T) {
 	s := sqltest.Postgres(t)
 	ctx := context.Background()
 	db := s.DB()
-	if err := db.Exec(`ALTER TABLE token_sessions SET (autovacuum_enabled = false)`).Error; err != nil {
-		t.Fatal(err)
-	}
 	e := newEnv(t, s)
 	began := time.Now()
-	if err := db.Transaction(func(tx *gorm.DB) error { return bulkFill(tx, e, bulkRows) }); err != nil {
+	if err := testkit.FillSpentTokens(db, bulkRows, publicID, e.account2.ID); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%d spent rows in %s, not analyzed", bulkRows, time.Since(began).Round(time.Millisecond))
@@ -146,53 +144,6 @@ func TestTokenPathPlansAtScale(t *testing.T) {
 		}
 	}
 	t.Logf("%d distinct token statements checked", len(seen))
-}
-
-// bulkFill inserts n spent token sessions of every kind in one INSERT …
-// SELECT generate_series. The table's indexes are dropped first and built
-// again after, in the same transaction (a sorted build is many times faster
-// than n index insertions); building them records the table's size, as any
-// index build does, but no column statistics: nothing runs ANALYZE.
-func bulkFill(tx *gorm.DB, e *env, n int) error {
-	for _, q := range []string{`SET LOCAL statement_timeout = 0`, `SET LOCAL maintenance_work_mem = '128MB'`, `SET LOCAL synchronous_commit = off`} {
-		if err := tx.Exec(q).Error; err != nil {
-			return err
-		}
-	}
-	var defs []string
-	if err := tx.Raw(`SELECT indexdef FROM pg_indexes WHERE tablename = 'token_sessions' AND indexname <> 'token_sessions_pkey'`).
-		Scan(&defs).Error; err != nil {
-		return err
-	}
-	var names []string
-	if err := tx.Raw(`SELECT indexname FROM pg_indexes WHERE tablename = 'token_sessions' AND indexname <> 'token_sessions_pkey'`).
-		Scan(&names).Error; err != nil {
-		return err
-	}
-	stmts := []string{`ALTER TABLE token_sessions DROP CONSTRAINT token_sessions_pkey`}
-	for _, name := range names {
-		stmts = append(stmts, `DROP INDEX `+name)
-	}
-	for _, q := range stmts {
-		if err := tx.Exec(q).Error; err != nil {
-			return err
-		}
-	}
-	k := []store.TokenKind{store.KindAuthorizeCode, store.KindPKCE, store.KindOpenID, store.KindAccessToken, store.KindRefreshToken}
-	if err := tx.Exec(`INSERT INTO token_sessions
- (kind, signature_hash, request_id, client_id, account_id, link_id, active, request, expires_at, created_at)
-SELECT (ARRAY[?, ?, ?, ?, ?])[1 + i % 5], lpad(i::text, 43, 's'), 'spent-' || (i / 5), ?, ?, 'link-spent-' || (i / 50),
- false, '\x7b7d'::bytea, now() - interval '1 hour', now() - interval '2 hours'
-FROM generate_series(1, ?) AS i`, k[0], k[1], k[2], k[3], k[4], publicID, e.account2.ID, n).Error; err != nil {
-		return err
-	}
-	stmts = append([]string{`ALTER TABLE token_sessions ADD PRIMARY KEY (kind, signature_hash)`}, defs...)
-	for _, q := range stmts {
-		if err := tx.Exec(q).Error; err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // planNode is the part of EXPLAIN's JSON the test reads.

@@ -246,6 +246,14 @@ func burst(bin string, n int, rssCap int64, pw string) (string, error) {
 	if firstErr != nil {
 		fmt.Fprintf(&b, "  first transport error: %v\n", firstErr)
 	}
+	onlyAllowed := counts["error"] == 0 && bad503 == 0
+	for k := range counts {
+		if k != "303" && k != "401" && k != "503" {
+			onlyAllowed = false
+		}
+	}
+	fmt.Fprintf(&b, "  targets: only 303, 401 or 503 with Retry-After: %s; none slower than 5 s: %s; RSS ≤ 512 MiB: %s\n",
+		yes(onlyAllowed), yes(lats[len(lats)-1] <= 5*time.Second), yes(peak <= 512<<20 && !capped.Load()))
 	return b.String(), nil
 }
 
@@ -312,6 +320,13 @@ func freePort() (int, error) {
 
 func pct(s []time.Duration, p float64) time.Duration {
 	return s[min(len(s)-1, int(float64(len(s))*p))].Round(time.Millisecond)
+}
+
+func yes(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "NOT met"
 }
 
 func mib(b int64) string { return fmt.Sprintf("%d MiB", b>>20) }
