@@ -12,7 +12,7 @@ import (
 	"github.com/linkslot/linkslot/internal/janitor"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 var kinds = []store.TokenKind{store.KindAuthorizeCode, store.KindPKCE, store.KindOpenID, store.KindAccessToken, store.KindRefreshToken}
@@ -63,7 +63,7 @@ func count(t *testing.T, s *sqlstore.Store, table string) int64 {
 // RunOnce deletes every due row in batches, keeps live rows and rows within
 // the grace, counts what it deleted, and leaves no lease behind.
 func TestRunOnce(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		now := time.Now().UTC().Truncate(time.Second)
 		const due = 23
@@ -138,7 +138,7 @@ func counterValue(t *testing.T, reg *prometheus.Registry, task string) float64 {
 // Leases: a task another process holds is skipped; an expired lease is
 // taken over; the holder's own lease renews; release frees it.
 func TestLeases(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		now := time.Now().UTC().Truncate(time.Second)
 		take := func(holder string, at time.Time) bool {
@@ -205,7 +205,7 @@ func TestLeases(t *testing.T) {
 // An extra task (as another part of the product adds) runs beside the
 // standard ones, and its failure is reported without stopping the others.
 func TestExtraTask(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	calls := 0
 	tasks := append(janitor.Tasks(s), janitor.Task{Name: "extra", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
 		calls++
