@@ -80,11 +80,15 @@ func New(svc *admin.Service, ui consent.UI, log *slog.Logger) (*Handler, error) 
 	m.HandleFunc("POST /admin/catalog", h.admin(h.postCatalog))
 	m.HandleFunc("GET /admin/catalog/export", h.admin(h.getCatalogExport))
 	m.HandleFunc("GET /admin/audit", h.admin(h.getAudit))
+	m.HandleFunc("GET /admin/users", h.admin(h.getUsers))
+	m.HandleFunc("GET /admin/users/{email}", h.admin(h.getUser))
+	m.HandleFunc("POST /admin/users/{email}/disable", h.admin(h.postUserDisable))
+	m.HandleFunc("POST /admin/users/{email}/enable", h.admin(h.postUserEnable))
 	m.HandleFunc("GET /admin/static/", h.serveStatic)
 	return h, nil
 }
 
-var pageNames = []string{"clients", "client_form", "client_secret", "businesses", "catalog", "audit"}
+var pageNames = []string{"clients", "client_form", "client_secret", "businesses", "catalog", "audit", "users", "user"}
 
 func parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{"path": url.PathEscape}
@@ -254,6 +258,9 @@ var notices = map[string]string{
 	"agent-on":  "Agent booking is on: agents can find and book this business.",
 	"imported":  "The catalog was imported.",
 	"agent-off": "Agent booking is off: agents can no longer find or book this business.",
+	"user-disabled": "The account is disabled: it was signed out everywhere, its apps were disconnected, " +
+		"and their access tokens stop working within seconds.",
+	"user-enabled": "The account is enabled again. Its apps must be connected again.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("done")] }
@@ -448,6 +455,81 @@ func (h *Handler) postDelete(w http.ResponseWriter, r *http.Request, p *page) {
 		return
 	}
 	http.Redirect(w, r, "/admin/clients?done=deleted", http.StatusSeeOther)
+}
+
+// ---- people ----
+
+const usersPage = 50
+
+func (h *Handler) getUsers(w http.ResponseWriter, r *http.Request, p *page) {
+	q := r.URL.Query()
+	query := strings.TrimSpace(q.Get("query"))
+	offset, _ := strconv.Atoi(q.Get("offset"))
+	offset = max(offset, 0)
+	users, more, err := h.svc.ListUsers(r.Context(), query, usersPage, offset)
+	var ie *admin.InvalidError
+	if errors.As(err, &ie) {
+		p.Problems, query, users, more = ie.Problems, "", nil, false
+	} else if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	pageURL := func(off int) string {
+		v := url.Values{}
+		if query != "" {
+			v.Set("query", query)
+		}
+		if off > 0 {
+			v.Set("offset", strconv.Itoa(off))
+		}
+		if len(v) == 0 {
+			return "/admin/users"
+		}
+		return "/admin/users?" + v.Encode()
+	}
+	p.Title, p.Nav = "People", "users"
+	p.Data = struct {
+		Query            string
+		Users            []admin.AccountInfo
+		HasMore, HasPrev bool
+		NextURL, PrevURL string
+	}{query, users, more, offset > 0, pageURL(offset + len(users)), pageURL(max(offset-usersPage, 0))}
+	h.render(w, r, http.StatusOK, "users", p)
+}
+
+func (h *Handler) getUser(w http.ResponseWriter, r *http.Request, p *page) {
+	d, err := h.svc.GetUser(r.Context(), r.PathValue("email"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	p.Title, p.Nav, p.Notice = d.Account.Email, "users", notice(r)
+	p.Data = struct {
+		admin.UserDetail
+		Self bool
+	}{d, d.Account.ID == p.Account.ID}
+	h.render(w, r, http.StatusOK, "user", p)
+}
+
+func (h *Handler) setUserDisabled(w http.ResponseWriter, r *http.Request, p *page, disabled bool) {
+	info, err := h.svc.SetUserDisabled(r.Context(), p.Actor, r.PathValue("email"), disabled)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	done := "user-enabled"
+	if disabled {
+		done = "user-disabled"
+	}
+	http.Redirect(w, r, "/admin/users/"+url.PathEscape(info.Email)+"?done="+done, http.StatusSeeOther)
+}
+
+func (h *Handler) postUserDisable(w http.ResponseWriter, r *http.Request, p *page) {
+	h.setUserDisabled(w, r, p, true)
+}
+
+func (h *Handler) postUserEnable(w http.ResponseWriter, r *http.Request, p *page) {
+	h.setUserDisabled(w, r, p, false)
 }
 
 // ---- businesses ----

@@ -1,7 +1,7 @@
 // Package admin is the one place where Linkslot's administrative operations
 // live: registering OAuth clients (create, list, show, update, disable,
-// enable, delete, rotate secret), creating accounts and granting the admin
-// role, importing and exporting the business catalog, switching agent
+// enable, delete, rotate secret), creating, finding, showing, disabling and
+// enabling accounts and granting the admin role, importing and exporting the business catalog, switching agent
 // booking, and reading the audit log.
 //
 // Every change is written together with its audit event (store.AuditEvent:
@@ -20,5 +20,10 @@
 // Disabling a client only sets Client.Disabled: the authorization server
 // reads the client on every request and refuses it at once, and the
 // resource server's token check caches client and link status for at most
-// five seconds.
+// five seconds. Disabling an account (SetUserDisabled) also deletes its
+// browser sessions and revokes every active link with its token sessions
+// (store.RevokeLink), in the transaction that records it, so the person is
+// signed out at once and the resource server refuses their apps' access
+// tokens within the same five seconds; enabling it again does not bring
+// the links back.
 package admin

@@ -13,6 +13,13 @@ type Account struct {
 	UpdatedAt    time.Time
 }
 
+// AccountQuery selects accounts for administrators.
+type AccountQuery struct {
+	Text   string // part of the email address
+	Limit  int
+	Offset int
+}
+
 // WebSession is a signed-in browser session on the consent UI.
 type WebSession struct {
 	IDHash    string // HashSecret of the cookie value

@@ -66,6 +66,10 @@ type Accounts interface {
 	GetAccount(ctx context.Context, id string) (Account, error)
 	GetAccountByEmail(ctx context.Context, email string) (Account, error)
 	ListAccounts(ctx context.Context) ([]Account, error)
+	// SearchAccounts returns up to q.Limit+1 accounts whose email contains
+	// q.Text (case-insensitively; empty matches all), ordered by email, so
+	// the caller can tell whether more exist.
+	SearchAccounts(ctx context.Context, q AccountQuery) ([]Account, error)
 	UpdateAccount(ctx context.Context, id string, fn func(Account) (Account, error)) (Account, error)
 }
 

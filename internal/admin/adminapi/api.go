@@ -49,6 +49,10 @@ func NewAPI(svc *admin.Service, auth Authenticator, log *slog.Logger) http.Handl
 		{"POST /admin/api/clients/{id}/rotate-secret", a.rotateSecret},
 		{"POST /admin/api/users", a.createUser},
 		{"POST /admin/api/users/{email}/admin", a.setAdmin},
+		{"GET /admin/api/users", a.listUsers},
+		{"GET /admin/api/users/{email}", a.getUser},
+		{"POST /admin/api/users/{email}/disable", a.disableUser},
+		{"POST /admin/api/users/{email}/enable", a.enableUser},
 		{"POST /admin/api/catalog", a.importCatalog},
 		{"GET /admin/api/catalog", a.exportCatalog},
 		{"GET /admin/api/businesses", a.listBusinesses},
@@ -348,6 +352,45 @@ func (a *api) setAdmin(w http.ResponseWriter, r *http.Request, actor admin.Actor
 	writeJSON(w, http.StatusOK, map[string]any{"account": acct})
 }
 
+func (a *api) listUsers(w http.ResponseWriter, r *http.Request, _ admin.Actor) {
+	limit, offset, ok := pageParams(w, r)
+	if !ok {
+		return
+	}
+	users, more, err := a.svc.ListUsers(r.Context(), r.URL.Query().Get("query"), limit, offset)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writePage(w, "users", users, len(users), more, offset)
+}
+
+func (a *api) getUser(w http.ResponseWriter, r *http.Request, _ admin.Actor) {
+	d, err := a.svc.GetUser(r.Context(), r.PathValue("email"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+func (a *api) setUserDisabled(w http.ResponseWriter, r *http.Request, actor admin.Actor, disabled bool) {
+	acct, err := a.svc.SetUserDisabled(r.Context(), actor, r.PathValue("email"), disabled)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"account": acct})
+}
+
+func (a *api) disableUser(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	a.setUserDisabled(w, r, actor, true)
+}
+
+func (a *api) enableUser(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	a.setUserDisabled(w, r, actor, false)
+}
+
 // ---- catalog and businesses ----
 
 func (a *api) importCatalog(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
@@ -431,8 +474,34 @@ func (a *api) agentBooking(w http.ResponseWriter, r *http.Request, actor admin.A
 // ---- audit ----
 
 func (a *api) listAudit(w http.ResponseWriter, r *http.Request, _ admin.Actor) {
+	limit, offset, ok := pageParams(w, r)
+	if !ok {
+		return
+	}
+	evs, more, err := a.svc.ListAudit(r.Context(), limit, offset)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writePage(w, "events", evs, len(evs), more, offset)
+}
+
+// writePage answers one page of a list: {key: items, "has_more", and
+// "next_offset" when there are more}.
+func writePage(w http.ResponseWriter, key string, items any, n int, more bool, offset int) {
+	body := map[string]any{key: items, "has_more": more}
+	if more {
+		body["next_offset"] = offset + n
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// pageParams reads limit (1–200, default 50) and offset (default 0) from
+// the query, answering 400 with every problem when they are not numbers in
+// range.
+func pageParams(w http.ResponseWriter, r *http.Request) (limit, offset int, ok bool) {
 	q := r.URL.Query()
-	limit, offset := 50, 0
+	limit = 50
 	var problems []admin.Problem
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -450,18 +519,9 @@ func (a *api) listAudit(w http.ResponseWriter, r *http.Request, _ admin.Actor) {
 	}
 	if len(problems) > 0 {
 		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems", problems)
-		return
+		return 0, 0, false
 	}
-	evs, more, err := a.svc.ListAudit(r.Context(), limit, offset)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	body := map[string]any{"events": evs, "has_more": more}
-	if more {
-		body["next_offset"] = offset + len(evs)
-	}
-	writeJSON(w, http.StatusOK, body)
+	return limit, offset, true
 }
 
 // statusProbe records the status a handler would answer, discarding the body.

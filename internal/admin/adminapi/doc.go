@@ -24,6 +24,9 @@
 //	POST   /admin/api/clients/{id}/rotate-secret    {"client": {...}, "client_secret": "…"}
 //	POST   /admin/api/users                         201 {"account": {...}}   body {"email","password","admin"}
 //	POST   /admin/api/users/{email}/admin           {"account": {...}}       body {"admin": true|false}
+//	GET    /admin/api/users?query=&limit=&offset=   {"users": [...], "has_more", "next_offset"}   (query: part of the email)
+//	GET    /admin/api/users/{email}                 {"account": {...}, "links": [...]}
+//	POST   /admin/api/users/{email}/disable|enable  {"account": {...}}   (disable also ends sessions and revokes links)
 //	POST   /admin/api/catalog                       {"imported": [refs]}     body: the file, Content-Type application/json or application/yaml
 //	GET    /admin/api/catalog?format=json|yaml      the file
 //	GET    /admin/api/businesses                    {"businesses": [...]}

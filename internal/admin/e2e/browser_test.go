@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/admin/adminapi"
 	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
@@ -50,6 +52,31 @@ func newBrowser(t *testing.T) context.Context {
 		t.Fatalf("start chromium: %v", err)
 	}
 	return ctx
+}
+
+// newAdminServer serves the authorization server with the admin pages and
+// the admin API (an administrator's session) on one test server.
+func newAdminServer(t *testing.T, s store.Store, svc *admin.Service) (*httptest.Server, *consentui.UI) {
+	t.Helper()
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	secret := []byte("e2e-admin-secret-key-e2e-admin-secret-key")
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: srv.URL, Logger: log})
+	must(t, err, "consent ui")
+	auth, err := authhttp.New(context.Background(), authhttp.Deps{Store: s, UI: ui, Logger: log, Config: config.Config{Issuer: srv.URL,
+		Resource: resource, SecretKey: secret, RefreshIdle: time.Hour, RefreshAbsolute: 2 * time.Hour}})
+	must(t, err, "auth server")
+	pages, err := adminui.New(svc, ui, log)
+	must(t, err, "admin pages")
+	mux := http.NewServeMux()
+	mux.Handle("/", auth)
+	mux.Handle("/admin", pages)
+	mux.Handle("/admin/", pages)
+	mux.Handle(adminapi.Prefix, adminapi.NewAPI(svc, adminapi.NewSessionAuth(ui), log))
+	h = mux
+	return srv, ui
 }
 
 func must(t *testing.T, err error, what string) {
@@ -100,24 +127,7 @@ func TestAdminRegistersClientThatAuthorizes(t *testing.T) {
 	_, err = svc.CreateUser(bg, admin.Actor{ID: admin.ActorCLI}, email, pw, true)
 	must(t, err, "create admin")
 
-	var h http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	defer srv.Close()
-	secret := []byte("e2e-admin-secret-key-e2e-admin-secret-key")
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: srv.URL, Logger: log})
-	must(t, err, "consent ui")
-	auth, err := authhttp.New(bg, authhttp.Deps{Store: s, UI: ui, Logger: log, Config: config.Config{Issuer: srv.URL,
-		Resource: resource, SecretKey: secret, RefreshIdle: time.Hour, RefreshAbsolute: 2 * time.Hour}})
-	must(t, err, "auth server")
-	pages, err := adminui.New(svc, ui, log)
-	must(t, err, "admin pages")
-	mux := http.NewServeMux()
-	mux.Handle("/", auth)
-	mux.Handle("/admin", pages)
-	mux.Handle("/admin/", pages)
-	mux.Handle(adminapi.Prefix, adminapi.NewAPI(svc, adminapi.NewSessionAuth(ui), log))
-	h = mux
+	srv, _ := newAdminServer(t, s, svc)
 
 	got := make(chan url.Values, 4)
 	cl := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -205,4 +215,126 @@ func TestAdminRegistersClientThatAuthorizes(t *testing.T) {
 	if len(evs) < 2 || evs[0].Action != "client.disable" {
 		t.Errorf("audit: %+v", evs)
 	}
+}
+
+// TestAdminDisablesAccountOnPages: an administrator finds a person on the
+// People page with the keyboard, disables the account (its browser session
+// ends and sign-in is refused), enables it again, and cannot disable their
+// own account. Phone and desktop screenshots of both pages go to
+// LINKSLOT_SCREENSHOT_DIR (default var/screenshots).
+func TestAdminDisablesAccountOnPages(t *testing.T) {
+	ctx := newBrowser(t)
+	s := sqltest.SQLite(t)
+	bg := context.Background()
+	svc, err := admin.New(admin.Config{Store: s})
+	must(t, err, "admin service")
+	const rootEmail, rootPW = "root@example.com", "Admin-Browser-Passphrase-7"
+	const email, pw = "misbehaving@example.com", "Person-Browser-Passphrase-8"
+	_, err = svc.CreateUser(bg, admin.Actor{ID: admin.ActorCLI}, rootEmail, rootPW, true)
+	must(t, err, "create admin")
+	for _, e := range []string{email, "ada@example.com", "grace@example.org"} {
+		_, err = svc.CreateUser(bg, admin.Actor{ID: admin.ActorCLI}, e, pw, false)
+		must(t, err, "create person")
+	}
+
+	srv, ui := newAdminServer(t, s, svc)
+
+	// The person is signed in somewhere else.
+	person := ui.Identity()
+	sess, err := func() (string, error) {
+		acct, err := person.Authenticate(bg, email, pw, "192.0.2.1")
+		if err != nil {
+			return "", err
+		}
+		s, err := person.CreateSession(bg, acct.ID)
+		return s.Token, err
+	}()
+	must(t, err, "person's session")
+
+	must(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/admin/users"), chromedp.WaitVisible(heading("Sign in"))), "admin → sign in")
+	typeInto(t, ctx, "Email", rootEmail)
+	typeInto(t, ctx, "Password", rootPW)
+	if st := press(t, ctx, "Sign in"); st != 200 {
+		t.Fatalf("sign in: %d", st)
+	}
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(heading("People"))), "people page")
+	if text := bodyText(t, ctx); !strings.Contains(text, "ada@example.com") || !strings.Contains(text, email) {
+		t.Fatalf("people page: %s", text)
+	}
+	shoot(t, ctx, srv.URL, "admin-users", "/admin/users", heading("People"))
+
+	// Search with the keyboard only: focus the field, type, Enter.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/admin/users"), chromedp.WaitVisible(field("Find by email address")),
+		chromedp.Focus(field("Find by email address")), chromedp.KeyEvent("misbehav")), "type a query")
+	resp, err := chromedp.RunResponse(ctx, chromedp.KeyEvent("\r"))
+	must(t, err, "press Enter")
+	if resp.Status != 200 {
+		t.Fatalf("search: %d", resp.Status)
+	}
+	if text := bodyText(t, ctx); !strings.Contains(text, email) || strings.Contains(text, "ada@example.com") {
+		t.Fatalf("search results: %s", text)
+	}
+	must(t, chromedp.Do(ctx, chromedp.Click(`//a[normalize-space()="`+email+`"]`), chromedp.WaitVisible(button("Disable this account"))), "open the person")
+	shoot(t, ctx, srv.URL, "admin-user", "/admin/users/"+email, heading(email))
+	if st := press(t, ctx, "Disable this account"); st != 200 {
+		t.Fatalf("disable: %d", st)
+	}
+	if text := bodyText(t, ctx); !strings.Contains(text, "The account is disabled") || !strings.Contains(text, "disabled") {
+		t.Fatalf("after disable: %s", text)
+	}
+	if _, _, err := person.LookupSession(bg, sess); err == nil {
+		t.Error("the person's session survived the disable")
+	}
+	if _, err := person.Authenticate(bg, email, pw, "192.0.2.1"); err == nil {
+		t.Error("a disabled account signed in")
+	}
+	if st := press(t, ctx, "Enable this account"); st != 200 {
+		t.Fatalf("enable: %d", st)
+	}
+	if !strings.Contains(bodyText(t, ctx), "The account is enabled again") {
+		t.Fatal("no confirmation of the enable")
+	}
+	if _, err := person.Authenticate(bg, email, pw, "192.0.2.1"); err != nil {
+		t.Errorf("sign-in after enabling: %v", err)
+	}
+	// Their own page offers no Disable.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/admin/users/"+rootEmail), chromedp.WaitVisible(heading(rootEmail))), "own page")
+	if text := bodyText(t, ctx); !strings.Contains(text, "This is your own account") {
+		t.Errorf("own page: %s", text)
+	}
+	evs, _ := s.ListAuditEvents(bg, 10, 0)
+	if len(evs) < 2 || evs[0].Action != "user.enable" || evs[1].Action != "user.disable" || evs[1].Target != email {
+		t.Errorf("audit: %+v", evs)
+	}
+}
+
+// shoot saves phone and desktop screenshots of path and checks that
+// nothing scrolls sideways.
+func shoot(t *testing.T, ctx context.Context, base, name, path, wait string) {
+	t.Helper()
+	dir := os.Getenv("LINKSLOT_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "var", "screenshots")
+	}
+	must(t, os.MkdirAll(dir, 0o755), "screenshot folder")
+	for _, sz := range []struct {
+		name   string
+		w, h   int64
+		mobile bool
+	}{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}} {
+		opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
+		if sz.mobile {
+			opts = []chromedp.EmulateViewportOption{chromedp.EmulateMobile, chromedp.EmulateScale(2)}
+		}
+		must(t, chromedp.Do(ctx, chromedp.EmulateViewport(sz.w, sz.h, opts...), chromedp.Navigate(base+path), chromedp.WaitVisible(wait)), "open "+name)
+		overflow, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
+		must(t, err, "overflow")
+		if overflow {
+			t.Errorf("%s at %s scrolls sideways", name, sz.name)
+		}
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		must(t, err, "screenshot")
+		must(t, os.WriteFile(filepath.Join(dir, name+"-"+sz.name+".png"), png, 0o644), "write screenshot")
+	}
+	must(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)), "reset the viewport")
 }

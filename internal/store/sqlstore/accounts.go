@@ -114,3 +114,27 @@ func lockFor(tx *gorm.DB, dialect string) *gorm.DB {
 	}
 	return tx
 }
+
+// SearchAccounts returns up to q.Limit+1 accounts whose email contains
+// q.Text, ordered by email.
+func (s *Store) SearchAccounts(ctx context.Context, q store.AccountQuery) ([]store.Account, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	db := s.q(ctx).Order("email").Limit(limit + 1).Offset(max(q.Offset, 0))
+	if t := strings.ToLower(strings.TrimSpace(q.Text)); t != "" {
+		// Emails are stored lower-cased, so LIKE on the lowered text is
+		// case-insensitive on both backends.
+		db = db.Where("email LIKE ? ESCAPE '\\'", "%"+likeEscaper.Replace(t)+"%")
+	}
+	var rows []accountRow
+	if err := db.Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	out := make([]store.Account, len(rows))
+	for i, r := range rows {
+		out[i] = toAccount(r)
+	}
+	return out, nil
+}

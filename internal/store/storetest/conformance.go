@@ -168,6 +168,16 @@ func testAccounts(t *testing.T, s store.Store) {
 	if !slices.Equal(emails, []string{"aaron@example.com", "ana@example.com", "bob@example.com"}) {
 		t.Errorf("ListAccounts emails = %v", emails)
 	}
+	found, err := s.SearchAccounts(ctx, store.AccountQuery{Text: "A", Limit: 1})
+	must(t, err)
+	if len(found) != 2 || found[0].Email != "aaron@example.com" || found[1].Email != "ana@example.com" {
+		t.Errorf("SearchAccounts(A, limit 1) = %+v, want aaron and ana (limit+1 rows)", found)
+	}
+	found, err = s.SearchAccounts(ctx, store.AccountQuery{Text: "%", Limit: 10})
+	must(t, err)
+	if len(found) != 0 {
+		t.Errorf("SearchAccounts(%%) = %+v, want none (wildcards are literal)", found)
+	}
 
 	up, err := s.UpdateAccount(ctx, b.ID, func(x store.Account) (store.Account, error) {
 		if x.Email != "bob@example.com" {
