@@ -1,6 +1,7 @@
 package consentui
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"embed"
@@ -26,9 +27,18 @@ var templateFS embed.FS
 //go:embed static
 var staticFS embed.FS
 
+// Store is the part of store.Store the pages use: the identity service's,
+// and the clients they name.
+type Store interface {
+	identity.Store
+	GetClient(ctx context.Context, id string) (store.Client, error)
+}
+
+var _ Store = store.Store(nil)
+
 // Config configures the pages. Store and SecretKey are required.
 type Config struct {
-	Store store.Store
+	Store Store
 	// Identity is the account service; when nil one is built on Store
 	// with Clock and the default policy.
 	Identity *identity.Service
@@ -51,7 +61,7 @@ type Config struct {
 
 // UI serves the pages and implements consent.UI.
 type UI struct {
-	store      store.Store
+	store      Store
 	id         *identity.Service
 	csrfKey    []byte
 	secure     bool

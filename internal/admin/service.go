@@ -28,9 +28,36 @@ type Actor struct {
 	RequestID string
 }
 
+// Store is the part of store.Store the Service uses: the reads of its
+// listings, and InTx for every change.
+type Store interface {
+	ListClients(ctx context.Context) ([]store.Client, error)
+	GetClient(ctx context.Context, id string) (store.Client, error)
+	ListBusinesses(ctx context.Context) ([]store.Business, error)
+	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
+	ListAuditEvents(ctx context.Context, limit, offset int) ([]store.AuditEvent, error)
+	InTx(ctx context.Context, fn func(store.Store) error) error
+}
+
+// Tx is what a change reads and writes through, in the transaction that
+// also records its audit event.
+type Tx interface {
+	GetAccountByEmail(ctx context.Context, email string) (store.Account, error)
+	CreateAccount(ctx context.Context, a store.Account) error
+	UpdateAccount(ctx context.Context, id string, fn func(store.Account) (store.Account, error)) (store.Account, error)
+	store.Clients
+	store.CatalogStore
+	AddAuditEvent(ctx context.Context, e store.AuditEvent) error
+}
+
+var (
+	_ Store = store.Store(nil)
+	_ Tx    = store.Store(nil)
+)
+
 // Config configures a Service.
 type Config struct {
-	Store store.Store
+	Store Store
 	// Clock stamps audit events and records; nil means store.SystemClock.
 	Clock store.Clock
 }
@@ -38,7 +65,7 @@ type Config struct {
 // Service performs administrative operations, each audited in the same
 // transaction as its change.
 type Service struct {
-	store store.Store
+	store Store
 	clock store.Clock
 }
 
@@ -55,9 +82,14 @@ func New(cfg Config) (*Service, error) {
 
 func (s *Service) now() time.Time { return store.UTC(s.clock()) }
 
+// inTx runs fn in one transaction (see Tx).
+func (s *Service) inTx(ctx context.Context, fn func(tx Tx) error) error {
+	return s.store.InTx(ctx, func(tx store.Store) error { return fn(tx) })
+}
+
 // audit writes one event with tx. before and after are marshalled to JSON
 // (nil writes nothing); callers pass views without secrets.
-func (s *Service) audit(ctx context.Context, tx store.Store, a Actor, action, target string, before, after any) error {
+func (s *Service) audit(ctx context.Context, tx Tx, a Actor, action, target string, before, after any) error {
 	e := store.AuditEvent{ID: store.NewID("aud"), ActorID: a.ID, Action: action, Target: target, RequestID: a.RequestID, CreatedAt: s.now()}
 	if e.ActorID == "" {
 		return errors.New("admin: audit event without an actor")
@@ -256,7 +288,7 @@ func (s *Service) CreateClient(ctx context.Context, a Actor, spec ClientSpec) (C
 	if err := validateClient(c); err != nil {
 		return CreatedClient{}, err
 	}
-	err := s.store.InTx(ctx, func(tx store.Store) error {
+	err := s.inTx(ctx, func(tx Tx) error {
 		if _, err := tx.GetClient(ctx, c.ID); err == nil {
 			return fmt.Errorf("%w: a client with id %q is already registered", ErrAlreadyExists, c.ID)
 		} else if !errors.Is(err, store.ErrNotFound) {
@@ -299,7 +331,7 @@ func (s *Service) GetClient(ctx context.Context, id string) (ClientInfo, error) 
 // transaction.
 func (s *Service) updateClient(ctx context.Context, a Actor, id, action string, fn func(store.Client) (store.Client, error)) (ClientInfo, error) {
 	var out store.Client
-	err := s.store.InTx(ctx, func(tx store.Store) error {
+	err := s.inTx(ctx, func(tx Tx) error {
 		var before store.Client
 		c, err := tx.UpdateClient(ctx, id, func(old store.Client) (store.Client, error) {
 			before = old
@@ -385,7 +417,7 @@ func (s *Service) RotateClientSecret(ctx context.Context, a Actor, id string) (C
 
 // DeleteClient deletes a client with its links and tokens.
 func (s *Service) DeleteClient(ctx context.Context, a Actor, id string) error {
-	return s.store.InTx(ctx, func(tx store.Store) error {
+	return s.inTx(ctx, func(tx Tx) error {
 		c, err := tx.GetClient(ctx, id)
 		if err != nil {
 			return translate(err, fmt.Sprintf("no client with id %q", id))
@@ -432,7 +464,7 @@ func (s *Service) CreateUser(ctx context.Context, a Actor, email, pw string, adm
 	}
 	now := s.now()
 	acct := store.Account{ID: store.NewID("acct"), Email: e, PasswordHash: hash, Admin: admin, CreatedAt: now, UpdatedAt: now}
-	err = s.store.InTx(ctx, func(tx store.Store) error {
+	err = s.inTx(ctx, func(tx Tx) error {
 		if _, err := tx.GetAccountByEmail(ctx, e); err == nil {
 			return fmt.Errorf("%w: an account with email %q exists", ErrAlreadyExists, e)
 		} else if !errors.Is(err, store.ErrNotFound) {
@@ -453,7 +485,7 @@ func (s *Service) CreateUser(ctx context.Context, a Actor, email, pw string, adm
 func (s *Service) SetAdmin(ctx context.Context, a Actor, email string, admin bool) (AccountInfo, error) {
 	e := strings.ToLower(strings.TrimSpace(email))
 	var out store.Account
-	err := s.store.InTx(ctx, func(tx store.Store) error {
+	err := s.inTx(ctx, func(tx Tx) error {
 		acct, err := tx.GetAccountByEmail(ctx, e)
 		if err != nil {
 			return translate(err, fmt.Sprintf("no account with email %q", e))
@@ -495,7 +527,7 @@ func (s *Service) ImportCatalog(ctx context.Context, a Actor, data []byte, forma
 		return nil, err
 	}
 	refs := make([]string, len(cats))
-	err = s.store.InTx(ctx, func(tx store.Store) error {
+	err = s.inTx(ctx, func(tx Tx) error {
 		for i, c := range cats {
 			ref := c.Business.Reference
 			refs[i] = ref
@@ -572,7 +604,7 @@ func (s *Service) ExportCatalog(ctx context.Context, a Actor, format string) ([]
 	if err != nil {
 		return nil, err
 	}
-	err = s.store.InTx(ctx, func(tx store.Store) error {
+	err = s.inTx(ctx, func(tx Tx) error {
 		return s.audit(ctx, tx, a, "catalog.export", catalogfile.NormalizeFormat(format), nil, map[string]int{"businesses": len(cats)})
 	})
 	if err != nil {
@@ -611,7 +643,7 @@ func (s *Service) ListBusinesses(ctx context.Context) ([]BusinessInfo, error) {
 // SetAgentBooking switches whether agents may find and book a business.
 func (s *Service) SetAgentBooking(ctx context.Context, a Actor, reference string, on bool) (BusinessInfo, error) {
 	var out store.Business
-	err := s.store.InTx(ctx, func(tx store.Store) error {
+	err := s.inTx(ctx, func(tx Tx) error {
 		before, err := tx.GetBusiness(ctx, reference)
 		if err != nil {
 			return translate(err, fmt.Sprintf("no business with reference %q", reference))

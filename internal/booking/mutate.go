@@ -137,8 +137,14 @@ func (s *Service) PlanCreate(ctx context.Context, r CreateRequest) (CreatePlan, 
 	return p, nil
 }
 
-// recheck runs the slot engine again through tx (the caller's transaction).
-func (s *Service) recheck(ctx context.Context, tx store.Store, e *catalogEntry, b store.Booking, ignore string) error {
+// staffBookings reads the bookings the slot engine checks against.
+type staffBookings interface {
+	ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]store.Booking, error)
+}
+
+// recheck runs the slot engine again through tx (the caller's transaction,
+// or the engine's store for a plan).
+func (s *Service) recheck(ctx context.Context, tx staffBookings, e *catalogEntry, b store.Booking, ignore string) error {
 	sv, st := e.svcByID[b.ServiceID], e.stByID[b.StaffID]
 	if sv == nil || st == nil {
 		return errors.New("booking: plan does not match its catalog")

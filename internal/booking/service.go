@@ -19,10 +19,24 @@ const MaxNotes = 500
 // for each new one.
 const maxCached = 5000
 
+// Store is the part of store.Store the engine reads from. Its writes go
+// through the transaction-bound store the caller hands Create, Reschedule
+// and Cancel, so that they commit with the caller's own records.
+type Store interface {
+	GetBusiness(ctx context.Context, reference string) (store.Business, error)
+	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
+	SearchBusinesses(ctx context.Context, q store.BusinessQuery) ([]store.Business, error)
+	ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]store.Booking, error)
+	ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error)
+	GetBookingByReference(ctx context.Context, reference string) (store.Booking, error)
+}
+
+var _ Store = store.Store(nil)
+
 // Service is the booking engine. It is safe for concurrent use; one Service
 // per process shares one catalog cache.
 type Service struct {
-	store store.Store
+	store Store
 	clock store.Clock
 
 	mu    sync.RWMutex
@@ -31,7 +45,7 @@ type Service struct {
 
 // NewService returns a booking engine over s, reading the time from clock
 // (store.SystemClock in production).
-func NewService(s store.Store, clock store.Clock) *Service {
+func NewService(s Store, clock store.Clock) *Service {
 	if clock == nil {
 		clock = store.SystemClock
 	}

@@ -96,16 +96,27 @@ func dropNulls(v any) any {
 	return v
 }
 
+// Store is the part of store.Store the Keeper uses. The mutation it runs
+// gets the whole store bound to the transaction InTx begins: the record
+// and the mutation's writes commit together.
+type Store interface {
+	GetIdempotency(ctx context.Context, linkID, tool, key string) (store.IdempotencyRecord, error)
+	PurgeIdempotency(ctx context.Context, before time.Time) (int64, error)
+	InTx(ctx context.Context, fn func(store.Store) error) error
+}
+
+var _ Store = store.Store(nil)
+
 // Keeper runs mutations under idempotency keys.
 type Keeper struct {
-	s     store.Store
+	s     Store
 	clock store.Clock
 	ttl   time.Duration
 }
 
 // New returns a Keeper over s. ttl below MinTTL is raised to MinTTL; clock
 // may be nil (system clock).
-func New(s store.Store, clock store.Clock, ttl time.Duration) *Keeper {
+func New(s Store, clock store.Clock, ttl time.Duration) *Keeper {
 	if clock == nil {
 		clock = store.SystemClock
 	}

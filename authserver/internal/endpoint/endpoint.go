@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/ory/fosite/storage"
 
@@ -19,10 +20,24 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 )
 
+// Store is the part of store.Store the handlers read and write directly;
+// fosite's storage is the provider's.
+type Store interface {
+	GetAccount(ctx context.Context, id string) (store.Account, error)
+	GetClient(ctx context.Context, id string) (store.Client, error)
+	// CreateClient records a client identified by URL at its first approval.
+	CreateClient(ctx context.Context, c store.Client) error
+	GetActiveLink(ctx context.Context, accountID, clientID string) (store.Link, error)
+	UpsertLink(ctx context.Context, accountID, clientID string, scopes []string, now time.Time) (store.Link, error)
+	TouchLink(ctx context.Context, id string, now time.Time) error
+}
+
+var _ Store = store.Store(nil)
+
 // Deps are the handlers' explicit dependencies.
 type Deps struct {
 	Provider *provider.Provider
-	Store    store.Store
+	Store    Store
 	Keys     *keys.Manager
 	UI       consent.UI
 	Log      *slog.Logger

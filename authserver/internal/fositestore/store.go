@@ -42,6 +42,8 @@ type Backend interface {
 	Begin(ctx context.Context) (store.Tx, error)
 }
 
+var _ Backend = store.Store(nil)
+
 // Store is fosite's storage on top of a Backend.
 type Store struct {
 	s    Backend
