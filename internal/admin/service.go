@@ -36,6 +36,9 @@ type Store interface {
 	ListBusinesses(ctx context.Context) ([]store.Business, error)
 	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
 	ListAuditEvents(ctx context.Context, limit, offset int) ([]store.AuditEvent, error)
+	SearchAccounts(ctx context.Context, q store.AccountQuery) ([]store.Account, error)
+	GetAccountByEmail(ctx context.Context, email string) (store.Account, error)
+	ListAccountLinks(ctx context.Context, accountID string) ([]store.Link, error)
 	InTx(ctx context.Context, fn func(store.Store) error) error
 }
 
@@ -48,6 +51,9 @@ type Tx interface {
 	store.Clients
 	store.CatalogStore
 	AddAuditEvent(ctx context.Context, e store.AuditEvent) error
+	DeleteAccountWebSessions(ctx context.Context, accountID, keepIDHash string) error
+	ListAccountLinks(ctx context.Context, accountID string) ([]store.Link, error)
+	RevokeLink(ctx context.Context, id string, now time.Time) error
 }
 
 var (

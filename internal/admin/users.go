@@ -90,7 +90,7 @@ func (s *Service) SetUserDisabled(ctx context.Context, a Actor, email string, di
 		action = "user.disable"
 	}
 	var out store.Account
-	err := s.store.InTx(ctx, func(tx store.Store) error {
+	err := s.inTx(ctx, func(tx Tx) error {
 		acct, err := tx.GetAccountByEmail(ctx, e)
 		if err != nil {
 			return translate(err, fmt.Sprintf("no account with email %q", e))
