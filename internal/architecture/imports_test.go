@@ -28,7 +28,7 @@ func goList(t *testing.T, args ...string) []string {
 // MCP or HTTP.
 func TestDomainImportsNoAdapters(t *testing.T) {
 	domain := []string{"internal/booking", "internal/identity", "internal/mutation", "internal/grant",
-		"internal/confirm", "internal/idempotency", "internal/scope", "internal/store"}
+		"internal/confirm", "internal/idempotency", "internal/scope", "internal/store", "internal/problem"}
 	forbidden := []string{"gorm.io/", "github.com/ory/fosite", "github.com/labstack/echo",
 		"github.com/modelcontextprotocol/go-sdk", "net/http"}
 	for _, p := range domain {

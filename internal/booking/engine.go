@@ -172,7 +172,5 @@ func (e *catalogEntry) validate(st *store.Staff, sv *store.Service, start time.T
 }
 
 func errSlotTaken(wrapped error) *Error {
-	e := newErr(CodeSlotTaken, "That time is not open (already taken, outside working hours, or off the slot grid). Call check_business_availability for open times and pick one of them exactly.")
-	e.wrapped = wrapped
-	return e
+	return newErr(CodeSlotTaken, "That time is not open (already taken, outside working hours, or off the slot grid). Call check_business_availability for open times and pick one of them exactly.").Wrap(wrapped)
 }

@@ -1,9 +1,6 @@
 package booking
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/linkslot/linkslot/internal/problem"
 
 // Error codes answered by the booking engine (CONTRACT §5 "Error codes").
 const (
@@ -31,43 +28,22 @@ const (
 	CodeBookingChanged = "booking_changed"
 )
 
-// Error is a business failure that an agent can act on. Message always says
-// what to do next. It is safe to show to a client: it never contains an
-// internal detail.
-type Error struct {
-	Code          string `json:"code"`
-	Message       string `json:"message"`
-	Field         string `json:"field,omitempty"`           // the argument at fault, for invalid_argument / invalid_time
-	BookingURL    string `json:"booking_url,omitempty"`     // deposit_required: where to finish on the web
-	RetryAfterSec int    `json:"retry_after_sec,omitempty"` // reserved for rate limits
-	wrapped       error
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-// Unwrap exposes the store sentinel behind the error, if any (store.ErrOverlap
-// behind slot_taken, store.ErrConflict behind booking_changed).
-func (e *Error) Unwrap() error { return e.wrapped }
+// Error is a business failure that an agent can act on: the one domain
+// error type (internal/problem). Message always says what to do next; it
+// never contains an internal detail. It wraps the store sentinel behind it,
+// if any (store.ErrOverlap behind slot_taken, store.ErrConflict behind
+// booking_changed).
+type Error = problem.Error
 
 // ErrorCode returns the code of a booking *Error in err's chain, or "" when
 // err is nil or not a booking error (an internal failure).
-func ErrorCode(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
-}
+func ErrorCode(err error) string { return problem.CodeOf(err) }
 
 // AsError returns the booking *Error in err's chain.
-func AsError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
-}
+func AsError(err error) (*Error, bool) { return problem.As(err) }
 
 func newErr(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return problem.Newf(code, format, args...)
 }
 
 func fieldErr(code, field, format string, args ...any) *Error {

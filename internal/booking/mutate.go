@@ -243,9 +243,7 @@ func (s *Service) PlanReschedule(ctx context.Context, r RescheduleRequest) (Resc
 }
 
 func errChanged(ref string) *Error {
-	e := newErr(CodeBookingChanged, "Booking %s changed since this request was prepared. Call get_my_booking for its current state and grant, then try again.", ref)
-	e.wrapped = store.ErrConflict
-	return e
+	return newErr(CodeBookingChanged, "Booking %s changed since this request was prepared. Call get_my_booking for its current state and grant, then try again.", ref).Wrap(store.ErrConflict)
 }
 
 // Reschedule moves the booking in place (same reference, version+1) and

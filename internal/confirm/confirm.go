@@ -5,6 +5,8 @@ import (
 	"crypto/subtle"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/linkslot/linkslot/internal/problem"
 )
 
 // Field names, exactly as the tools' input schemas spell them.
@@ -87,6 +89,15 @@ type Result struct {
 
 // OK reports whether the call may execute.
 func (r Result) OK() bool { return r.Kind == Execute }
+
+// Err is an InvalidField result as the domain error (code, field,
+// message); nil for every other kind.
+func (r Result) Err() error {
+	if r.Kind != InvalidField {
+		return nil
+	}
+	return &problem.Error{Code: r.Code, Field: r.Field, Message: r.Message}
+}
 
 // Messages, fixed so that agents and tests can rely on them.
 const (

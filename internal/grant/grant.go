@@ -12,6 +12,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -29,25 +30,23 @@ const Type = "linkslot-grant+jwt"
 // maxTokenLen bounds what Verify parses; a real grant is about 500 bytes.
 const maxTokenLen = 4096
 
-// Codes and messages of the two answers a presented grant can get besides
-// success.
+// Codes of the two answers a presented grant can get besides success.
 const (
-	CodeInvalidGrant    = "invalid_grant"
-	MessageInvalidGrant = "this grant does not authorize this change; " +
-		"fetch the booking with get_my_booking (or search_my_bookings) and use the grant it returns"
-	CodeExpiredGrant    = "expired_grant"
-	MessageExpiredGrant = "the appointment has already started, " +
-		"so it can no longer be rescheduled or cancelled here; contact the business directly"
+	CodeInvalidGrant = "invalid_grant"
+	CodeExpiredGrant = "expired_grant"
 )
 
 var (
 	// ErrInvalidGrant is the one answer for every grant that is not an
 	// authentic, current grant for this booking, business, link and scope.
-	// It is never wrapped, so its message is byte-identical for every cause.
-	ErrInvalidGrant = errors.New(CodeInvalidGrant + ": " + MessageInvalidGrant)
+	// Verify returns this very value, so its message is byte-identical for
+	// every cause.
+	ErrInvalidGrant = problem.New(CodeInvalidGrant, "this grant does not authorize this change; "+
+		"fetch the booking with get_my_booking (or search_my_bookings) and use the grant it returns").WithField("grant")
 	// ErrExpiredGrant answers an authentic grant, otherwise valid, whose
 	// appointment has already started.
-	ErrExpiredGrant = errors.New(CodeExpiredGrant + ": " + MessageExpiredGrant)
+	ErrExpiredGrant = problem.New(CodeExpiredGrant, "the appointment has already started, "+
+		"so it can no longer be rescheduled or cancelled here; contact the business directly").WithField("grant")
 )
 
 // KeySource supplies the signing key and the published verification keys;

@@ -31,8 +31,8 @@
 //
 // A transaction PostgreSQL aborts as a deadlock victim or serialization
 // failure (40P01, 40001 — concurrent confirmations of overlapping slots can
-// make two exclusion-constraint checks wait on each other) committed
-// nothing; Run runs it again, a few times at most, so such a race ends in
+// make two exclusion-constraint checks wait on each other; sqlstore reports
+// it as store.ErrRetry) committed nothing; Run runs it again, a few times at most, so such a race ends in
 // success or slot_taken rather than a server error. exec must therefore
 // change nothing outside its transaction.
 //

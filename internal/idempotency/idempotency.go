@@ -9,10 +9,10 @@ import (
 	"errors"
 	"fmt"
 	mathrand "math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/linkslot/linkslot/internal/confirm"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -22,30 +22,25 @@ const MinTTL = 24 * time.Hour
 // RetryAfterSec is what a rate_limited answer tells the agent to wait.
 const RetryAfterSec = 1
 
-// Codes of the tool results for the errors below.
+// Codes of the errors below.
 const (
 	CodeConflict   = "idempotency_conflict"
 	CodeInProgress = "rate_limited"
 	CodeInvalidKey = "invalid_idempotency_key"
 )
 
-// Messages of the errors below, written for the agent.
-const (
-	MessageConflict = "this idempotency_key was already used for a different request; " +
-		"use a new key for a new request, or resend the original arguments unchanged to get the original answer"
-	MessageInProgress = "a request with this idempotency_key is still running; " +
-		"retry in a second with the same key and arguments"
-	MessageInvalidKey = "idempotency_key must be 16–200 printable ASCII characters"
-)
-
 var (
 	// ErrConflict: the key was already used, by this link for this tool,
 	// with different arguments. Nothing was executed.
-	ErrConflict = errors.New(CodeConflict + ": " + MessageConflict)
+	ErrConflict = problem.New(CodeConflict, "this idempotency_key was already used for a different request; "+
+		"use a new key for a new request, or resend the original arguments unchanged to get the original answer").
+		WithField(confirm.FieldIdempotencyKey)
 	// ErrInProgress: a request with this key is still running.
-	ErrInProgress = errors.New(CodeInProgress + ": " + MessageInProgress)
+	ErrInProgress = &problem.Error{Code: CodeInProgress, RetryAfterSec: RetryAfterSec,
+		Message: "a request with this idempotency_key is still running; retry in a second with the same key and arguments"}
 	// ErrInvalidKey: the key is not 16–200 printable ASCII characters.
-	ErrInvalidKey = errors.New(CodeInvalidKey + ": " + MessageInvalidKey)
+	ErrInvalidKey = &problem.Error{Code: CodeInvalidKey, Field: confirm.FieldIdempotencyKey,
+		Message: "idempotency_key must be 16–200 printable ASCII characters"}
 )
 
 // ArgsHash returns the hex SHA-256 of the canonical JSON of a tool's
@@ -170,12 +165,12 @@ func (k *Keeper) Lookup(ctx context.Context, linkID, tool, key, argsHash string)
 // transaction rolls back and no record is kept.
 //
 // When the database aborts the transaction as a deadlock victim or for a
-// serialization failure (PostgreSQL 40P01 / 40001: two exclusion-constraint
-// checks of overlapping bookings waiting on each other), nothing was
-// committed, and Run runs the whole transaction again, up to maxAttempts
-// times in all; the retry then sees the other booking and fails cleanly
-// (slot_taken) or succeeds. exec may therefore run more than once and must
-// change nothing outside tx.
+// serialization failure (store.ErrRetry, PostgreSQL 40P01 / 40001: two
+// exclusion-constraint checks of overlapping bookings waiting on each
+// other), nothing was committed, and Run runs the whole transaction again,
+// up to maxAttempts times in all; the retry then sees the other booking and
+// fails cleanly (slot_taken) or succeeds. exec may therefore run more than
+// once and must change nothing outside tx.
 func (k *Keeper) Run(ctx context.Context, linkID, tool, key, argsHash string,
 	exec func(tx store.Store) ([]byte, error)) (response []byte, replay bool, err error) {
 	if linkID == "" || tool == "" || argsHash == "" {
@@ -201,16 +196,10 @@ func (k *Keeper) Run(ctx context.Context, linkID, tool, key, argsHash string,
 const maxAttempts = 3
 
 // retryable reports a transaction the database aborted as a deadlock victim
-// or serialization failure: sqlstore translates SQLSTATE 40P01 and 40001 to
-// store.ErrConflict followed by the code. Other conflicts (a booking changed
-// since it was planned) are not retried.
-func retryable(err error) bool {
-	if !errors.Is(err, store.ErrConflict) {
-		return false
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "40P01") || strings.Contains(msg, "40001")
-}
+// or serialization failure (store.ErrRetry, which sqlstore sets for SQLSTATE
+// 40P01 and 40001). Other conflicts (a booking changed since it was
+// planned) are not retried.
+func retryable(err error) bool { return errors.Is(err, store.ErrRetry) }
 
 func (k *Keeper) runOnce(ctx context.Context, linkID, tool, key, argsHash string,
 	exec func(tx store.Store) ([]byte, error)) (response []byte, replay bool, err error) {

@@ -554,8 +554,8 @@ func TestRetryable(t *testing.T) {
 		err  error
 		want bool
 	}{
-		{fmt.Errorf("insert booking: %w", fmt.Errorf("%w: 40P01", store.ErrConflict)), true},
-		{fmt.Errorf("%w: 40001", store.ErrConflict), true},
+		{fmt.Errorf("insert booking: %w", fmt.Errorf("%w: %w: 40P01", store.ErrRetry, store.ErrConflict)), true},
+		{fmt.Errorf("%w: 40001", store.ErrRetry), true},
 		{fmt.Errorf("%w: 55P03", store.ErrConflict), false},
 		{store.ErrConflict, false}, // a booking changed since its plan
 		{store.ErrOverlap, false},

@@ -33,7 +33,7 @@
 // committed meanwhile (its slot is now the original's booking, its grant is
 // superseded), and gets the original's answer instead.
 //
-// Business failures are *booking.Error values (code, field, message written
+// Business failures are *problem.Error values (code, field, message written
 // for the agent or person); anything else is an internal failure the front
 // end logs and answers as server_error.
 //

@@ -11,6 +11,7 @@ import (
 	"github.com/linkslot/linkslot/internal/confirm"
 	"github.com/linkslot/linkslot/internal/grant"
 	"github.com/linkslot/linkslot/internal/idempotency"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -263,7 +264,7 @@ type call struct {
 // Errors of the protocol's own checks.
 var (
 	errNoAccount = errors.New("mutation: caller without an account")
-	errNoLink    = &booking.Error{Code: "server_error", Message: "This connection has no link to scope idempotency keys to. Reconnect the Linkslot account and retry."}
+	errNoLink    = problem.New("server_error", "This connection has no link to scope idempotency keys to. Reconnect the Linkslot account and retry.")
 )
 
 // Create books a service for the caller.
@@ -396,7 +397,7 @@ func (s *Service) start(ctx context.Context, c Caller, name string, conf Confirm
 	m = &call{op: c.op(name), c: c, conf: conf}
 	r := confirm.CheckFields(conf)
 	if r.Kind == confirm.InvalidField {
-		return nil, Outcome{}, true, &booking.Error{Code: r.Code, Field: r.Field, Message: r.Message}
+		return nil, Outcome{}, true, r.Err()
 	}
 	if m.hash, err = idempotency.ArgsHash(hashArgs); err != nil {
 		return nil, Outcome{}, true, err
@@ -443,24 +444,15 @@ func (s *Service) lateReplay(ctx context.Context, m *call) (Outcome, bool) {
 	return out, err == nil
 }
 
-// protocolError maps the grant's, the keeper's and the engine's failures to
-// the one error type front ends render. Every invalid grant answers the
-// same, whatever the cause.
+// protocolError is what a failure answers. The grant's, the keeper's and
+// the engine's failures are already *problem.Error values; the one
+// translation left is booking_changed for an agent: the booking moved on
+// between the grant check and the write, so the grant it presented is
+// superseded, and every invalid grant answers the same. A person on the web
+// sees booking_changed itself.
 func protocolError(c Caller, err error) error {
-	switch {
-	case errors.Is(err, grant.ErrInvalidGrant), c.agent() && booking.ErrorCode(err) == booking.CodeBookingChanged:
-		// booking_changed: the booking moved on between the grant check
-		// and the write, so the grant an agent presented is superseded. A
-		// person on the web sees booking_changed itself.
-		return &booking.Error{Code: grant.CodeInvalidGrant, Field: "grant", Message: grant.MessageInvalidGrant}
-	case errors.Is(err, grant.ErrExpiredGrant):
-		return &booking.Error{Code: grant.CodeExpiredGrant, Field: "grant", Message: grant.MessageExpiredGrant}
-	case errors.Is(err, idempotency.ErrConflict):
-		return &booking.Error{Code: idempotency.CodeConflict, Field: FieldIdempotencyKey, Message: idempotency.MessageConflict}
-	case errors.Is(err, idempotency.ErrInProgress):
-		return &booking.Error{Code: idempotency.CodeInProgress, RetryAfterSec: idempotency.RetryAfterSec, Message: idempotency.MessageInProgress}
-	case errors.Is(err, idempotency.ErrInvalidKey):
-		return &booking.Error{Code: idempotency.CodeInvalidKey, Field: FieldIdempotencyKey, Message: idempotency.MessageInvalidKey}
+	if c.agent() && problem.CodeOf(err) == booking.CodeBookingChanged {
+		return grant.ErrInvalidGrant
 	}
 	return err
 }
@@ -520,7 +512,7 @@ func (s *Service) confirmOrExecute(ctx context.Context, m *call, facts booking.F
 		}
 		return Outcome{Status: r.Code, Summary: summary, Missing: r.Missing, Message: r.Message, Facts: facts}, nil
 	case confirm.InvalidField:
-		return Outcome{}, &booking.Error{Code: r.Code, Field: r.Field, Message: r.Message}
+		return Outcome{}, r.Err()
 	}
 	key, text := *m.conf.IdempotencyKey, *m.conf.UserConfirmationText
 	var out Outcome

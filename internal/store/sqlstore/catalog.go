@@ -186,7 +186,7 @@ func (s *Store) PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog,
 			if !keepStaff[r.ID] {
 				if err := tx.Delete(&staffRow{}, "id = ?", r.ID).Error; err != nil {
 					if errors.Is(translate(err), store.ErrConflict) {
-						return fmt.Errorf("%w: staff %q still has bookings", store.ErrConflict, r.Reference)
+						return &store.InUseError{Kind: "staff", Reference: r.Reference}
 					}
 					return err
 				}
@@ -196,7 +196,7 @@ func (s *Store) PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog,
 			if !keepSvc[r.ID] {
 				if err := tx.Delete(&serviceRow{}, "id = ?", r.ID).Error; err != nil {
 					if errors.Is(translate(err), store.ErrConflict) {
-						return fmt.Errorf("%w: service %q still has bookings", store.ErrConflict, r.Reference)
+						return &store.InUseError{Kind: "service", Reference: r.Reference}
 					}
 					return err
 				}

@@ -38,7 +38,9 @@ func translate(err error) error {
 			return fmt.Errorf("%w: still referenced (%s)", store.ErrConflict, pg.ConstraintName)
 		case pg.Code == "23P01":
 			return fmt.Errorf("%w (%s)", store.ErrOverlap, pg.ConstraintName)
-		case pg.Code == "40001", pg.Code == "40P01", pg.Code == "55P03":
+		case pg.Code == "40001", pg.Code == "40P01":
+			return fmt.Errorf("%w: %w: %s", store.ErrRetry, store.ErrConflict, pg.Code)
+		case pg.Code == "55P03":
 			return fmt.Errorf("%w: %s", store.ErrConflict, pg.Code)
 		case pg.Code == "22021", pg.Code == "22P05": // character_not_in_repertoire, untranslatable_character
 			return fmt.Errorf("%w (SQLSTATE %s)", store.ErrInvalidText, pg.Code)

@@ -33,8 +33,9 @@ func TestTranslate(t *testing.T) {
 		{"unique violation", pg("23505"), store.ErrAlreadyExists},
 		{"exclusion violation", pg("23P01"), store.ErrOverlap},
 		{"foreign key violation", pg("23503"), store.ErrConflict},
-		{"serialization failure", pg("40001"), store.ErrConflict},
-		{"deadlock", pg("40P01"), store.ErrConflict},
+		{"serialization failure", pg("40001"), store.ErrRetry},
+		{"deadlock", pg("40P01"), store.ErrRetry},
+		{"deadlock is a conflict too", pg("40P01"), store.ErrConflict},
 		{"lock not available", pg("55P03"), store.ErrConflict},
 		{"statement timeout", pg("57014"), store.ErrUnavailable},
 		{"connection exception", pg("08006"), store.ErrUnavailable},
@@ -56,6 +57,12 @@ func TestTranslate(t *testing.T) {
 				t.Fatalf("translate(%v) = %v, want %v", tc.in, got, tc.want)
 			}
 		})
+	}
+	// Only deadlocks and serialization failures may be retried.
+	for _, code := range []string{"55P03", "23503", "23505"} {
+		if err := translate(pg(code)); errors.Is(err, store.ErrRetry) {
+			t.Errorf("SQLSTATE %s translates to %v, a retry", code, err)
+		}
 	}
 }
 

@@ -21,8 +21,8 @@ func TestRaisedErrors(t *testing.T) {
 	for code, want := range map[string]error{
 		"23505": store.ErrAlreadyExists,
 		"23P01": store.ErrOverlap,
-		"40001": store.ErrConflict,
-		"40P01": store.ErrConflict,
+		"40001": store.ErrRetry,
+		"40P01": store.ErrRetry,
 		"57014": store.ErrUnavailable,
 	} {
 		err := s.InTx(context.Background(), func(tx store.Store) error {
@@ -68,8 +68,8 @@ func TestSerializationFailure(t *testing.T) {
 	<-read
 	close(proceed)
 	e1, e2 := <-errs, <-errs
-	if !(e1 == nil && errors.Is(e2, store.ErrConflict) || e2 == nil && errors.Is(e1, store.ErrConflict)) {
-		t.Fatalf("write skew: errors %v and %v, want one nil and one ErrConflict", e1, e2)
+	if !(e1 == nil && errors.Is(e2, store.ErrRetry) || e2 == nil && errors.Is(e1, store.ErrRetry)) {
+		t.Fatalf("write skew: errors %v and %v, want one nil and one ErrRetry", e1, e2)
 	}
 }
 

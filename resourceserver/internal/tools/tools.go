@@ -16,6 +16,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/metrics"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
@@ -144,11 +145,11 @@ func invalidArg(field, format string, a ...any) *ToolError {
 // toolSet carries the dependencies into the handlers.
 type toolSet struct{ d Deps }
 
-// domainFail maps an engine error to a result: a *booking.Error is shown as
-// is (its message is written for agents); anything else is logged and
-// answered as server_error.
+// domainFail maps a domain error to a result: a *problem.Error is shown as
+// is (its code, field and message are written for agents); anything else is
+// logged and answered as server_error.
 func (t *toolSet) domainFail(ctx context.Context, tool string, err error) (*mcp.CallToolResult, any, error) {
-	if be, ok := booking.AsError(err); ok {
+	if be, ok := problem.As(err); ok {
 		return fail(&ToolError{Code: be.Code, Message: be.Message, Field: be.Field, BookingURL: be.BookingURL, RetryAfterSec: be.RetryAfterSec})
 	}
 	if errors.Is(err, store.ErrInvalidText) {
