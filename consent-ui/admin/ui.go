@@ -21,6 +21,7 @@ import (
 	"github.com/linkslot/linkslot/internal/catalogfile"
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
@@ -235,7 +236,8 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, admin.ErrNotFound):
 		h.ui.RenderError(w, r, http.StatusNotFound, "Not found", "It may have been deleted by another administrator.")
 	case errors.Is(err, admin.ErrConflict), errors.Is(err, admin.ErrAlreadyExists):
-		h.ui.RenderError(w, r, http.StatusConflict, "Not possible", capitalize(err.Error())+".")
+		e, _ := problem.As(err)
+		h.ui.RenderError(w, r, http.StatusConflict, "Not possible", capitalize(e.Message)+".")
 	default:
 		h.serverError(w, r, err)
 	}
@@ -338,8 +340,8 @@ func problemsOf(err error) ([]admin.Problem, bool) {
 	if errors.As(err, &ie) {
 		return ie.Problems, true
 	}
-	if errors.Is(err, admin.ErrAlreadyExists) {
-		return []admin.Problem{{Path: "id", Message: strings.TrimPrefix(err.Error(), admin.ErrAlreadyExists.Error()+": ")}}, true
+	if e, ok := problem.As(err); ok && errors.Is(err, admin.ErrAlreadyExists) {
+		return []admin.Problem{{Path: e.Field, Message: e.Message}}, true
 	}
 	return nil, false
 }

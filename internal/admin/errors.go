@@ -1,26 +1,37 @@
 package admin
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/linkslot/linkslot/internal/catalogfile"
+	"github.com/linkslot/linkslot/internal/problem"
 )
 
-// Errors the operations answer; test with errors.Is.
+// Codes of the errors below.
+const (
+	CodeNotFound      = "not_found"
+	CodeAlreadyExists = "already_exists"
+	CodeInvalid       = "invalid_input"
+	CodeConflict      = "conflict"
+)
+
+// The kinds of failure the operations answer, as the one domain error type
+// (internal/problem): test with errors.Is, which compares codes; an
+// operation's error is one of these with its own message and, where there
+// is one, the field at fault.
 var (
 	// ErrNotFound: no client, account or business by that name.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = problem.New(CodeNotFound, "not found")
 	// ErrAlreadyExists: the client id or email address is taken.
-	ErrAlreadyExists = errors.New("already exists")
+	ErrAlreadyExists = problem.New(CodeAlreadyExists, "already exists")
 	// ErrInvalid: the input was refused; errors.As an *InvalidError for
 	// every problem.
-	ErrInvalid = errors.New("invalid input")
+	ErrInvalid = problem.New(CodeInvalid, "invalid input")
 	// ErrConflict: the change cannot be made in the record's current state
 	// (rotating the secret of a public client, removing staff that still
 	// has bookings).
-	ErrConflict = errors.New("conflict")
+	ErrConflict = problem.New(CodeConflict, "conflict")
 )
 
 // Problem is one refused part of an input, with its path when it has one
@@ -46,7 +57,7 @@ func (e *InvalidError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrInvalid) hold.
-func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
+func (e *InvalidError) Is(target error) bool { return problem.CodeOf(target) == CodeInvalid }
 
 func invalid(path, msg string) error {
 	return &InvalidError{Problems: []Problem{{Path: path, Message: msg}}}

@@ -13,6 +13,7 @@ import (
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/password"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/store"
 )
@@ -126,15 +127,15 @@ func marshalAudit(v any) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// translate maps store errors to this package's.
+// translate maps store errors to this package's, with message what.
 func translate(err error, what string) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, store.ErrNotFound):
-		return fmt.Errorf("%w: %s", ErrNotFound, what)
+		return ErrNotFound.WithMessage("%s", what).Wrap(err)
 	case errors.Is(err, store.ErrAlreadyExists):
-		return fmt.Errorf("%w: %s", ErrAlreadyExists, what)
+		return ErrAlreadyExists.WithMessage("%s", what).Wrap(err)
 	}
 	return err
 }
@@ -233,7 +234,7 @@ func validateClient(c store.Client) error {
 			return &InvalidError{Problems: []Problem{{Message: err.Error()}}}
 		}
 		for _, p := range ve.Problems {
-			ie.Problems = append(ie.Problems, Problem{Path: clientField(p), Message: p})
+			ie.Problems = append(ie.Problems, Problem{Path: p.Field, Message: p.Message})
 		}
 	}
 	if len(c.AllowedScopes) == 0 {
@@ -243,28 +244,6 @@ func validateClient(c store.Client) error {
 		return ie
 	}
 	return nil
-}
-
-// clientField guesses the field a clients.Validate message is about, so the
-// API can point at it.
-func clientField(msg string) string {
-	switch {
-	case strings.Contains(msg, "redirect URI"):
-		return "redirect_uris"
-	case strings.Contains(msg, "allowed scopes"):
-		return "allowed_scopes"
-	case strings.Contains(msg, "default scope"):
-		return "default_scopes"
-	case strings.Contains(msg, "grant type"):
-		return "grant_types"
-	case strings.Contains(msg, "client id"):
-		return "id"
-	case strings.Contains(msg, "name"):
-		return "name"
-	case strings.Contains(msg, "logo"):
-		return "logo_url"
-	}
-	return ""
 }
 
 // CreateClient registers a client. A confidential client gets a generated
@@ -296,12 +275,12 @@ func (s *Service) CreateClient(ctx context.Context, a Actor, spec ClientSpec) (C
 	}
 	err := s.inTx(ctx, func(tx Tx) error {
 		if _, err := tx.GetClient(ctx, c.ID); err == nil {
-			return fmt.Errorf("%w: a client with id %q is already registered", ErrAlreadyExists, c.ID)
+			return ErrAlreadyExists.WithMessage("a client with id %q is already registered", c.ID).WithField("id")
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		if err := tx.CreateClient(ctx, c); err != nil {
-			return translate(err, fmt.Sprintf("a client with id %q is already registered", c.ID))
+			return withField(translate(err, fmt.Sprintf("a client with id %q is already registered", c.ID)), "id")
 		}
 		return s.audit(ctx, tx, a, "client.create", c.ID, nil, InfoOf(c))
 	})
@@ -410,7 +389,7 @@ func (s *Service) RotateClientSecret(ctx context.Context, a Actor, id string) (C
 	}
 	info, err := s.updateClient(ctx, a, id, "client.rotate_secret", func(c store.Client) (store.Client, error) {
 		if c.Public {
-			return c, fmt.Errorf("%w: client %q is public and has no secret", ErrConflict, id)
+			return c, ErrConflict.WithMessage("client %q is public and has no secret", id)
 		}
 		c.SecretHash = h
 		return c, nil
@@ -472,12 +451,12 @@ func (s *Service) CreateUser(ctx context.Context, a Actor, email, pw string, adm
 	acct := store.Account{ID: store.NewID("acct"), Email: e, PasswordHash: hash, Admin: admin, CreatedAt: now, UpdatedAt: now}
 	err = s.inTx(ctx, func(tx Tx) error {
 		if _, err := tx.GetAccountByEmail(ctx, e); err == nil {
-			return fmt.Errorf("%w: an account with email %q exists", ErrAlreadyExists, e)
+			return ErrAlreadyExists.WithMessage("an account with email %q exists", e).WithField("email")
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		if err := tx.CreateAccount(ctx, acct); err != nil {
-			return translate(err, fmt.Sprintf("an account with email %q exists", e))
+			return withField(translate(err, fmt.Sprintf("an account with email %q exists", e)), "email")
 		}
 		return s.audit(ctx, tx, a, "user.create", e, nil, accountInfo(acct))
 	})
@@ -547,8 +526,10 @@ func (s *Service) ImportCatalog(ctx context.Context, a Actor, data []byte, forma
 			}
 			saved, err := tx.PutCatalog(ctx, c)
 			if err != nil {
-				if errors.Is(err, store.ErrConflict) {
-					return &InvalidError{Problems: []Problem{{Path: fmt.Sprintf("businesses[%d]", i), Message: conflictMessage(err)}}}
+				var inUse *store.InUseError
+				if errors.As(err, &inUse) {
+					return &InvalidError{Problems: []Problem{{Path: fmt.Sprintf("businesses[%d]", i),
+						Message: fmt.Sprintf("%s %q still has bookings; keep it in the file, or cancel its bookings first", inUse.Kind, inUse.Reference)}}}
 				}
 				return fmt.Errorf("admin: import business %q: %w", ref, err)
 			}
@@ -568,9 +549,12 @@ func (s *Service) ImportCatalog(ctx context.Context, a Actor, data []byte, forma
 	return refs, nil
 }
 
-func conflictMessage(err error) string {
-	msg := strings.TrimPrefix(err.Error(), store.ErrConflict.Error()+": ")
-	return msg + "; keep it in the file, or cancel its bookings first"
+// withField names the field of a domain error.
+func withField(err error, field string) error {
+	if e, ok := problem.As(err); ok {
+		return e.WithField(field)
+	}
+	return err
 }
 
 // catalogJSON is one business in the file's JSON form, for the audit log.

@@ -24,61 +24,74 @@ const (
 	GrantRefreshToken      = "refresh_token"
 )
 
-// ValidationError lists every problem of a registration.
-type ValidationError struct{ Problems []string }
-
-func (e *ValidationError) Error() string {
-	return "invalid client registration: " + strings.Join(e.Problems, "; ")
+// Problem is one refused part of a registration: the field (as the admin
+// API names it: id, name, redirect_uris, allowed_scopes, default_scopes,
+// grant_types; empty for the registration as a whole) and what is wrong.
+type Problem struct {
+	Field   string
+	Message string
 }
 
-// Validate checks a registration and reports every problem together.
+// ValidationError lists every problem of a registration.
+type ValidationError struct{ Problems []Problem }
+
+func (e *ValidationError) Error() string {
+	msgs := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		msgs[i] = p.Message
+	}
+	return "invalid client registration: " + strings.Join(msgs, "; ")
+}
+
+// Validate checks a registration and reports every problem together, each
+// with its field.
 func Validate(c store.Client) error {
-	var p []string
-	bad := func(f string, a ...any) { p = append(p, fmt.Sprintf(f, a...)) }
+	var p []Problem
+	bad := func(field, f string, a ...any) { p = append(p, Problem{Field: field, Message: fmt.Sprintf(f, a...)}) }
 	if strings.TrimSpace(c.ID) == "" {
-		bad("client id is required")
+		bad("id", "client id is required")
 	} else if strings.ContainsAny(c.ID, " \t\r\n:") {
-		bad("client id %q must not contain spaces or colons", c.ID)
+		bad("id", "client id %q must not contain spaces or colons", c.ID)
 	}
 	if strings.TrimSpace(c.Name) == "" {
-		bad("name is required")
+		bad("name", "name is required")
 	}
 	if !c.Public && c.SecretHash == "" {
-		bad("a confidential client needs a secret")
+		bad("", "a confidential client needs a secret")
 	}
 	if c.Public && c.SecretHash != "" {
-		bad("a public client has no secret")
+		bad("", "a public client has no secret")
 	}
 	if len(c.RedirectURIs) == 0 {
-		bad("at least one redirect URI is required")
+		bad("redirect_uris", "at least one redirect URI is required")
 	}
 	for _, r := range c.RedirectURIs {
 		if err := ValidateRedirectURI(r); err != nil {
-			bad("%v", err)
+			bad("redirect_uris", "%v", err)
 		}
 	}
 	for _, s := range c.AllowedScopes {
 		if !scope.Known(s) {
-			bad("unknown scope %q in allowed scopes", s)
+			bad("allowed_scopes", "unknown scope %q in allowed scopes", s)
 		}
 	}
 	for _, s := range c.DefaultScopes {
 		if !scope.Known(s) {
-			bad("unknown scope %q in default scopes", s)
+			bad("default_scopes", "unknown scope %q in default scopes", s)
 		} else if !slices.Contains(c.AllowedScopes, s) {
-			bad("default scope %q is not in the allowed scopes", s)
+			bad("default_scopes", "default scope %q is not in the allowed scopes", s)
 		}
 	}
 	if len(c.GrantTypes) == 0 {
-		bad("at least one grant type is required")
+		bad("grant_types", "at least one grant type is required")
 	}
 	for _, g := range c.GrantTypes {
 		if g != GrantAuthorizationCode && g != GrantRefreshToken {
-			bad("grant type %q is not supported (authorization_code, refresh_token)", g)
+			bad("grant_types", "grant type %q is not supported (authorization_code, refresh_token)", g)
 		}
 	}
 	if len(c.GrantTypes) > 0 && !slices.Contains(c.GrantTypes, GrantAuthorizationCode) {
-		bad("grant types must include authorization_code")
+		bad("grant_types", "grant types must include authorization_code")
 	}
 	if len(p) > 0 {
 		return &ValidationError{Problems: p}

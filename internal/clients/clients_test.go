@@ -134,3 +134,27 @@ func TestSecret(t *testing.T) {
 		}
 	}
 }
+
+// Every problem names its field, as the admin API and pages point at it.
+func TestValidateFields(t *testing.T) {
+	c := valid()
+	c.ID, c.Name = "has space", ""
+	c.RedirectURIs = []string{"http://evil.example/cb"}
+	c.AllowedScopes = []string{"openid", "admin"}
+	c.DefaultScopes = []string{"email"}
+	c.GrantTypes = []string{"refresh_token"}
+	var ve *clients.ValidationError
+	if !errors.As(clients.Validate(c), &ve) {
+		t.Fatal("no ValidationError")
+	}
+	got := map[string]int{}
+	for _, p := range ve.Problems {
+		got[p.Field]++
+	}
+	want := map[string]int{"id": 1, "name": 1, "redirect_uris": 1, "allowed_scopes": 1, "default_scopes": 1, "grant_types": 1}
+	for f, n := range want {
+		if got[f] != n {
+			t.Errorf("field %s: %d problems, want %d (%+v)", f, got[f], n, ve.Problems)
+		}
+	}
+}

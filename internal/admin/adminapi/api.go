@@ -13,6 +13,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/catalogfile"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/requestid"
 )
 
@@ -142,15 +143,23 @@ func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &ie):
 		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems", ie.Problems)
 	case errors.Is(err, admin.ErrNotFound):
-		writeError(w, http.StatusNotFound, "not_found", err.Error(), nil)
+		writeError(w, http.StatusNotFound, admin.CodeNotFound, messageOf(err), nil)
 	case errors.Is(err, admin.ErrAlreadyExists):
-		writeError(w, http.StatusConflict, "already_exists", err.Error(), nil)
+		writeError(w, http.StatusConflict, admin.CodeAlreadyExists, messageOf(err), nil)
 	case errors.Is(err, admin.ErrConflict):
-		writeError(w, http.StatusConflict, "conflict", err.Error(), nil)
+		writeError(w, http.StatusConflict, admin.CodeConflict, messageOf(err), nil)
 	default:
 		a.log.ErrorContext(r.Context(), "admin api", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeError(w, http.StatusInternalServerError, "server_error", "the server could not complete the request; nothing was changed", nil)
 	}
+}
+
+// messageOf is a domain error's message, as the service wrote it.
+func messageOf(err error) string {
+	if e, ok := problem.As(err); ok {
+		return e.Message
+	}
+	return err.Error()
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
