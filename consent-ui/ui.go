@@ -10,12 +10,12 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/store"
@@ -52,8 +52,8 @@ type Config struct {
 	// Clock defaults to store.SystemClock.
 	Clock store.Clock
 	// ClientAddr names the client address sign-in throttling counts per;
-	// the default is the host of r.RemoteAddr (put a trusted proxy's
-	// X-Forwarded-For handling here).
+	// the default is clientaddr.Of: the address the server's
+	// clientaddr.Middleware decided (trusted proxies), else the TCP peer.
 	ClientAddr func(r *http.Request) string
 	// ActivityPerPage is the Activity page size (default 20).
 	ActivityPerPage int
@@ -94,7 +94,7 @@ func New(cfg Config) (*UI, error) {
 		u.clock = store.SystemClock
 	}
 	if u.clientAddr == nil {
-		u.clientAddr = remoteHost
+		u.clientAddr = clientaddr.Of
 	}
 	if u.perPage <= 0 {
 		u.perPage = 20
@@ -184,14 +184,6 @@ func (u *UI) Mount(mux *http.ServeMux) {
 
 // Identity returns the account service the pages use.
 func (u *UI) Identity() *identity.Service { return u.id }
-
-func remoteHost(r *http.Request) string {
-	h, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return h
-}
 
 func initial(name string) string {
 	for _, r := range strings.TrimSpace(name) {

@@ -25,6 +25,7 @@ import (
 	"github.com/linkslot/linkslot/authserver/internal/provider"
 	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/cimd"
+	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/keys"
@@ -125,6 +126,10 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		timeout = config.DefaultRequestTimeout
 	}
 	h := d.Metrics.HTTPMiddleware(metrics.MuxRoute(mux), recoverer(d.Logger, deadline(timeout, limitBodies(mux))))
+	// Every per-address rule and log line below reads the client address
+	// from the context (clientaddr.Of): the peer, or the client a trusted
+	// proxy names.
+	h = clientaddr.New(c.TrustedProxies, d.Logger).Middleware(h)
 	return requestid.Middleware(h), nil
 }
 

@@ -641,7 +641,7 @@ func (h *Handler) getCatalogExport(w http.ResponseWriter, r *http.Request, p *pa
 // ---- audit ----
 
 type auditRow struct {
-	When, Actor, Action, Target, Before, After, RequestID string
+	When, Actor, Action, Target, Before, After, RequestID, ClientAddr string
 }
 
 const auditPage = 50
@@ -668,7 +668,7 @@ func (h *Handler) getAudit(w http.ResponseWriter, r *http.Request, p *page) {
 	rows := make([]auditRow, len(evs))
 	for i, e := range evs {
 		rows[i] = auditRow{When: e.CreatedAt.UTC().Format("2006-01-02 15:04:05"), Actor: e.ActorID, Action: e.Action,
-			Target: e.Target, Before: indentJSON(e.Before), After: indentJSON(e.After), RequestID: e.RequestID}
+			Target: e.Target, Before: indentJSON(e.Before), After: indentJSON(e.After), RequestID: e.RequestID, ClientAddr: e.ClientAddr}
 	}
 	p.Title, p.Nav = "Audit log", "audit"
 	p.Data = struct {

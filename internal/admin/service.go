@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/internal/catalogfile"
+	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/password"
@@ -104,6 +105,7 @@ func (s *Service) audit(ctx context.Context, tx Tx, a Actor, action, target stri
 	if e.RequestID == "" {
 		e.RequestID = requestid.From(ctx)
 	}
+	e.ClientAddr = clientaddr.From(ctx)
 	var err error
 	if e.Before, err = marshalAudit(before); err != nil {
 		return err
@@ -662,7 +664,9 @@ type AuditEntry struct {
 	Before    json.RawMessage `json:"before,omitempty"`
 	After     json.RawMessage `json:"after,omitempty"`
 	RequestID string          `json:"request_id,omitempty"`
-	CreatedAt time.Time       `json:"created_at"`
+	// ClientAddr is where the change came from (empty for the CLI).
+	ClientAddr string    `json:"client_addr,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
 }
 
 // ListAudit returns up to limit events (1–200, default 50), newest first,
@@ -684,7 +688,7 @@ func (s *Service) ListAudit(ctx context.Context, limit, offset int) ([]AuditEntr
 	out := make([]AuditEntry, len(evs))
 	for i, e := range evs {
 		out[i] = AuditEntry{ID: e.ID, ActorID: e.ActorID, Action: e.Action, Target: e.Target,
-			Before: rawOrNil(e.Before), After: rawOrNil(e.After), RequestID: e.RequestID, CreatedAt: e.CreatedAt}
+			Before: rawOrNil(e.Before), After: rawOrNil(e.After), RequestID: e.RequestID, ClientAddr: e.ClientAddr, CreatedAt: e.CreatedAt}
 	}
 	return out, more, nil
 }

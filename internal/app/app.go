@@ -17,8 +17,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/requestid"
+	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 )
 
@@ -33,7 +35,7 @@ func Logger(w io.Writer, format string) *slog.Logger {
 	if format == "json" {
 		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(requestid.NewLogHandler(h))
+	return slog.New(clientaddr.NewLogHandler(requestid.NewLogHandler(h)))
 }
 
 // OpenStore connects to the configured database. With migrate set it applies
@@ -157,4 +159,17 @@ func ServeMetrics(ctx context.Context, addr string, h http.Handler, log *slog.Lo
 		}
 	}()
 	return nil
+}
+
+// SharedRateWindows returns the store's shared rate windows when limits on
+// it are shared by the replicas: on PostgreSQL they are (the rate limits
+// and the sign-in throttle hold across every process, CONTRACT §13);
+// SQLite is a single-node deployment and keeps them in process.
+func SharedRateWindows(s store.Store) (store.RateWindows, bool) {
+	d, ok := s.(interface{ Dialect() string })
+	if !ok || d.Dialect() != "postgres" {
+		return nil, false
+	}
+	rw, ok := s.(store.RateWindows)
+	return rw, ok
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 )
@@ -76,6 +78,11 @@ type Config struct {
 	// be granted under the open policy (LINKSLOT_CIMD_OPEN_SCOPES, default
 	// "bookings:read bookings:write").
 	CIMDOpenScopes []string
+	// TrustedProxies are the reverse proxies whose Forwarded or
+	// X-Forwarded-For names the client (LINKSLOT_TRUSTED_PROXIES,
+	// comma-separated CIDRs or addresses; default none: the TCP peer is the
+	// client). See internal/clientaddr.
+	TrustedProxies []netip.Prefix
 }
 
 // DefaultRequestTimeout is RequestTimeout's default: the PostgreSQL
@@ -180,6 +187,11 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.AdminToken = get("LINKSLOT_ADMIN_TOKEN", "")
 	if c.AdminToken != "" && len(c.AdminToken) < 16 {
 		bad("LINKSLOT_ADMIN_TOKEN must have at least 16 characters (or be unset)")
+	}
+	var badProxies []string
+	c.TrustedProxies, badProxies = clientaddr.ParsePrefixes(get("LINKSLOT_TRUSTED_PROXIES", ""))
+	for _, b := range badProxies {
+		bad("LINKSLOT_TRUSTED_PROXIES: %q is not a CIDR such as 10.0.0.0/8 or an address", b)
 	}
 	if key := get("LINKSLOT_SECRET_KEY", ""); key != "" {
 		if len(key) < 32 {

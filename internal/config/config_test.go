@@ -38,13 +38,15 @@ func TestValid(t *testing.T) {
 		"LINKSLOT_LOG_FORMAT":          "json",
 		"LINKSLOT_SHUTDOWN_TIMEOUT":    "5s",
 		"LINKSLOT_REQUEST_TIMEOUT":     "30s",
+		"LINKSLOT_TRUSTED_PROXIES":     "10.0.0.0/8, 192.0.2.1,fd00::/8",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !c.Production || c.Issuer != "https://auth.example.com" || len(c.AllowedOrigins) != 2 || c.DBMaxConns != 32 ||
 		c.RefreshIdle != 24*time.Hour || c.LogFormat != "json" || c.ShutdownTimeout != 5*time.Second || c.RequestTimeout != 30*time.Second || string(c.SecretKey) != strings.Repeat("k", 32) ||
-		c.AuthMetricsListen != "127.0.0.1:9090" || c.RSMetricsListen != "127.0.0.1:9091" {
+		c.AuthMetricsListen != "127.0.0.1:9090" || c.RSMetricsListen != "127.0.0.1:9091" ||
+		len(c.TrustedProxies) != 3 || c.TrustedProxies[1].String() != "192.0.2.1/32" {
 		t.Errorf("config = %+v", c)
 	}
 }
@@ -69,6 +71,7 @@ func TestAllProblemsTogether(t *testing.T) {
 		"LINKSLOT_SHUTDOWN_TIMEOUT":    "0s",
 		"LINKSLOT_REQUEST_TIMEOUT":     "soon",
 		"LINKSLOT_SECRET_KEY":          "short",
+		"LINKSLOT_TRUSTED_PROXIES":     "10.0.0.0/8, ingress",
 	}
 	_, err := FromEnv(env(bad))
 	if err == nil {

@@ -20,8 +20,10 @@
 //
 // Sign-in. Authenticate compares the password in constant time and, for an
 // unknown address, verifies against a dummy hash so that the answer takes
-// the same time. Failures are throttled in memory with a sliding window
-// (ThrottlePolicy): per account (keyed by the normalized address, known or
+// the same time. Failures are throttled with a sliding window
+// (ThrottlePolicy), counted in memory or — with Config.RateWindows, as on
+// PostgreSQL — in the database, so that every replica counts the same
+// failures (one row per key and second): per account (keyed by the normalized address, known or
 // not) and, with a higher limit, per client address. Once a key reaches its
 // limit, further attempts are refused without checking the password until
 // a delay has passed since the last failure; the delay doubles with each

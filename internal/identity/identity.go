@@ -59,6 +59,9 @@ type Config struct {
 	Hasher Hasher
 	// Throttle bounds failed sign-ins; zero fields take the defaults.
 	Throttle ThrottlePolicy
+	// RateWindows, when set, keeps the throttle's counts in the database,
+	// shared by every replica (PostgreSQL); nil counts in this process.
+	RateWindows store.RateWindows
 	// SessionLifetime defaults to SessionLifetime (12 h).
 	SessionLifetime time.Duration
 }
@@ -79,7 +82,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, errors.New("identity: Config.Store is required")
 	}
 	s := &Service{store: cfg.Store, clock: cfg.Clock, hasher: cfg.Hasher,
-		throttle: newThrottle(cfg.Throttle), lifetime: cfg.SessionLifetime}
+		throttle: newThrottle(cfg.Throttle, cfg.RateWindows), lifetime: cfg.SessionLifetime}
 	if s.clock == nil {
 		s.clock = store.SystemClock
 	}
@@ -171,8 +174,15 @@ func (s *Service) Authenticate(ctx context.Context, email, pw, clientAddr string
 	e := strings.ToLower(strings.TrimSpace(email))
 	acctKey, addrKey := "acct:"+e, "addr:"+clientAddr
 	p := s.throttle.policy
-	at := s.throttle.retryAt(acctKey, p.AccountLimit, now)
-	if a := s.throttle.retryAt(addrKey, p.AddressLimit, now); a.After(at) {
+	at, err := s.throttle.retryAt(ctx, acctKey, p.AccountLimit, now)
+	if err != nil {
+		return store.Account{}, err
+	}
+	a, err := s.throttle.retryAt(ctx, addrKey, p.AddressLimit, now)
+	if err != nil {
+		return store.Account{}, err
+	}
+	if a.After(at) {
 		at = a
 	}
 	if !at.IsZero() {
@@ -193,11 +203,14 @@ func (s *Service) Authenticate(ctx context.Context, email, pw, clientAddr string
 	}
 	ok := match && err == nil && len(pw) <= MaxPasswordLength
 	if !ok {
-		s.throttle.fail(acctKey, now)
-		s.throttle.fail(addrKey, now)
+		if err := errors.Join(s.throttle.fail(ctx, acctKey, now), s.throttle.fail(ctx, addrKey, now)); err != nil {
+			return store.Account{}, err
+		}
 		return store.Account{}, ErrInvalidCredentials
 	}
-	s.throttle.reset(acctKey)
+	if err := s.throttle.reset(ctx, acctKey); err != nil {
+		return store.Account{}, fmt.Errorf("identity: clear sign-in failures: %w", err)
+	}
 	if acct.Disabled {
 		return store.Account{}, ErrAccountDisabled
 	}

@@ -1,8 +1,12 @@
 package identity
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"time"
+
+	"github.com/linkslot/linkslot/internal/store"
 )
 
 // ThrottlePolicy bounds failed sign-ins. Zero fields take the defaults.
@@ -35,51 +39,93 @@ func (p ThrottlePolicy) withDefaults() ThrottlePolicy {
 	return p
 }
 
-// throttle counts failures per key in memory. It is per process: with
-// several replicas each counts on its own, which multiplies the limits by
-// the replica count but never locks anyone out.
+// throttle counts failures per key: in memory, or — with rw set — in the
+// database's rate windows (store.RateWindows, one row per key and second),
+// so that every replica on one PostgreSQL counts the same failures. In
+// memory it is per process, for the single-node deployment.
 type throttle struct {
 	policy ThrottlePolicy
+	rw     store.RateWindows // nil: in memory
+	purger store.RatePurger
 
 	mu        sync.Mutex
 	failures  map[string][]time.Time // oldest first, within Window
 	lastSweep time.Time
 }
 
-func newThrottle(p ThrottlePolicy) *throttle {
-	return &throttle{policy: p.withDefaults(), failures: map[string][]time.Time{}}
+func newThrottle(p ThrottlePolicy, rw store.RateWindows) *throttle {
+	return &throttle{policy: p.withDefaults(), rw: rw, failures: map[string][]time.Time{}}
 }
 
+// sharedPrefix keeps the throttle's keys apart from other rate windows.
+const sharedPrefix = "signin:"
+
 // retryAt returns when key may be tried again (zero: now).
-func (t *throttle) retryAt(key string, limit int, now time.Time) time.Time {
+func (t *throttle) retryAt(ctx context.Context, key string, limit int, now time.Time) (time.Time, error) {
+	if t.rw != nil {
+		secs, err := t.rw.RateWindow(ctx, sharedPrefix+key, now.Unix()-int64(t.policy.Window/time.Second))
+		if err != nil {
+			return time.Time{}, fmt.Errorf("identity: read sign-in failures: %w", err)
+		}
+		n := 0
+		for _, s := range secs {
+			n += s.Hits
+		}
+		if len(secs) == 0 {
+			return time.Time{}, nil
+		}
+		return t.waitUntil(n, limit, time.Unix(secs[len(secs)-1].Sec, 0), now), nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	f := t.prune(key, now)
-	if len(f) < limit {
+	if len(f) == 0 {
+		return time.Time{}, nil
+	}
+	return t.waitUntil(len(f), limit, f[len(f)-1], now), nil
+}
+
+// waitUntil: with n failures in the window, the last at last, the next
+// attempt waits BaseDelay doubled for each failure past the limit, up to
+// Window.
+func (t *throttle) waitUntil(n, limit int, last, now time.Time) time.Time {
+	if n < limit {
 		return time.Time{}
 	}
-	delay := t.policy.BaseDelay << min(len(f)-limit, 20)
+	delay := t.policy.BaseDelay << min(n-limit, 20)
 	if delay > t.policy.Window || delay <= 0 {
 		delay = t.policy.Window
 	}
-	at := f[len(f)-1].Add(delay)
+	at := last.Add(delay)
 	if !at.After(now) {
 		return time.Time{}
 	}
 	return at
 }
 
-func (t *throttle) fail(key string, now time.Time) {
+func (t *throttle) fail(ctx context.Context, key string, now time.Time) error {
+	if t.rw != nil {
+		t.purger.Maybe(t.rw, now, nil)
+		if err := t.rw.AddRateHit(ctx, sharedPrefix+key, now.Unix(), int64(t.policy.Window/time.Second)); err != nil {
+			return fmt.Errorf("identity: count a failed sign-in: %w", err)
+		}
+		return nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.failures[key] = append(t.prune(key, now), now)
 	t.sweep(now)
+	return nil
 }
 
-func (t *throttle) reset(key string) {
+func (t *throttle) reset(ctx context.Context, key string) error {
+	if t.rw != nil {
+		return t.rw.DeleteRateHits(ctx, sharedPrefix+key)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.failures, key)
+	return nil
 }
 
 // prune drops failures older than the window; the caller holds mu.

@@ -324,5 +324,8 @@ type AuditEvent struct {
 	Before    []byte // JSON, may be empty
 	After     []byte // JSON, may be empty
 	RequestID string
-	CreatedAt time.Time
+	// ClientAddr is the client address of the request (internal/clientaddr);
+	// empty for the command line.
+	ClientAddr string
+	CreatedAt  time.Time
 }

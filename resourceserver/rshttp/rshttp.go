@@ -17,6 +17,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/grant"
 	"github.com/linkslot/linkslot/internal/idempotency"
@@ -61,6 +62,10 @@ type Deps struct {
 	// switches both off (benchmarks).
 	PerAddress, PerLink *Limit
 	NoRateLimits        bool
+	// LocalRateLimits keeps the limits in this process even on PostgreSQL,
+	// where they are otherwise shared by every replica through the
+	// database (the benchmark's baseline for what sharing costs).
+	LocalRateLimits bool
 	// Domain replaces the booking engine (the no-op benchmark baseline).
 	Domain tools.Domain
 	// Metrics counts HTTP requests, tool calls, bookings, replays and
@@ -120,8 +125,14 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if d.PerLink != nil {
 		perLink = *d.PerLink
 	}
-	var addrLim, linkLim *ratelimit.Limiter
-	if !d.NoRateLimits {
+	var addrLim, linkLim ratelimit.Allower
+	rw, shared := app.SharedRateWindows(d.Store)
+	switch {
+	case d.NoRateLimits:
+	case shared && !d.LocalRateLimits:
+		addrLim = ratelimit.NewShared(rw, ratelimit.Limit(perAddr), ratelimit.SharedOptions{Prefix: "rs:addr:", Clock: d.Clock, Logger: d.Logger})
+		linkLim = ratelimit.NewShared(rw, ratelimit.Limit(perLink), ratelimit.SharedOptions{Prefix: "rs:link:", Clock: d.Clock, Logger: d.Logger})
+	default:
 		addrLim = ratelimit.New(ratelimit.Limit(perAddr), d.Clock)
 		linkLim = ratelimit.New(ratelimit.Limit(perLink), d.Clock)
 	}
@@ -158,6 +169,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		TokenInfo:      tools.TokenInfo,
 		Health:         app.HealthHandler(d.Store),
 		Addresses:      addrLim,
+		ClientAddr:     clientaddr.New(cfg.TrustedProxies, d.Logger),
 		Logger:         d.Logger,
 		Timeout:        cfg.RequestTimeout,
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/linkslot/linkslot/internal/cmdline"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/demo"
+	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/password"
@@ -146,7 +147,14 @@ func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.
 // Handler is the production handler: authhttp with the consent UI pages,
 // the admin pages and the admin API.
 func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger, m *metrics.Metrics) (http.Handler, error) {
-	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log})
+	// On PostgreSQL the sign-in throttle counts in the database, shared
+	// by every replica; on SQLite in this process.
+	rw, _ := app.SharedRateWindows(s)
+	id, err := identity.New(identity.Config{Store: s, RateWindows: rw})
+	if err != nil {
+		return nil, err
+	}
+	ui, err := consentui.New(consentui.Config{Store: s, Identity: id, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -249,14 +249,15 @@ type activityRow struct {
 func (activityRow) TableName() string { return "activities" }
 
 type auditRow struct {
-	ID        string `gorm:"primaryKey"`
-	ActorID   string
-	Action    string
-	Target    string
-	Before    string
-	After     string
-	RequestID string
-	CreatedAt time.Time
+	ID         string `gorm:"primaryKey"`
+	ActorID    string
+	Action     string
+	Target     string
+	Before     string
+	After      string
+	RequestID  string
+	ClientAddr string
+	CreatedAt  time.Time
 }
 
 func (auditRow) TableName() string { return "audit_events" }

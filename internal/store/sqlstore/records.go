@@ -110,7 +110,7 @@ func (s *Store) AddAuditEvent(ctx context.Context, e store.AuditEvent) error {
 		e.ID = store.NewID("aud")
 	}
 	r := auditRow{ID: e.ID, ActorID: e.ActorID, Action: e.Action, Target: e.Target, Before: string(e.Before),
-		After: string(e.After), RequestID: e.RequestID, CreatedAt: store.UTC(e.CreatedAt)}
+		After: string(e.After), RequestID: e.RequestID, ClientAddr: e.ClientAddr, CreatedAt: store.UTC(e.CreatedAt)}
 	return s.create(ctx, &r)
 }
 
@@ -126,7 +126,7 @@ func (s *Store) ListAuditEvents(ctx context.Context, limit, offset int) ([]store
 	out := make([]store.AuditEvent, len(rows))
 	for i, r := range rows {
 		out[i] = store.AuditEvent{ID: r.ID, ActorID: r.ActorID, Action: r.Action, Target: r.Target, Before: []byte(r.Before),
-			After: []byte(r.After), RequestID: r.RequestID, CreatedAt: store.UTC(r.CreatedAt)}
+			After: []byte(r.After), RequestID: r.RequestID, ClientAddr: r.ClientAddr, CreatedAt: store.UTC(r.CreatedAt)}
 	}
 	return out, nil
 }

@@ -45,6 +45,8 @@ func RunTests(t *testing.T, open func(t testing.TB) store.Store) {
 		{"InTx", testInTx},
 		{"Ping", testPing},
 		{"Faults", testFaults},
+		{"RateWindows", testRateWindows},
+		{"RateWindowsConcurrent", testRateWindowsConcurrent},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -109,7 +109,7 @@ func testActivityAudit(t *testing.T, s store.Store) {
 
 	for i := range 4 {
 		must(t, s.AddAuditEvent(ctx, store.AuditEvent{ActorID: "acc_admin", Action: "client.create", Target: fmt.Sprint("cli_", i),
-			Before: nil, After: []byte(`{"n":1}`), RequestID: "r", CreatedAt: t0.Add(time.Duration(i) * time.Second)}))
+			Before: nil, After: []byte(`{"n":1}`), RequestID: "r", ClientAddr: "2001:db8::7", CreatedAt: t0.Add(time.Duration(i) * time.Second)}))
 	}
 	ev, err := s.ListAuditEvents(ctx, 2, 0)
 	must(t, err)
@@ -120,7 +120,7 @@ func testActivityAudit(t *testing.T, s store.Store) {
 	if !slices.Equal(targets, []string{"cli_3", "cli_2", "cli_1"}) {
 		t.Errorf("ListAuditEvents = %v, want newest first, limit+1", targets)
 	}
-	if len(ev) > 0 && (ev[0].ID == "" || string(ev[0].After) != `{"n":1}` || len(ev[0].Before) != 0 || ev[0].ActorID != "acc_admin") {
+	if len(ev) > 0 && (ev[0].ID == "" || string(ev[0].After) != `{"n":1}` || len(ev[0].Before) != 0 || ev[0].ActorID != "acc_admin" || ev[0].ClientAddr != "2001:db8::7") {
 		t.Errorf("audit event = %+v", ev[0])
 	}
 	ev, _ = s.ListAuditEvents(ctx, 2, 2)

@@ -1,11 +1,22 @@
-// Package ratelimit keeps one token bucket (golang.org/x/time/rate) per key —
-// a client address before authentication, a link after — in memory. Buckets
-// idle longer than a minute are swept so that the map stays small; a
-// replica's limits are its own (the limits protect the process, and an
-// abusive agent is throttled by every replica it reaches).
+// Package ratelimit limits requests per key — a client address before
+// authentication, a link after — in one of two ways:
+//
+//   - Limiter keeps one token bucket (golang.org/x/time/rate) per key in
+//     memory. Buckets idle longer than a minute are swept so that the map
+//     stays small. Its limits are the process's own: the single-node
+//     (SQLite) deployment uses it.
+//   - Shared counts hits in the database (store.RateWindows), so every
+//     replica on one PostgreSQL enforces one limit together (CONTRACT §13):
+//     a Limit of PerSecond and Burst becomes at most Burst hits in any
+//     sliding window of Burst/PerSecond seconds (whole seconds, at least
+//     one), counted with one UPSERT per allowed request. When the database
+//     cannot answer, a Shared limiter falls back to its own in-memory bucket
+//     for that request (and logs so at most once a minute): a database
+//     outage is answered by the tools, not by refusing every caller.
 package ratelimit
 
 import (
+	"context"
 	"math"
 	"sync"
 	"time"
@@ -47,9 +58,16 @@ func New(l Limit, clock store.Clock) *Limiter {
 	return &Limiter{limit: l, clock: clock, buckets: map[string]*bucket{}}
 }
 
+// Allower is a per-key limit: *Limiter or *Shared.
+type Allower interface {
+	Allow(ctx context.Context, key string) (ok bool, retryAfter time.Duration)
+}
+
+var _, _ Allower = (*Limiter)(nil), (*Shared)(nil)
+
 // Allow takes one token for key. When none is left it answers false and how
 // long to wait before the next token, rounded up to whole seconds (≥ 1).
-func (l *Limiter) Allow(key string) (ok bool, retryAfter time.Duration) {
+func (l *Limiter) Allow(_ context.Context, key string) (ok bool, retryAfter time.Duration) {
 	if l == nil || l.limit.PerSecond <= 0 {
 		return true, 0
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/linkslot/linkslot/internal/authheader"
+	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/resourceserver/internal/ratelimit"
@@ -53,8 +54,12 @@ type Options struct {
 	Health    http.Handler // serves /healthz and /readyz
 	// Addresses limits requests per client address before authentication
 	// (nil: unlimited).
-	Addresses *ratelimit.Limiter
-	Logger    *slog.Logger
+	Addresses ratelimit.Allower
+	// ClientAddr decides a request's client address (trusted proxies,
+	// LINKSLOT_TRUSTED_PROXIES); it is Echo's IPExtractor, so c.RealIP()
+	// answers the same. Nil: the TCP peer.
+	ClientAddr *clientaddr.Resolver
+	Logger     *slog.Logger
 	// Timeout bounds each request's work, database calls included
 	// (LINKSLOT_REQUEST_TIMEOUT; 0: no deadline).
 	Timeout time.Duration
@@ -120,6 +125,7 @@ func New(o Options) (*echo.Echo, error) {
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.IPExtractor = o.ClientAddr.Addr
 	e.HTTPErrorHandler = r.errorHandler
 	e.Use(echo.WrapMiddleware(requestid.Middleware), r.accessLog, r.deadline)
 	if o.Health != nil {
@@ -191,9 +197,11 @@ func (r *router) serveMCP(c echo.Context) error {
 	}
 
 	// 1. Per-address limit, before any work.
-	if ok, after := r.o.Addresses.Allow(clientAddr(req)); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(int(after/time.Second)))
-		return c.JSON(http.StatusTooManyRequests, map[string]any{"error": "rate_limited", "error_description": "too many requests from this address", "retry_after_sec": int(after / time.Second)})
+	if r.o.Addresses != nil {
+		if ok, after := r.o.Addresses.Allow(req.Context(), clientAddr(c)); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(int(after/time.Second)))
+			return c.JSON(http.StatusTooManyRequests, map[string]any{"error": "rate_limited", "error_description": "too many requests from this address", "retry_after_sec": int(after / time.Second)})
+		}
 	}
 	// 2. Origin and Host.
 	origin := req.Header.Get("Origin")
@@ -347,12 +355,13 @@ func (r *router) preflight(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-func clientAddr(req *http.Request) string {
-	host, _, err := net.SplitHostPort(req.RemoteAddr)
-	if err != nil {
-		return req.RemoteAddr
+// clientAddr is the address the access log stored in the request's
+// context: Echo's RealIP through Options.ClientAddr.
+func clientAddr(c echo.Context) string {
+	if a := clientaddr.From(c.Request().Context()); a != "" {
+		return a
 	}
-	return host
+	return c.RealIP()
 }
 
 func (r *router) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
@@ -360,12 +369,14 @@ func (r *router) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		info := &mcpInfo{}
 		req := c.Request()
-		c.SetRequest(req.WithContext(context.WithValue(req.Context(), infoKey{}, info)))
+		addr := c.RealIP()
+		ctx := clientaddr.With(context.WithValue(req.Context(), infoKey{}, info), addr)
+		c.SetRequest(req.WithContext(ctx))
 		err := next(c)
 		if err != nil {
 			c.Error(err)
 		}
-		attrs := []any{"method", req.Method, "path", req.URL.Path, "status", c.Response().Status, "duration_ms", time.Since(start).Milliseconds()}
+		attrs := []any{"method", req.Method, "path", req.URL.Path, "status", c.Response().Status, "duration_ms", time.Since(start).Milliseconds(), "client_addr", addr}
 		if info.method != "" {
 			attrs = append(attrs, "rpc", info.method)
 		}

@@ -42,9 +42,10 @@ type Grants interface {
 	IssueFor(ctx context.Context, b store.Booking, linkID string) (string, error)
 }
 
-// Limiter is a per-key rate limit (internal/ratelimit.Limiter).
+// Limiter is a per-key rate limit (internal/ratelimit: in process, or
+// shared by the replicas through the database).
 type Limiter interface {
-	Allow(key string) (ok bool, retryAfter time.Duration)
+	Allow(ctx context.Context, key string) (ok bool, retryAfter time.Duration)
 }
 
 // Deps are the tools' dependencies.
@@ -190,7 +191,7 @@ func (t *toolSet) begin(ctx context.Context, req *mcp.CallToolRequest) (context.
 		if key == "" {
 			key = "account:" + c.AccountID
 		}
-		if ok, after := t.d.Links.Allow(key); !ok {
+		if ok, after := t.d.Links.Allow(ctx, key); !ok {
 			secs := int(after / time.Second)
 			if secs < 1 {
 				secs = 1
