@@ -33,6 +33,9 @@ type Options struct {
 	ResourceServers int // default 3
 	// ExtraEnv is added to every server's environment.
 	ExtraEnv []string
+	// Issuer and Resource are the public URLs (a Front's, for instance);
+	// by default the first authorization and resource server's addresses.
+	Issuer, Resource string
 }
 
 // Cluster is the running system.
@@ -122,6 +125,12 @@ func Start(t testing.TB, o Options) *Cluster {
 	}
 	c.Issuer = fmt.Sprintf("http://127.0.0.1:%d", asPorts[0])
 	c.Resource = fmt.Sprintf("http://127.0.0.1:%d/mcp", rsPorts[0])
+	if o.Issuer != "" {
+		c.Issuer = o.Issuer
+	}
+	if o.Resource != "" {
+		c.Resource = o.Resource
+	}
 	c.env = append([]string{
 		"LINKSLOT_DATABASE_URL=" + pg.URL,
 		"LINKSLOT_ISSUER=" + c.Issuer,
