@@ -190,6 +190,31 @@ func main() {
 			_, err := toolCall(ctx, people[w].api, sys.rsOpen.URL+"/mcp", "", "check_business_availability", avArgs)
 			return err
 		})
+		if backend == "postgres" {
+			// The cost of limits shared by every replica: the same tool
+			// call with the limits in process and in the database, each
+			// worker a client of its own behind a trusted proxy; then every
+			// worker from one address (one hot row).
+			local, shared, err := sys.limitServers(ctx)
+			if err != nil {
+				fatal(err)
+			}
+			for _, wl := range []struct {
+				name, url string
+				oneAddr   bool
+			}{
+				{"limits-local", local.URL, false}, {"limits-shared", shared.URL, false}, {"limits-shared-1addr", shared.URL, true},
+			} {
+				record(run(ctx, wl.name, backend, 16, *dur, *maxOps, func(ctx context.Context, w int) error {
+					addr := fmt.Sprintf("198.51.100.%d", w+1)
+					if wl.oneAddr {
+						addr = "198.51.100.200"
+					}
+					_, err := toolCallFrom(ctx, people[w].api, wl.url+"/mcp", people[w].access, "check_business_availability", avArgs, addr)
+					return err
+				}))
+			}
+		}
 		if hasTool(ctx, hc, sys.resource, people[0].access, "create_my_booking") {
 			cc := newCreateCancel(sys, people)
 			escalate("create-cancel", backend, cc.op)

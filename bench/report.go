@@ -39,6 +39,16 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 			}
 		}
 	}
+	if l, ok := find("limits-local", "postgres", 16); ok {
+		fmt.Fprintf(&b, "\nRate limits shared by the replicas (PostgreSQL, check_business_availability, 16 workers):\n")
+		fmt.Fprintf(&b, "  in process: %.0f calls/s, p99 %.1f ms\n", l.Throughput(), msf(l.P99))
+		if s, ok := find("limits-shared", "postgres", 16); ok {
+			fmt.Fprintf(&b, "  shared, 16 client addresses: %.0f calls/s, p99 %.1f ms; shared/in process = %.2f\n", s.Throughput(), msf(s.P99), s.Throughput()/l.Throughput())
+		}
+		if s, ok := find("limits-shared-1addr", "postgres", 16); ok {
+			fmt.Fprintf(&b, "  shared, one client address: %.0f calls/s, p99 %.1f ms; shared/in process = %.2f\n", s.Throughput(), msf(s.P99), s.Throughput()/l.Throughput())
+		}
+	}
 	fmt.Fprintf(&b, "\nContract §9 targets at 16 workers:\n")
 	for _, be := range []string{"sqlite", "postgres"} {
 		if r, ok := find("refresh", be, 16); ok {

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -251,9 +252,18 @@ func (p *person) token(ctx context.Context, form url.Values, keep func(access, r
 // toolCall posts one tools/call and reports whether it succeeded; result
 // is the structuredContent.
 func toolCall(ctx context.Context, hc *http.Client, endpoint, token, tool string, args any) (map[string]any, error) {
+	return toolCallFrom(ctx, hc, endpoint, token, tool, args, "")
+}
+
+// toolCallFrom is toolCall with X-Forwarded-For set to xff (when not ""):
+// a client behind a trusted proxy.
+func toolCallFrom(ctx context.Context, hc *http.Client, endpoint, token, tool string, args any, xff string) (map[string]any, error) {
 	req, err := testkit.ToolCallRequest(ctx, endpoint, token, tool, args)
 	if err != nil {
 		return nil, err
+	}
+	if xff != "" {
+		req.Header.Set("X-Forwarded-For", xff)
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -291,4 +301,31 @@ func getenv(k, def string) string {
 		return v
 	}
 	return def
+}
+
+// limitServers are two more resource servers on sys's store and resource
+// URI (so the same tokens verify), behind 127.0.0.1 as a trusted proxy:
+// one keeps the rate limits in process, the other shares them through the
+// database (store.RateWindows). Their limits are far above what the load
+// reaches, so every call pays for its limit checks and none is refused: the
+// difference is what sharing the limits costs.
+func (sys *system) limitServers(ctx context.Context) (local, shared *httptest.Server, err error) {
+	cfg := config.Config{Issuer: sys.as.URL, Resource: sys.resource, SecretKey: []byte(benchSecret),
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
+	high := rshttp.Limit{PerSecond: 1e6, Burst: 2e6}
+	for _, localLimits := range []bool{true, false} {
+		h, err := rshttp.New(ctx, rshttp.Deps{Store: sys.store, Config: cfg, Logger: discard,
+			PerAddress: &high, PerLink: &high, LocalRateLimits: localLimits})
+		if err != nil {
+			return nil, nil, err
+		}
+		srv := httptest.NewServer(h)
+		sys.close = append(sys.close, srv.Close)
+		if localLimits {
+			local = srv
+		} else {
+			shared = srv
+		}
+	}
+	return local, shared, nil
 }
