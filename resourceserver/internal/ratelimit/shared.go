@@ -73,7 +73,9 @@ func (s *Shared) Allow(ctx context.Context, key string) (bool, time.Duration) {
 	k := s.prefix + key
 	ok, err := s.rw.TakeRate(ctx, k, sec, s.window, s.limit)
 	if err != nil {
-		s.failed(ctx, now, err)
+		if ctx.Err() == nil { // not the caller going away
+			s.failed(ctx, now, err)
+		}
 		return s.local.Allow(ctx, key)
 	}
 	if ok {
