@@ -8,7 +8,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestThrottleShared: two services on one database — two replicas —
@@ -17,7 +17,7 @@ import (
 // each; the wait doubles; the window slides; a correct password clears the
 // account's failures on every replica.
 func TestThrottleShared(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		clk := start()
 		replicas := make([]*identity.Service, 2)
@@ -67,7 +67,7 @@ func TestThrottleShared(t *testing.T) {
 // TestThrottleSharedPerAddress: the per-address limit counts failures for
 // any account, across replicas, and leaves other addresses alone.
 func TestThrottleSharedPerAddress(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		clk := start()
 		var replicas []*identity.Service

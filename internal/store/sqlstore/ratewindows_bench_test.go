@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // BenchmarkTakeRate measures the shared limit's write path (one UPSERT per
@@ -18,7 +18,7 @@ import (
 //
 //	scripts/with-postgres go test -run '^$' -bench TakeRate -benchtime 3000x ./internal/store/sqlstore/
 func BenchmarkTakeRate(b *testing.B) {
-	s := storetest.Postgres(b)
+	s := sqltest.Postgres(b)
 	ctx := context.Background()
 	for _, mode := range []string{"unlogged", "logged"} {
 		if err := s.DB().Exec("ALTER TABLE rate_windows SET " + mode).Error; err != nil {

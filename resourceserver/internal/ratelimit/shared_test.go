@@ -11,7 +11,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/resourceserver/internal/ratelimit"
 )
 
@@ -37,7 +37,7 @@ func TestWindow(t *testing.T) {
 // window: together they allow exactly Burst hits, then answer when the
 // window has room again.
 func TestShared(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		now := time.Unix(2_000_000_000, 0)
 		clock := func() time.Time { return now }
 		l := ratelimit.Limit{PerSecond: 5, Burst: 10} // 10 per 2 s
