@@ -69,6 +69,7 @@ func New(svc *admin.Service, ui consent.UI, log *slog.Logger) (*Handler, error) 
 	m.HandleFunc("GET /admin/clients", h.admin(h.getClients))
 	m.HandleFunc("GET /admin/clients/new", h.admin(h.getNewClient))
 	m.HandleFunc("POST /admin/clients", h.admin(h.postNewClient))
+	m.HandleFunc("POST /admin/clients/register-url", h.admin(h.postRegisterURL))
 	m.HandleFunc("GET /admin/clients/{id}", h.admin(h.getClient))
 	m.HandleFunc("POST /admin/clients/{id}", h.admin(h.postClient))
 	m.HandleFunc("POST /admin/clients/{id}/disable", h.admin(h.postDisable))
@@ -253,13 +254,14 @@ func capitalize(s string) string {
 // notices are fixed texts chosen by a query parameter after a redirect, so
 // no request text is ever echoed.
 var notices = map[string]string{
-	"disabled":  "The client is disabled. Its new sign-ins are refused now and its access tokens within seconds.",
-	"enabled":   "The client is enabled again.",
-	"updated":   "The client's registration was saved.",
-	"deleted":   "The client was deleted, with its links and tokens.",
-	"agent-on":  "Agent booking is on: agents can find and book this business.",
-	"imported":  "The catalog was imported.",
-	"agent-off": "Agent booking is off: agents can no longer find or book this business.",
+	"disabled":   "The client is disabled. Its new sign-ins are refused now and its access tokens within seconds.",
+	"enabled":    "The client is enabled again.",
+	"updated":    "The client's registration was saved.",
+	"registered": "The app was registered by its client ID URL; its document was fetched and checked.",
+	"deleted":    "The client was deleted, with its links and tokens.",
+	"agent-on":   "Agent booking is on: agents can find and book this business.",
+	"imported":   "The catalog was imported.",
+	"agent-off":  "Agent booking is off: agents can no longer find or book this business.",
 	"user-disabled": "The account is disabled: it was signed out everywhere, its apps were disconnected, " +
 		"and their access tokens stop working within seconds.",
 	"user-enabled": "The account is enabled again. Its apps must be connected again.",
@@ -364,6 +366,32 @@ func (h *Handler) postNewClient(w http.ResponseWriter, r *http.Request, p *page)
 		return
 	}
 	h.showSecret(w, r, p, "Client registered", cc)
+}
+
+// postRegisterURL registers a client by its client ID metadata document
+// URL; a refusal shows the clients page with the problem.
+func (h *Handler) postRegisterURL(w http.ResponseWriter, r *http.Request, p *page) {
+	c, err := h.svc.RegisterURLClient(r.Context(), p.Actor, admin.URLClientSpec{
+		URL:           r.PostFormValue("client_id_url"),
+		AllowedScopes: strings.Fields(strings.ReplaceAll(r.PostFormValue("allowed_scopes"), ",", " ")),
+		DefaultScopes: strings.Fields(strings.ReplaceAll(r.PostFormValue("default_scopes"), ",", " ")),
+		Pin:           []byte(strings.TrimSpace(r.PostFormValue("pinned_document"))),
+	})
+	if probs, ok := problemsOf(err); ok {
+		cs, lerr := h.svc.ListClients(r.Context())
+		if lerr != nil {
+			h.serverError(w, r, lerr)
+			return
+		}
+		p.Title, p.Nav, p.Data, p.Problems = "Clients", "clients", cs, probs
+		h.render(w, r, http.StatusBadRequest, "clients", p)
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/admin/clients/"+url.PathEscape(c.ID)+"?done=registered", http.StatusSeeOther)
 }
 
 func (h *Handler) showSecret(w http.ResponseWriter, r *http.Request, p *page, heading string, cc admin.CreatedClient) {

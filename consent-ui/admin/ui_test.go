@@ -342,3 +342,35 @@ func TestCatalogPage(t *testing.T) {
 		t.Errorf("non-admin export: %d", resp.StatusCode)
 	}
 }
+
+// The clients page registers an app by its client ID URL (here from a
+// pinned copy), shows the refusal of a bad one in place, and the client's
+// page opens by its escaped URL.
+func TestRegisterURLPage(t *testing.T) {
+	s := sqltest.SQLite(t)
+	e := newEnv(t, s)
+	const adm = "acct_admin"
+	const u = "https://claude.ai/oauth/mcp-oauth-client-metadata"
+	if _, body := e.get(adm, "/admin/clients"); !strings.Contains(body, `action="/admin/clients/register-url"`) {
+		t.Fatalf("no register-url form:\n%s", body)
+	}
+	pin := `{"client_id":"` + u + `","client_name":"Claude","redirect_uris":["https://claude.ai/api/mcp/auth_callback"]}`
+	resp, body := e.post(adm, "/admin/clients/register-url", form("client_id_url", u, "default_scopes", "bookings:read", "pinned_document", pin))
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("register: %d\n%s", resp.StatusCode, body)
+	}
+	loc := resp.Header.Get("Location")
+	if loc != "/admin/clients/"+url.PathEscape(u)+"?done=registered" {
+		t.Fatalf("Location %q", loc)
+	}
+	if resp, body := e.get(adm, loc); resp.StatusCode != 200 || !strings.Contains(body, "Claude") || !strings.Contains(body, "registered by its client ID URL") {
+		t.Fatalf("client page: %d\n%s", resp.StatusCode, body)
+	}
+	if _, body := e.get(adm, "/admin/clients"); !strings.Contains(body, "by URL (pinned)") {
+		t.Fatalf("list does not mark the URL client:\n%s", body)
+	}
+	resp, body = e.post(adm, "/admin/clients/register-url", form("client_id_url", "http://agent.example/c.json"))
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "must start with https://") {
+		t.Fatalf("bad URL: %d\n%s", resp.StatusCode, body)
+	}
+}

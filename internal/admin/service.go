@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/internal/catalogfile"
+	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/identity"
@@ -68,6 +69,10 @@ type Config struct {
 	Store Store
 	// Clock stamps audit events and records; nil means store.SystemClock.
 	Clock store.Clock
+	// Documents fetches client ID metadata documents when a URL client is
+	// registered; nil means production rules (cimd.NewResolver with no
+	// store: only its Check is used).
+	Documents *cimd.Resolver
 }
 
 // Service performs administrative operations, each audited in the same
@@ -75,6 +80,7 @@ type Config struct {
 type Service struct {
 	store Store
 	clock store.Clock
+	docs  *cimd.Resolver
 }
 
 // New returns a Service.
@@ -85,7 +91,10 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = store.SystemClock
 	}
-	return &Service{store: cfg.Store, clock: cfg.Clock}, nil
+	if cfg.Documents == nil {
+		cfg.Documents = cimd.NewResolver(nil, cimd.Options{})
+	}
+	return &Service{store: cfg.Store, clock: cfg.Clock, docs: cfg.Documents}, nil
 }
 
 func (s *Service) now() time.Time { return store.UTC(s.clock()) }
@@ -147,19 +156,28 @@ func translate(err error, what string) error {
 // ClientInfo is a client as administrators see it: everything but the
 // secret hash.
 type ClientInfo struct {
-	ID            string    `json:"id"`
-	Name          string    `json:"name"`
-	Public        bool      `json:"public"`
-	HasSecret     bool      `json:"has_secret"`
-	RedirectURIs  []string  `json:"redirect_uris"`
-	AllowedScopes []string  `json:"allowed_scopes"`
-	DefaultScopes []string  `json:"default_scopes"`
-	GrantTypes    []string  `json:"grant_types"`
-	LogoURL       string    `json:"logo_url,omitempty"`
-	Contact       string    `json:"contact,omitempty"`
-	Disabled      bool      `json:"disabled"`
-	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt     time.Time `json:"updated_at"`
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	Public        bool     `json:"public"`
+	HasSecret     bool     `json:"has_secret"`
+	RedirectURIs  []string `json:"redirect_uris"`
+	AllowedScopes []string `json:"allowed_scopes"`
+	DefaultScopes []string `json:"default_scopes"`
+	GrantTypes    []string `json:"grant_types"`
+	LogoURL       string   `json:"logo_url,omitempty"`
+	Contact       string   `json:"contact,omitempty"`
+	Disabled      bool     `json:"disabled"`
+	// URLClient: the id is the URL of the client's metadata document; its
+	// name and redirect URIs are those of the document when registered.
+	URLClient bool `json:"client_id_url,omitempty"`
+	// Pinned: a copy of the document is used instead of fetching it.
+	Pinned bool `json:"pinned_document,omitempty"`
+	// OpenLinked: recorded when it first linked under the open policy,
+	// not registered by an administrator.
+	OpenLinked bool      `json:"open_linked,omitempty"`
+	JWKSURI    string    `json:"jwks_uri,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 func nonNil(s []string) []string {
@@ -174,7 +192,94 @@ func InfoOf(c store.Client) ClientInfo {
 	return ClientInfo{ID: c.ID, Name: c.Name, Public: c.Public, HasSecret: c.SecretHash != "",
 		RedirectURIs: nonNil(c.RedirectURIs), AllowedScopes: nonNil(c.AllowedScopes), DefaultScopes: nonNil(c.DefaultScopes),
 		GrantTypes: nonNil(c.GrantTypes), LogoURL: c.LogoURL, Contact: c.Contact, Disabled: c.Disabled,
+		URLClient: clients.IsURLID(c.ID), Pinned: c.PinnedDocument != "", OpenLinked: c.OpenLinked, JWKSURI: c.JWKSURI,
 		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+}
+
+// URLClientSpec registers a client by the URL of its client ID metadata
+// document (CONTRACT §10). Empty AllowedScopes means DefaultURLAllowed,
+// empty DefaultScopes DefaultURLDefaults. Pin, when set, is a copy of the
+// document to use instead of fetching it (for hosts that refuse fetches
+// from data centres); it is checked by the same rules.
+type URLClientSpec struct {
+	URL           string
+	AllowedScopes []string
+	DefaultScopes []string
+	Pin           []byte
+}
+
+// The scopes a URL client gets when its registration names none: those
+// of the demo client (CONTRACT §8).
+var (
+	DefaultURLAllowed  = []string{"openid", "profile", "email", "offline_access", "bookings:read", "bookings:write"}
+	DefaultURLDefaults = []string{"bookings:read", "bookings:write"}
+)
+
+// RegisterURLClient registers a URL client: its document is fetched (or
+// the pin read) and validated now, and its name kept for the lists. A
+// client recorded under the open policy becomes registered. A URL an
+// administrator already registered answers ErrAlreadyExists.
+func (s *Service) RegisterURLClient(ctx context.Context, a Actor, spec URLClientSpec) (ClientInfo, error) {
+	u := strings.TrimSpace(spec.URL)
+	bad := func(path, msg string) error { return &InvalidError{Problems: []Problem{{Path: path, Message: msg}}} }
+	if !clients.IsURLID(u) {
+		return ClientInfo{}, bad("client_id_url", "the client id URL must be an https URL, such as https://claude.ai/oauth/mcp-oauth-client-metadata")
+	}
+	var pinned string
+	if len(spec.Pin) > 0 {
+		var err error
+		if pinned, err = cimd.Canonical(spec.Pin); err != nil {
+			return ClientInfo{}, bad("pinned_document", "the pinned document is not JSON")
+		}
+	}
+	doc, err := s.docs.Check(ctx, u, pinned)
+	if err != nil {
+		var ref *cimd.Refusal
+		if errors.As(err, &ref) {
+			path := "client_id_url"
+			if pinned != "" {
+				path = "pinned_document"
+			}
+			return ClientInfo{}, bad(path, ref.Message)
+		}
+		return ClientInfo{}, err
+	}
+	now := s.now()
+	c := store.Client{ID: u, Name: doc.ClientName, Public: doc.AuthMethod() == cimd.AuthNone,
+		RedirectURIs: slices.Clone(doc.RedirectURIs), AllowedScopes: clean(spec.AllowedScopes),
+		DefaultScopes: clean(spec.DefaultScopes), GrantTypes: slices.Clone(DefaultGrantTypes),
+		PinnedDocument: pinned, CreatedAt: now, UpdatedAt: now}
+	if len(c.AllowedScopes) == 0 {
+		c.AllowedScopes = slices.Clone(DefaultURLAllowed)
+	}
+	if len(c.DefaultScopes) == 0 && len(spec.AllowedScopes) == 0 {
+		c.DefaultScopes = slices.Clone(DefaultURLDefaults)
+	}
+	if err := validateClient(c); err != nil {
+		return ClientInfo{}, err
+	}
+	err = s.store.InTx(ctx, func(tx store.Store) error {
+		old, err := tx.GetClient(ctx, u)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			if err := tx.CreateClient(ctx, c); err != nil {
+				return translate(err, fmt.Sprintf("a client with id %q is already registered", u))
+			}
+			return s.audit(ctx, tx, a, "client.register_url", u, nil, InfoOf(c))
+		case err != nil:
+			return err
+		case !old.OpenLinked:
+			return fmt.Errorf("%w: a client with id %q is already registered", ErrAlreadyExists, u)
+		}
+		if _, err := tx.UpdateClient(ctx, u, func(store.Client) (store.Client, error) { c.CreatedAt = old.CreatedAt; return c, nil }); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, a, "client.register_url", u, InfoOf(old), InfoOf(c))
+	})
+	if err != nil {
+		return ClientInfo{}, err
+	}
+	return InfoOf(c), nil
 }
 
 // ClientSpec is a new client's registration. Empty GrantTypes means

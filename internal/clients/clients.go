@@ -48,21 +48,36 @@ func (e *ValidationError) Error() string {
 func Validate(c store.Client) error {
 	var p []Problem
 	bad := func(field, f string, a ...any) { p = append(p, Problem{Field: field, Message: fmt.Sprintf(f, a...)}) }
+	// A client whose id is the URL of its metadata document (CONTRACT §10)
+	// takes its redirect URIs and authentication from that document.
+	urlClient := IsURLID(c.ID)
 	if strings.TrimSpace(c.ID) == "" {
 		bad("id", "client id is required")
-	} else if strings.ContainsAny(c.ID, " \t\r\n:") {
+	} else if urlClient && strings.ContainsAny(c.ID, " \t\r\n") {
+		bad("id", "client id URL %q must not contain spaces", c.ID)
+	} else if !urlClient && strings.ContainsAny(c.ID, " \t\r\n:") {
 		bad("id", "client id %q must not contain spaces or colons", c.ID)
 	}
 	if strings.TrimSpace(c.Name) == "" {
 		bad("name", "name is required")
 	}
-	if !c.Public && c.SecretHash == "" {
-		bad("", "a confidential client needs a secret")
+	if !c.Public && c.SecretHash == "" && c.JWKSURI == "" && !urlClient {
+		bad("", "a confidential client needs a secret or a jwks_uri")
 	}
-	if c.Public && c.SecretHash != "" {
-		bad("", "a public client has no secret")
+	if c.Public && (c.SecretHash != "" || c.JWKSURI != "") {
+		bad("", "a public client has no secret and no jwks_uri")
 	}
-	if len(c.RedirectURIs) == 0 {
+	if c.SecretHash != "" && c.JWKSURI != "" {
+		bad("jwks_uri", "a client authenticates with a secret or with private_key_jwt (jwks_uri), not both")
+	}
+	if c.JWKSURI != "" {
+		if u, err := url.Parse(c.JWKSURI); err != nil || u.Scheme != "https" || u.Host == "" {
+			if err != nil || !(u.Scheme == "http" && isLoopback(u)) {
+				bad("jwks_uri", "jwks_uri %q must be an https URL", c.JWKSURI)
+			}
+		}
+	}
+	if len(c.RedirectURIs) == 0 && !urlClient {
 		bad("redirect_uris", "at least one redirect URI is required")
 	}
 	for _, r := range c.RedirectURIs {
@@ -98,6 +113,10 @@ func Validate(c store.Client) error {
 	}
 	return nil
 }
+
+// IsURLID reports whether id is a URL (a client ID metadata document
+// client) rather than a registered name, which cannot contain a colon.
+func IsURLID(id string) bool { return strings.Contains(id, "://") }
 
 // ValidateRedirectURI checks one redirect URI: absolute, https or http on a
 // loopback host, no fragment, no wildcard.

@@ -30,6 +30,7 @@ import (
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/admin/admincli"
 	"github.com/linkslot/linkslot/internal/app"
+	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/cmdline"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -113,7 +114,11 @@ func (e *env) adminService(ctx context.Context) (*admin.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return admin.New(admin.Config{Store: s})
+	cfg, _, err := e.config()
+	if err != nil {
+		return nil, err
+	}
+	return admin.New(admin.Config{Store: s, Documents: cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production})})
 }
 
 func (e *env) close() {

@@ -16,6 +16,7 @@ import (
 	"github.com/linkslot/linkslot/internal/admin/adminapi"
 	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/cmdline"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/demo"
@@ -158,7 +159,7 @@ func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slo
 	if err != nil {
 		return nil, err
 	}
-	svc, err := admin.New(admin.Config{Store: s})
+	svc, err := admin.New(admin.Config{Store: s, Documents: cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production, Observe: m.ObserveFetch})})
 	if err != nil {
 		return nil, err
 	}

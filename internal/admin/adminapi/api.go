@@ -215,6 +215,11 @@ type clientBody struct {
 	GrantTypes    []string `json:"grant_types"`
 	LogoURL       string   `json:"logo_url"`
 	Contact       string   `json:"contact"`
+	// ClientIDURL registers a client by the URL of its client ID metadata
+	// document (CONTRACT §10); only allowed_scopes, default_scopes and
+	// pinned_document (the document itself, a JSON object) go with it.
+	ClientIDURL    string          `json:"client_id_url"`
+	PinnedDocument json.RawMessage `json:"pinned_document"`
 }
 
 type clientPatchBody struct {
@@ -248,6 +253,10 @@ func (a *api) createClient(w http.ResponseWriter, r *http.Request, actor admin.A
 	if !decode(w, r, &b) {
 		return
 	}
+	if b.ClientIDURL != "" {
+		a.registerURLClient(w, r, actor, b)
+		return
+	}
 	cc, err := a.svc.CreateClient(r.Context(), actor, admin.ClientSpec{ID: b.ID, Name: b.Name, Public: b.Public,
 		RedirectURIs: b.RedirectURIs, AllowedScopes: b.AllowedScopes, DefaultScopes: b.DefaultScopes,
 		GrantTypes: b.GrantTypes, LogoURL: b.LogoURL, Contact: b.Contact})
@@ -257,6 +266,32 @@ func (a *api) createClient(w http.ResponseWriter, r *http.Request, actor admin.A
 	}
 	w.Header().Set("Location", Prefix+"clients/"+url.PathEscape(cc.Client.ID))
 	writeJSON(w, http.StatusCreated, clientAnswer{cc.Client, cc.Secret})
+}
+
+func (a *api) registerURLClient(w http.ResponseWriter, r *http.Request, actor admin.Actor, b clientBody) {
+	if b.ID != "" || b.Name != "" || b.Public || len(b.RedirectURIs) > 0 || len(b.GrantTypes) > 0 || b.LogoURL != "" || b.Contact != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request", "a client_id_url client takes its id, name, redirect URIs and authentication from its document; send only client_id_url, allowed_scopes, default_scopes and pinned_document",
+			[]admin.Problem{{Path: "client_id_url", Message: "send only client_id_url, allowed_scopes, default_scopes and pinned_document"}})
+		return
+	}
+	pin := []byte(b.PinnedDocument)
+	if len(pin) > 0 && pin[0] == '"' { // a document sent as a JSON string
+		var s string
+		if err := json.Unmarshal(pin, &s); err == nil {
+			pin = []byte(s)
+		}
+	}
+	if string(pin) == "null" {
+		pin = nil
+	}
+	c, err := a.svc.RegisterURLClient(r.Context(), actor, admin.URLClientSpec{URL: b.ClientIDURL,
+		AllowedScopes: b.AllowedScopes, DefaultScopes: b.DefaultScopes, Pin: pin})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", Prefix+"clients/"+url.PathEscape(c.ID))
+	writeJSON(w, http.StatusCreated, clientAnswer{Client: c})
 }
 
 func (a *api) getClient(w http.ResponseWriter, r *http.Request, _ admin.Actor) {

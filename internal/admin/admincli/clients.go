@@ -3,6 +3,7 @@ package admincli
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -14,7 +15,7 @@ import (
 
 func clientsCmd(env Env) *cobra.Command {
 	return group("clients", "Register and manage OAuth clients",
-		clientCreateCmd(env), clientListCmd(env), clientShowCmd(env), clientUpdateCmd(env),
+		clientCreateCmd(env), clientRegisterURLCmd(env), clientListCmd(env), clientShowCmd(env), clientUpdateCmd(env),
 		clientSetDisabledCmd(env, "disable"), clientSetDisabledCmd(env, "enable"),
 		clientDeleteCmd(env), clientRotateSecretCmd(env))
 }
@@ -64,6 +65,44 @@ func clientCreateCmd(env Env) *cobra.Command {
 	cmd.Flags().StringVar(&id, "id", "", "client id")
 	cmd.Flags().BoolVar(&public, "public", false, "a public client (no secret; PKCE only)")
 	f.register(cmd)
+	return cmd
+}
+
+func clientRegisterURLCmd(env Env) *cobra.Command {
+	var allowed, defaults, pin string
+	cmd := &cobra.Command{
+		Use:   "register-url URL [--allowed-scopes \"…\"] [--default-scopes \"…\"] [--pin FILE]",
+		Short: "Register a client by the URL of its client ID metadata document",
+		Long: "Register a client whose client_id is the https URL of its client ID metadata document " +
+			"(Claude, ChatGPT, VS Code, Goose …). The document is fetched and checked now; with --pin FILE " +
+			"the file's copy is used instead of fetching it, for hosts that refuse fetches from data centres. " +
+			"Without --allowed-scopes the client may be granted " + strings.Join(admin.DefaultURLAllowed, " ") +
+			"; without --default-scopes it gets " + strings.Join(admin.DefaultURLDefaults, " ") + ".",
+		Args: cmdline.ExactArgs(1, "the client id URL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var doc []byte
+			if pin != "" {
+				b, err := os.ReadFile(pin)
+				if err != nil {
+					return fmt.Errorf("read the pinned document: %w", err)
+				}
+				doc = b
+			}
+			svc, err := env.Service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			info, err := svc.RegisterURLClient(cmd.Context(), actor, admin.URLClientSpec{URL: args[0],
+				AllowedScopes: splitList(allowed), DefaultScopes: splitList(defaults), Pin: doc})
+			if err != nil {
+				return err
+			}
+			return printClient(cmd.OutOrStdout(), jsonOut(cmd), info, "")
+		},
+	}
+	cmd.Flags().StringVar(&allowed, "allowed-scopes", "", "scopes the client may be granted (space or comma separated)")
+	cmd.Flags().StringVar(&defaults, "default-scopes", "", "scopes granted when the client asks only for openid")
+	cmd.Flags().StringVar(&pin, "pin", "", "file holding a copy of the document, used instead of fetching it")
 	return cmd
 }
 
@@ -226,6 +265,16 @@ func clientRotateSecretCmd(env Env) *cobra.Command {
 }
 
 func clientType(c admin.ClientInfo) string {
+	switch {
+	case c.URLClient && c.OpenLinked:
+		return "url (open)"
+	case c.URLClient && c.Pinned:
+		return "url (pinned)"
+	case c.URLClient:
+		return "url"
+	case c.JWKSURI != "":
+		return "private_key_jwt"
+	}
 	if c.Public {
 		return "public"
 	}
