@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -62,6 +63,11 @@ func translate(err error) error {
 		return err
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %v", store.ErrUnavailable, err)
+	}
+	if errors.Is(err, driver.ErrBadConn) {
+		// database/sql gave up on a connection the server closed (a
+		// restart or an outage in the middle of a transaction).
 		return fmt.Errorf("%w: %v", store.ErrUnavailable, err)
 	}
 	var ne net.Error

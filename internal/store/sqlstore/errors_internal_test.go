@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -42,6 +43,7 @@ func TestTranslate(t *testing.T) {
 		{"admin shutdown", pg("57P01"), store.ErrUnavailable},
 		{"too many connections", pg("53300"), store.ErrUnavailable},
 		{"deadline", context.DeadlineExceeded, store.ErrUnavailable},
+		{"bad connection", fmt.Errorf("insert booking: %w", driver.ErrBadConn), store.ErrUnavailable},
 		{"network", opErr, store.ErrUnavailable},
 		{"other PostgreSQL error", pg("42P01"), nil},
 	} {
