@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/loopback"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -46,15 +47,11 @@ func formTargetsFor(redirectURI string) []string {
 		strings.ContainsAny(ru.Host, " ;,'\"") {
 		return loopbackFormTargets
 	}
-	if ru.Port() == "" && ru.Scheme == "http" && isLoopbackHost(ru.Hostname()) {
+	if ru.Port() == "" && ru.Scheme == "http" && loopback.Host(ru.Hostname()) {
 		// A loopback redirect matches any port (RFC 8252 §7.3).
 		return []string{ru.Scheme + "://" + ru.Host + ":*"}
 	}
 	return []string{ru.Scheme + "://" + ru.Host}
-}
-
-func isLoopbackHost(h string) bool {
-	return h == "127.0.0.1" || h == "localhost" || h == "::1"
 }
 
 // formTargetsForNext looks for the redirect_uri of an authorize request in

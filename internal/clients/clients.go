@@ -9,11 +9,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/linkslot/linkslot/internal/loopback"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 )
@@ -141,28 +141,22 @@ func ValidateRedirectURI(raw string) error {
 		if isLoopback(u) {
 			return nil
 		}
-		return fmt.Errorf("redirect URI %q must use https (http only for 127.0.0.1, [::1] or localhost)", raw)
+		return fmt.Errorf("redirect URI %q must use https (http only for a loopback host: localhost, 127.0.0.0/8 or [::1])", raw)
 	}
 	return fmt.Errorf("redirect URI %q must use https", raw)
 }
 
-// IsLoopbackRedirect reports whether raw is an http redirect to
-// 127.0.0.1, [::1] or localhost: a program on the person's own computer.
+// IsLoopbackRedirect reports whether raw is an http redirect to a
+// loopback host (internal/loopback): a program on the person's own computer.
 func IsLoopbackRedirect(raw string) bool {
 	u, err := url.Parse(raw)
 	return err == nil && isLoopback(u)
 }
 
+// isLoopback reports whether u is an http URL on the person's own computer
+// (internal/loopback's rule).
 func isLoopback(u *url.URL) bool {
-	if u.Scheme != "http" {
-		return false
-	}
-	h := u.Hostname()
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && (ip.Equal(net.IPv4(127, 0, 0, 1)) || ip.Equal(net.IPv6loopback))
+	return u.Scheme == "http" && loopback.Host(u.Hostname())
 }
 
 // MatchRedirect reports whether requested matches a registered redirect URI:

@@ -20,6 +20,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/authheader"
 	"github.com/linkslot/linkslot/internal/clientaddr"
+	"github.com/linkslot/linkslot/internal/loopback"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/resourceserver/internal/ratelimit"
@@ -102,7 +103,7 @@ func New(o Options) (*echo.Echo, error) {
 	r := &router{
 		o: o, metadataURL: mdURL, metadata: md,
 		selfOrigin: strings.ToLower(u.Scheme + "://" + u.Host),
-		loopback:   isLoopbackHost(u.Hostname()),
+		loopback:   loopback.Host(u.Hostname()),
 		resHost:    strings.ToLower(u.Host),
 		origins:    map[string]bool{},
 	}
@@ -302,7 +303,7 @@ func (r *router) originAllowed(origin string) bool {
 		return true
 	}
 	if r.loopback {
-		if u, err := url.Parse(o); err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopbackHost(u.Hostname()) {
+		if u, err := url.Parse(o); err == nil && (u.Scheme == "http" || u.Scheme == "https") && loopback.Host(u.Hostname()) {
 			return true
 		}
 	}
@@ -312,22 +313,7 @@ func (r *router) originAllowed(origin string) bool {
 // hostAllowed guards a loopback resource against DNS rebinding: the Host
 // must be the resource's own or another loopback name.
 func (r *router) hostAllowed(host string) bool {
-	h := strings.ToLower(host)
-	if h == r.resHost {
-		return true
-	}
-	if hn, _, err := net.SplitHostPort(h); err == nil {
-		h = hn
-	}
-	return isLoopbackHost(strings.Trim(h, "[]"))
-}
-
-func isLoopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	return strings.EqualFold(host, r.resHost) || loopback.HostPort(host)
 }
 
 const exposeHeaders = "WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, X-Request-Id, Retry-After"
