@@ -154,7 +154,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) (store.Accou
 		h.ui.LoginRedirect(w, r, next)
 		return store.Account{}, false
 	}
-	if !acct.Admin || acct.Disabled {
+	if !admin.IsAdmin(acct) {
 		h.ui.RenderError(w, r, http.StatusForbidden, "Administrators only",
 			"This page is for Linkslot administrators. Your account does not have the administrator role.")
 		return store.Account{}, false

@@ -73,14 +73,18 @@ type Config struct {
 	// registered; nil means production rules (cimd.NewResolver with no
 	// store: only its Check is used).
 	Documents *cimd.Resolver
+	// SecretKey encrypts signing keys at rest (LINKSLOT_SECRET_KEY); only
+	// RotateSigningKey needs it.
+	SecretKey []byte
 }
 
 // Service performs administrative operations, each audited in the same
 // transaction as its change.
 type Service struct {
-	store Store
-	clock store.Clock
-	docs  *cimd.Resolver
+	store  Store
+	clock  store.Clock
+	docs   *cimd.Resolver
+	secret []byte
 }
 
 // New returns a Service.
@@ -94,7 +98,7 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Documents == nil {
 		cfg.Documents = cimd.NewResolver(nil, cimd.Options{})
 	}
-	return &Service{store: cfg.Store, clock: cfg.Clock, docs: cfg.Documents}, nil
+	return &Service{store: cfg.Store, clock: cfg.Clock, docs: cfg.Documents, secret: cfg.SecretKey}, nil
 }
 
 func (s *Service) now() time.Time { return store.UTC(s.clock()) }

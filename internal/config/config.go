@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/authheader"
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -187,6 +188,9 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.AdminToken = get("LINKSLOT_ADMIN_TOKEN", "")
 	if c.AdminToken != "" && len(c.AdminToken) < 16 {
 		bad("LINKSLOT_ADMIN_TOKEN must have at least 16 characters (or be unset)")
+	} else if _, err := authheader.ParseBearer("Bearer " + c.AdminToken); c.AdminToken != "" && err != nil {
+		// It travels as an RFC 6750 bearer token, parsed by internal/authheader.
+		bad("LINKSLOT_ADMIN_TOKEN may hold only letters, digits and - . _ ~ + / (then = padding)")
 	}
 	var badProxies []string
 	c.TrustedProxies, badProxies = clientaddr.ParsePrefixes(get("LINKSLOT_TRUSTED_PROXIES", ""))

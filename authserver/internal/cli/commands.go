@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -21,7 +20,6 @@ import (
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/demo"
 	"github.com/linkslot/linkslot/internal/identity"
-	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
@@ -91,12 +89,16 @@ func newKeysCmd(e *env) *cobra.Command {
 			if purpose != store.KeyPurposeToken && purpose != store.KeyPurposeGrant {
 				return cmdline.Usagef("--purpose must be token or grant")
 			}
-			s, err := e.openStore(cmd.Context(), false)
+			svc, err := e.adminService(cmd.Context())
 			if err != nil {
 				return err
 			}
-			cfg, _, _ := e.config()
-			return keysRotate(cmd.Context(), cfg, s, purpose, cmd)
+			k, err := svc.RotateSigningKey(cmd.Context(), admin.Actor{ID: admin.ActorCLI}, purpose)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "new %s signing key %s is current; the previous key stays published until its tokens expire\n", k.Purpose, k.KID)
+			return err
 		},
 	}
 	rotate.Flags().StringVar(&purpose, "purpose", store.KeyPurposeToken, "token (access and ID tokens) or grant (booking grants)")
@@ -104,23 +106,6 @@ func newKeysCmd(e *env) *cobra.Command {
 	keysCmd := &cobra.Command{Use: "keys", Short: "Manage signing keys"}
 	keysCmd.AddCommand(rotate)
 	return keysCmd
-}
-
-func keysRotate(ctx context.Context, cfg config.Config, s *sqlstore.Store, purpose string, cmd *cobra.Command) error {
-	kid, err := keys.NewManager(s, cfg.SecretKey, purpose, nil).Rotate(ctx)
-	if err != nil {
-		return err
-	}
-	// Every administrative action is audited (CONTRACT §6): the purpose and
-	// the new kid, never key material.
-	after, _ := json.Marshal(map[string]string{"purpose": purpose, "kid": kid})
-	now := store.UTC(store.SystemClock())
-	if err := s.AddAuditEvent(ctx, store.AuditEvent{ID: store.NewID("aud"), ActorID: "cli", Action: "keys.rotate",
-		Target: purpose + "/" + kid, After: after, CreatedAt: now}); err != nil {
-		return fmt.Errorf("the new %s signing key %s is current, but its audit event was not written: %w", purpose, kid, err)
-	}
-	_, err = fmt.Fprintf(cmd.OutOrStdout(), "new %s signing key %s is current; the previous key stays published until its tokens expire\n", purpose, kid)
-	return err
 }
 
 func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger) error {
@@ -159,7 +144,7 @@ func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slo
 	if err != nil {
 		return nil, err
 	}
-	svc, err := admin.New(admin.Config{Store: s, Documents: cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production, Observe: m.ObserveFetch})})
+	svc, err := admin.New(admin.Config{Store: s, SecretKey: cfg.SecretKey, Documents: cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production, Observe: m.ObserveFetch})})
 	if err != nil {
 		return nil, err
 	}

@@ -3,10 +3,10 @@ package adminapi
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"fmt"
 	"net/http"
-	"strings"
 
+	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/authheader"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -23,14 +23,12 @@ type identifier interface {
 	Identified(r *http.Request) bool
 }
 
-// EnvAdminToken names the environment variable holding the admin API token.
-const EnvAdminToken = "LINKSLOT_ADMIN_TOKEN"
-
 // ActorToken is the actor recorded for requests made with the admin token.
 const ActorToken = "admin-token"
 
 // MinTokenLength is the shortest admin token TokenAuth accepts; a shorter
-// configured token turns token authentication off.
+// configured token turns token authentication off (internal/config refuses
+// one at start, with the other configuration problems).
 const MinTokenLength = 16
 
 // TokenAuth accepts "Authorization: Bearer <token>" carrying the configured
@@ -51,22 +49,6 @@ func NewTokenAuth(token string) *TokenAuth {
 	return &TokenAuth{sum: sha256.Sum256([]byte(token)), on: true}
 }
 
-// CheckToken reports why a configured admin token would be refused (set
-// but shorter than MinTokenLength), so start-up can report it with the
-// other configuration problems instead of silently running without token
-// auth. An empty token is fine: token auth is off.
-func CheckToken(token string) error {
-	if token != "" && len(token) < MinTokenLength {
-		return fmt.Errorf("%s must have at least %d characters (or be unset to turn token auth off)", EnvAdminToken, MinTokenLength)
-	}
-	return nil
-}
-
-// TokenAuthFromEnv reads EnvAdminToken through getenv (os.Getenv).
-func TokenAuthFromEnv(getenv func(string) string) *TokenAuth {
-	return NewTokenAuth(getenv(EnvAdminToken))
-}
-
 // Enabled reports whether a token is configured.
 func (a *TokenAuth) Enabled() bool { return a != nil && a.on }
 
@@ -75,8 +57,8 @@ func (a *TokenAuth) Admin(r *http.Request) (string, bool) {
 	if !a.Enabled() {
 		return "", false
 	}
-	tok, ok := bearer(r)
-	if !ok {
+	tok, err := authheader.Bearer(r.Header)
+	if err != nil {
 		return "", false
 	}
 	// Comparing digests keeps the comparison constant-time whatever the
@@ -86,16 +68,6 @@ func (a *TokenAuth) Admin(r *http.Request) (string, bool) {
 		return "", false
 	}
 	return ActorToken, true
-}
-
-func bearer(r *http.Request) (string, bool) {
-	h := r.Header.Get("Authorization")
-	scheme, tok, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	tok = strings.TrimSpace(tok)
-	return tok, tok != ""
 }
 
 // AccountSource is what SessionAuth needs from the consent UI:
@@ -130,7 +102,7 @@ func (a *SessionAuth) Admin(r *http.Request) (string, bool) {
 		return "", false
 	}
 	acct, ok := a.accounts.CurrentAccount(r)
-	if !ok || !acct.Admin || acct.Disabled {
+	if !ok || !admin.IsAdmin(acct) {
 		return "", false
 	}
 	if err := a.cop.Check(r); err != nil {
