@@ -27,6 +27,10 @@ func TestValidate(t *testing.T) {
 		{"localhost and ipv6 loopback", func(c *store.Client) {
 			c.RedirectURIs = []string{"http://localhost:3000/cb", "http://[::1]/cb"}
 		}, nil},
+		{"the loopback rule: any case of localhost, all of 127/8", func(c *store.Client) {
+			c.RedirectURIs = []string{"http://LocalHost/cb", "http://127.0.0.2:7000/cb", "http://[::ffff:127.0.0.1]/cb"}
+		}, nil},
+		{"http to a name that only resolves to loopback", func(c *store.Client) { c.RedirectURIs = []string{"http://127.0.0.1.nip.io/cb"} }, []string{"must use https"}},
 		{"http non loopback", func(c *store.Client) { c.RedirectURIs = []string{"http://app.example/cb"} }, []string{"must use https"}},
 		{"fragment", func(c *store.Client) { c.RedirectURIs = []string{"https://app.example/cb#x"} }, []string{"fragment"}},
 		{"wildcard", func(c *store.Client) { c.RedirectURIs = []string{"https://*.example/cb"} }, []string{"wildcard"}},

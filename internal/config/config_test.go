@@ -164,3 +164,17 @@ func TestCIMDSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminTokenIsABearerToken: the admin token travels in an
+// Authorization header, so it must be an RFC 6750 b64token.
+func TestAdminTokenIsABearerToken(t *testing.T) {
+	for tok, ok := range map[string]bool{
+		"abcdefghijklmnop": true, "A1-._~+/A1-._~+/==": true,
+		"abcdefgh ijklmnop": false, "abcdefgh!ijklmnop": false, "short": false,
+	} {
+		_, err := FromEnv(env(map[string]string{"LINKSLOT_ADMIN_TOKEN": tok}))
+		if (err == nil) != ok || (err != nil && !strings.Contains(err.Error(), "LINKSLOT_ADMIN_TOKEN")) {
+			t.Errorf("admin token %q: %v", tok, err)
+		}
+	}
+}
