@@ -187,7 +187,7 @@ func main() {
 			return err
 		})
 		escalate("availability-noauth", backend, func(ctx context.Context, w int) error {
-			_, err := toolCall(ctx, people[w].api, sys.rsOpen.URL+"/mcp", "", "check_business_availability", avArgs)
+			_, err := toolCall(ctx, people[w].api, sys.rsOpen.URL+"/mcp", people[w].access, "check_business_availability", avArgs)
 			return err
 		})
 		if backend == "postgres" {

@@ -155,7 +155,14 @@ func newSystem(ctx context.Context, backend, dir, pgURL string, maxConns, accoun
 	}
 	openCfg := cfg
 	openCfg.Resource = sys.rsOpen.URL + "/mcp"
-	if openH, err = rshttp.New(ctx, rshttp.Deps{Store: st, Config: openCfg, Logger: discard, NoRateLimits: true, AuthDisabled: true}); err != nil {
+	demoAcct, err := st.GetAccountByEmail(ctx, "demo@example.com")
+	if err != nil {
+		sys.Close()
+		return nil, err
+	}
+	open := anyToken{rshttp.Identity{AccountID: demoAcct.ID, ClientID: "demo-mcp-client", LinkID: "link_benchmark",
+		Scopes: []string{"openid", "bookings:read", "bookings:write"}}}
+	if openH, err = rshttp.New(ctx, rshttp.Deps{Store: st, Config: openCfg, Logger: discard, NoRateLimits: true, Auth: open}); err != nil {
 		sys.Close()
 		return nil, err
 	}
@@ -329,3 +336,10 @@ func (sys *system) limitServers(ctx context.Context) (local, shared *httptest.Se
 	}
 	return local, shared, nil
 }
+
+// anyToken is the authentication-off baseline of the availability
+// workload: every well-formed bearer token speaks for the demo account,
+// with no signature check and no store read.
+type anyToken struct{ id rshttp.Identity }
+
+func (a anyToken) Verify(context.Context, string) (rshttp.Identity, error) { return a.id, nil }

@@ -500,7 +500,7 @@ func TestAnotherPersonsBookingIsNotFound(t *testing.T) {
 func TestPerAddressRateLimit(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	// Rebuild with a tiny per-address limit.
-	h, err := rshttp.New(e.ctx, rshttp.Deps{Store: e.store, Config: config.Config{Issuer: e.issuer.URL, Resource: e.resource},
+	h, err := rshttp.New(e.ctx, rshttp.Deps{Store: e.store, Config: config.Config{Issuer: e.issuer.URL, Resource: e.resource, SecretKey: []byte(testSecret)},
 		Clock: e.clock.Now, PerAddress: &rshttp.Limit{PerSecond: 1, Burst: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -513,6 +513,17 @@ func TestPerAddressRateLimit(t *testing.T) {
 	body := readBody(t, second)
 	if first.StatusCode != 200 || second.StatusCode != 429 || second.Header.Get("Retry-After") == "" || !strings.Contains(body, `"retry_after_sec"`) {
 		t.Fatalf("per-address limit: %d then %d %q %s", first.StatusCode, second.StatusCode, second.Header.Get("Retry-After"), body)
+	}
+}
+
+// TestNeedsSecretKey: without a secret key there are no grant signing
+// keys, so the server refuses to start instead of serving without its
+// mutation tools.
+func TestNeedsSecretKey(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	_, err := rshttp.New(e.ctx, rshttp.Deps{Store: e.store, Config: config.Config{Issuer: e.issuer.URL, Resource: e.resource}})
+	if err == nil || !strings.Contains(err.Error(), "SecretKey") {
+		t.Fatalf("rshttp.New without a secret key: %v", err)
 	}
 }
 

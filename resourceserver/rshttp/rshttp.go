@@ -25,7 +25,6 @@ import (
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/requestid"
-	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/resourceserver/internal/ratelimit"
 	"github.com/linkslot/linkslot/resourceserver/internal/router"
@@ -49,14 +48,15 @@ var (
 // fields mean the documented defaults.
 type Deps struct {
 	Store  store.Store   // required
-	Config config.Config // Issuer, Resource, AllowedOrigins, SecretKey (grants)
+	Config config.Config // required: Issuer, Resource, SecretKey (grant keys); AllowedOrigins
 	Logger *slog.Logger  // default: discard; request ids are added to every record
 	Clock  store.Clock   // default: store.SystemClock
 	// HTTPClient fetches the issuer's JWKS (default http.DefaultClient).
 	HTTPClient *http.Client
-	// AuthDisabled switches bearer verification off: every request speaks
-	// for a fixed account (demo@example.com when it exists). Benchmarks only.
-	AuthDisabled bool
+	// Auth replaces bearer verification against the issuer's JWKS
+	// (tokencheck); the benchmarks' authentication-off baseline passes one
+	// that accepts any well-formed bearer token (nil: tokencheck).
+	Auth Authenticator
 
 	// PerAddress and PerLink override the rate limits; NoRateLimits
 	// switches both off (benchmarks).
@@ -76,6 +76,12 @@ type Deps struct {
 	Notifier mutation.Notifier
 }
 
+// Authenticator verifies a bearer token and says whom it speaks for.
+type Authenticator = router.Authenticator
+
+// Identity is who a verified token speaks for.
+type Identity = tokencheck.Identity
+
 // New builds the resource server handler.
 func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if d.Store == nil {
@@ -93,30 +99,28 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if cfg.Resource == "" || cfg.Issuer == "" {
 		return nil, errors.New("rshttp: Config.Resource and Config.Issuer are required")
 	}
+	if len(cfg.SecretKey) == 0 {
+		// It encrypts the grant signing keys: without it no booking answer
+		// could carry a grant and no mutation could run.
+		return nil, errors.New("rshttp: Config.SecretKey is required (LINKSLOT_SECRET_KEY)")
+	}
 
 	engine := booking.NewService(d.Store, d.Clock)
 	var domain tools.Domain = d.Domain
 	if domain == nil {
 		domain = engine
 	}
-	var grants tools.Grants
-	var issuer *grant.Issuer
-	if len(cfg.SecretKey) > 0 {
-		km := keys.NewManager(d.Store, cfg.SecretKey, store.KeyPurposeGrant, d.Clock)
-		if err := km.Ensure(ctx); err != nil {
-			return nil, fmt.Errorf("rshttp: grant signing key: %w", err)
-		}
-		// Grants are signed inside the mutation's transaction: serve the
-		// signing key from memory (see keys.SigningCache).
-		ks := keys.NewSigningCache(km, time.Minute, d.Clock)
-		if _, err := ks.SigningKey(ctx); err != nil {
-			return nil, fmt.Errorf("rshttp: grant signing key: %w", err)
-		}
-		issuer = grant.New(ks, d.Clock)
-		grants = issuer
-	} else {
-		d.Logger.Warn("no secret key configured: booking answers carry no grant")
+	km := keys.NewManager(d.Store, cfg.SecretKey, store.KeyPurposeGrant, d.Clock)
+	if err := km.Ensure(ctx); err != nil {
+		return nil, fmt.Errorf("rshttp: grant signing key: %w", err)
 	}
+	// Grants are signed inside the mutation's transaction: serve the
+	// signing key from memory (see keys.SigningCache).
+	ks := keys.NewSigningCache(km, time.Minute, d.Clock)
+	if _, err := ks.SigningKey(ctx); err != nil {
+		return nil, fmt.Errorf("rshttp: grant signing key: %w", err)
+	}
+	issuer := grant.New(ks, d.Clock)
 
 	perAddr, perLink := DefaultPerAddress, DefaultPerLink
 	if d.PerAddress != nil {
@@ -136,15 +140,12 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		addrLim = ratelimit.New(ratelimit.Limit(perAddr), d.Clock)
 		linkLim = ratelimit.New(ratelimit.Limit(perLink), d.Clock)
 	}
-	td := tools.Deps{Domain: domain, Grants: grants, Logger: d.Logger, Metrics: d.Metrics}
-	if issuer != nil {
-		// The mutation tools: the mutation service over the booking
-		// engine, grants and idempotency keys kept IdempotencyTTL (the
-		// janitor of every server process deletes expired ones:
-		// internal/janitor).
-		keeper := idempotency.New(d.Store, d.Clock, IdempotencyTTL)
-		td.Mutations = &mutation.Service{Engine: engine, Grants: issuer, Keeper: keeper, Notifier: d.Notifier, Clock: d.Clock}
-	}
+	// The mutation tools: the mutation service over the booking engine,
+	// grants and idempotency keys kept IdempotencyTTL (the janitor of every
+	// server process deletes expired ones: internal/janitor).
+	keeper := idempotency.New(d.Store, d.Clock, IdempotencyTTL)
+	td := tools.Deps{Domain: domain, Grants: issuer, Logger: d.Logger, Metrics: d.Metrics,
+		Mutations: &mutation.Service{Engine: engine, Grants: issuer, Keeper: keeper, Notifier: d.Notifier, Clock: d.Clock}}
 	if linkLim != nil {
 		td.Links = linkLim
 	}
@@ -166,7 +167,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		AllowedOrigins: cfg.AllowedOrigins,
 		MCP:            carryDeadline(mcpHandler),
 		RequiredScope:  tools.RequiredScope,
-		TokenInfo:      tools.TokenInfo,
+		Auth:           d.Auth,
 		Health:         app.HealthHandler(d.Store),
 		Addresses:      addrLim,
 		ClientAddr:     clientaddr.New(cfg.TrustedProxies, d.Logger),
@@ -176,15 +177,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if ro.Timeout <= 0 {
 		ro.Timeout = config.DefaultRequestTimeout
 	}
-	if d.AuthDisabled {
-		id := tokencheck.Identity{AccountID: "acct_benchmark", ClientID: "benchmark", LinkID: "link_benchmark",
-			Scopes: []string{scope.OpenID, scope.BookingsRead, scope.BookingsWrite}}
-		if a, err := d.Store.GetAccountByEmail(ctx, "demo@example.com"); err == nil {
-			id.AccountID = a.ID
-		}
-		ro.FixedIdentity = id
-		d.Logger.Warn("authentication is OFF: every request speaks for a fixed account (benchmark mode)", "account", id.AccountID)
-	} else {
+	if ro.Auth == nil {
 		checker, err := tokencheck.New(ctx, tokencheck.Options{
 			Issuer:     cfg.Issuer,
 			Resource:   cfg.Resource,

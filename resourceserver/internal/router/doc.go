@@ -18,8 +18,11 @@
 // scope check, which peeks at the JSON-RPC body: a tools/call of a tool
 // whose scope the token lacks answers 403 insufficient_scope naming the
 // scopes to ask for, so a read-only link reads freely and is stepped up
-// only when it writes. The verified identity then travels to the tool
-// handlers in the SDK's auth.TokenInfo, never in tool arguments.
+// only when it writes. The verified identity then enters the request's
+// context once (tokencheck.WithIdentity) and travels with the context's other
+// values (request id, deadline) to the tool handlers, never in tool
+// arguments. Options.Auth is the only way in: the benchmarks' baseline with
+// authentication off passes an Authenticator that accepts any token.
 //
 // The SDK's own localhost Host protection is switched off (it would refuse
 // every request a reverse proxy forwards to a loopback listener); the

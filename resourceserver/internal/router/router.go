@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/linkslot/linkslot/internal/authheader"
 	"github.com/linkslot/linkslot/internal/clientaddr"
@@ -43,15 +42,11 @@ type Options struct {
 	AllowedOrigins []string // extra browser origins
 	// MCP is the SDK's streamable handler.
 	MCP http.Handler
-	// Auth verifies bearer tokens. When nil, every request speaks for
-	// FixedIdentity (benchmarks only).
-	Auth          Authenticator
-	FixedIdentity tokencheck.Identity
+	// Auth verifies bearer tokens (required).
+	Auth Authenticator
 	// RequiredScope names the scope a tools/call needs.
 	RequiredScope func(tool string) (string, bool)
-	// TokenInfo converts an identity for the SDK.
-	TokenInfo func(tokencheck.Identity) *auth.TokenInfo
-	Health    http.Handler // serves /healthz and /readyz
+	Health        http.Handler // serves /healthz and /readyz
 	// Addresses limits requests per client address before authentication
 	// (nil: unlimited).
 	Addresses ratelimit.Allower
@@ -78,8 +73,8 @@ type router struct {
 
 // New builds the Echo application.
 func New(o Options) (*echo.Echo, error) {
-	if o.MCP == nil || o.RequiredScope == nil || o.TokenInfo == nil {
-		return nil, errors.New("router: MCP, RequiredScope and TokenInfo are required")
+	if o.MCP == nil || o.RequiredScope == nil || o.Auth == nil {
+		return nil, errors.New("router: MCP, RequiredScope and Auth are required")
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -109,19 +104,7 @@ func New(o Options) (*echo.Echo, error) {
 	for _, a := range o.AllowedOrigins {
 		r.origins[strings.ToLower(strings.TrimSuffix(a, "/"))] = true
 	}
-	// The SDK's TokenInfo only enters a request through its middleware; our
-	// own verification already ran, so the verifier just hands it over.
-	r.mcp = auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
-		id, ok := ctx.Value(identityKey{}).(tokencheck.Identity)
-		if !ok {
-			return nil, auth.ErrInvalidToken
-		}
-		ti := o.TokenInfo(id)
-		// Expiry was checked with the injected clock and skew; the SDK
-		// middleware would check it again against the wall clock.
-		ti.Expiration = time.Time{}
-		return ti, nil
-	}, &auth.RequireBearerTokenOptions{ResourceMetadataURL: mdURL, AllowMissingExpiration: true})(o.MCP)
+	r.mcp = o.MCP
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -180,8 +163,6 @@ func (r *router) serveMetadata(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/json", r.metadata)
 }
 
-type identityKey struct{}
-
 // mcpInfo is what the access log learns about a /mcp request.
 type mcpInfo struct {
 	method, tool, link string
@@ -238,30 +219,24 @@ func (r *router) serveMCP(c echo.Context) error {
 	req.ContentLength = int64(len(body))
 
 	// 4. Authentication.
-	var id tokencheck.Identity
-	if r.o.Auth == nil {
-		id = r.o.FixedIdentity
-		req.Header.Set("Authorization", "Bearer fixed-identity")
-	} else {
-		raw, berr := authheader.Bearer(req.Header)
-		switch {
-		case errors.Is(berr, authheader.ErrMissing):
-			return r.challenge(c, http.StatusUnauthorized, "", "openid", "")
-		case errors.Is(berr, authheader.ErrMultiple):
-			return r.challenge(c, http.StatusBadRequest, "invalid_request", "openid", "send exactly one Authorization header")
-		case berr != nil:
-			return r.challenge(c, http.StatusUnauthorized, "invalid_token", "openid", "the Authorization header must be \"Bearer\", one space, and the access token")
-		}
-		id, err = r.o.Auth.Verify(req.Context(), raw)
-		switch {
-		case errors.Is(err, tokencheck.ErrUnavailable):
-			r.o.Logger.ErrorContext(req.Context(), "token check unavailable", "err", err)
-			w.Header().Set("Retry-After", "2")
-			return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": "temporarily_unavailable", "error_description": "the token could not be checked; retry shortly"})
-		case err != nil:
-			r.o.Logger.InfoContext(req.Context(), "token refused", "reason", err.Error())
-			return r.challenge(c, http.StatusUnauthorized, "invalid_token", "openid", "the access token is invalid, expired, or its link was disconnected")
-		}
+	raw, berr := authheader.Bearer(req.Header)
+	switch {
+	case errors.Is(berr, authheader.ErrMissing):
+		return r.challenge(c, http.StatusUnauthorized, "", "openid", "")
+	case errors.Is(berr, authheader.ErrMultiple):
+		return r.challenge(c, http.StatusBadRequest, "invalid_request", "openid", "send exactly one Authorization header")
+	case berr != nil:
+		return r.challenge(c, http.StatusUnauthorized, "invalid_token", "openid", "the Authorization header must be \"Bearer\", one space, and the access token")
+	}
+	id, err := r.o.Auth.Verify(req.Context(), raw)
+	switch {
+	case errors.Is(err, tokencheck.ErrUnavailable):
+		r.o.Logger.ErrorContext(req.Context(), "token check unavailable", "err", err)
+		w.Header().Set("Retry-After", "2")
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": "temporarily_unavailable", "error_description": "the token could not be checked; retry shortly"})
+	case err != nil:
+		r.o.Logger.InfoContext(req.Context(), "token refused", "reason", err.Error())
+		return r.challenge(c, http.StatusUnauthorized, "invalid_token", "openid", "the access token is invalid, expired, or its link was disconnected")
 	}
 	info.link = id.LinkID
 	// 5. Scope of the tool being called.
@@ -270,11 +245,9 @@ func (r *router) serveMCP(c echo.Context) error {
 			return r.challenge(c, http.StatusForbidden, "insufficient_scope", scope.Join([]string{scope.OpenID, need}), "this tool needs the "+need+" scope")
 		}
 	}
-	// Tool handlers see the request id in req.Extra.Header as well, in
-	// case the SDK does not carry the HTTP context's values through.
-	req.Header.Set(requestid.Header, requestid.From(req.Context()))
-	ctx := context.WithValue(req.Context(), identityKey{}, id)
-	r.mcp.ServeHTTP(w, req.WithContext(ctx))
+	// The identity enters the context once; the SDK hands the context's
+	// values (this, the request id, the deadline) on to the tool handlers.
+	r.mcp.ServeHTTP(w, req.WithContext(tokencheck.WithIdentity(req.Context(), id)))
 	return nil
 }
 

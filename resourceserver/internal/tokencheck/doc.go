@@ -38,6 +38,9 @@
 // signature fails still makes go-oidc refetch; those are bounded by the
 // per-address rate limit in front and by go-oidc's single in-flight fetch.
 //
+// The router puts the Identity of a verified token into the request's
+// context with WithIdentity; the tools read it with IdentityFrom.
+//
 // Errors wrap ErrInvalidToken (answer 401 with error="invalid_token") or
 // ErrUnavailable (the store could not be asked; answer 503). Messages never
 // contain the token.

@@ -38,6 +38,20 @@ type Identity struct {
 	Expiry    time.Time
 }
 
+type identityKey struct{}
+
+// WithIdentity returns ctx carrying a verified identity. The router calls
+// it once, after Verify; the tools read it with IdentityFrom.
+func WithIdentity(ctx context.Context, id Identity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// IdentityFrom returns the verified identity in ctx, if any.
+func IdentityFrom(ctx context.Context) (Identity, bool) {
+	id, ok := ctx.Value(identityKey{}).(Identity)
+	return id, ok && id.AccountID != ""
+}
+
 // LinkSource is the narrow store view the checker needs: the link and
 // client a token speaks through, and the token's own session, which the
 // authorization server stores under the hash of the JWT's signature

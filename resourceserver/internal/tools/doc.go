@@ -1,6 +1,7 @@
 // Package tools holds Linkslot's MCP tools. Each handler reads the caller's
-// identity from the SDK's TokenInfo (put there by the router after bearer
-// verification, never taken from tool arguments), validates its arguments,
+// identity from its context (tokencheck.IdentityFrom: put there once by the
+// router after bearer verification, never taken from tool arguments; the
+// request id travels in the same context), validates its arguments,
 // calls the domain — the booking engine for the read tools, the mutation
 // service (internal/mutation) for the three mutations — and renders the
 // answer.

@@ -80,14 +80,12 @@ func newToolsHarness(tb testing.TB) *toolsHarness {
 	engine := booking.NewService(st, clock)
 	srv := NewServer(Deps{Domain: engine, Grants: issuer, Mutations: &mutation.Service{Engine: engine, Grants: issuer,
 		Keeper: idempotency.New(st, clock, 24*time.Hour), Clock: clock}}, nil)
-	ti := TokenInfo(tokencheck.Identity{AccountID: acct.ID, LinkID: link.ID, ClientID: cl.ID,
-		Scopes: []string{scope.OpenID, scope.BookingsRead, scope.BookingsWrite}, Expiry: epoch.Add(time.Hour)})
+	id := tokencheck.Identity{AccountID: acct.ID, LinkID: link.ID, ClientID: cl.ID,
+		Scopes: []string{scope.OpenID, scope.BookingsRead, scope.BookingsWrite}, Expiry: epoch.Add(time.Hour)}
+	// What the router does after verifying a bearer token.
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if r, ok := req.(*mcp.CallToolRequest); ok {
-				r.Extra = &mcp.RequestExtra{TokenInfo: ti}
-			}
-			return next(ctx, method, req)
+			return next(tokencheck.WithIdentity(ctx, id), method, req)
 		}
 	})
 	ct, sct := mcp.NewInMemoryTransports()

@@ -11,13 +11,11 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/problem"
-	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/resourceserver/internal/tokencheck"
@@ -88,37 +86,16 @@ func RequiredScope(name string) (string, bool) {
 	return "", false
 }
 
-// Extra keys of auth.TokenInfo.
-const (
-	extraLinkID   = "link_id"
-	extraClientID = "client_id"
-)
-
-// TokenInfo turns a verified identity into the SDK's TokenInfo, which the
-// streamable transport hands to every tool call as req.Extra.TokenInfo.
-func TokenInfo(id tokencheck.Identity) *auth.TokenInfo {
-	return &auth.TokenInfo{
-		Scopes:     id.Scopes,
-		Expiration: id.Expiry,
-		UserID:     id.AccountID,
-		Extra:      map[string]any{extraLinkID: id.LinkID, extraClientID: id.ClientID},
-	}
-}
-
-// caller is who a tool call speaks for.
+// caller is who a tool call speaks for: the identity the router verified
+// and put in the request's context (tokencheck.WithIdentity), which the
+// SDK hands on to the handlers with the rest of the context's values.
 type caller struct {
 	AccountID, LinkID, ClientID string
 }
 
-func callerOf(req *mcp.CallToolRequest) (caller, bool) {
-	if req == nil || req.Extra == nil || req.Extra.TokenInfo == nil {
-		return caller{}, false
-	}
-	ti := req.Extra.TokenInfo
-	c := caller{AccountID: ti.UserID}
-	c.LinkID, _ = ti.Extra[extraLinkID].(string)
-	c.ClientID, _ = ti.Extra[extraClientID].(string)
-	return c, c.AccountID != ""
+func callerOf(ctx context.Context) (caller, bool) {
+	id, ok := tokencheck.IdentityFrom(ctx)
+	return caller{AccountID: id.AccountID, LinkID: id.LinkID, ClientID: id.ClientID}, ok
 }
 
 // ToolError is the "error" object of a failed tool result.
@@ -163,24 +140,11 @@ func (t *toolSet) domainFail(ctx context.Context, tool string, err error) (*mcp.
 	return fail(&ToolError{Code: "server_error", Message: "Something went wrong on Linkslot's side. Retry the same call once; if it fails again, tell the person Linkslot is having trouble."})
 }
 
-// RequestContext returns ctx carrying the HTTP request id of a tool call
-// (for log lines and activity records), taken from the call's headers when
-// the context does not already have it.
-func RequestContext(ctx context.Context, req *mcp.CallToolRequest) context.Context {
-	if requestid.From(ctx) != "" || req == nil || req.Extra == nil || req.Extra.Header == nil {
-		return ctx
-	}
-	if id := req.Extra.Header.Get(requestid.Header); id != "" {
-		return requestid.With(ctx, id)
-	}
-	return ctx
-}
-
-// begin starts every tool call: it puts the HTTP request id in ctx,
-// identifies the caller and applies the per-link rate limit.
+// begin starts every tool call: it identifies the caller from ctx (where
+// the request id is too, from the HTTP request) and applies the per-link
+// rate limit.
 func (t *toolSet) begin(ctx context.Context, req *mcp.CallToolRequest) (context.Context, caller, *ToolError) {
-	ctx = RequestContext(ctx, req)
-	c, ok := callerOf(req)
+	c, ok := callerOf(ctx)
 	if !ok {
 		// The router never lets an unauthenticated call through; this is
 		// a wiring fault, not the agent's.
