@@ -125,7 +125,7 @@ func newSystem(ctx context.Context, backend, dir, pgURL string, maxConns, accoun
 	}
 	hash, _ := cheapHash(benchPassword)
 	for i := 0; i < accounts; i++ {
-		a := store.Account{ID: store.NewID("acc"), Email: fmt.Sprintf("bench-%d@example.com", i), PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+		a := store.Account{ID: store.NewID("acc"), Email: fmt.Sprintf("bench-%d@example.com", i), PasswordHash: hash, CreatedAt: now, UpdatedAt: now, EmailVerifiedAt: &now}
 		if err := st.CreateAccount(ctx, a); err != nil {
 			sys.Close()
 			return nil, err

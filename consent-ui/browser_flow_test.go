@@ -39,7 +39,8 @@ func TestBrowserAuthorizationFlow(t *testing.T) {
 	var h http.Handler
 	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	secret := bytes.Repeat([]byte("s"), 32)
-	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: srv.URL, Logger: logger})
+	mb := &mailbox{}
+	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: srv.URL, Logger: logger, Mailer: mb})
 	must(t, err, "consent UI")
 	// The resource server the tokens are for, on the same store, with a
 	// clock the test moves past its ≤ 5 s link cache.
@@ -122,10 +123,22 @@ func TestBrowserAuthorizationFlow(t *testing.T) {
 			t.Errorf("consent page lacks %q", want)
 		}
 	}
+	// The address is not confirmed yet: no Allow, a new link on offer.
+	if !strings.Contains(text, "Confirm your e-mail address first") {
+		t.Errorf("the consent page of an unverified account does not ask to confirm the address")
+	}
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('button[value=allow]').length`)); err != nil || n != 0 {
+		t.Fatalf("an unverified account is offered Allow (%d buttons, %v)", n, err)
+	}
 	press(t, ctx, "Deny")
 	if q := waitClient("deny"); q.Get("error") != "access_denied" || q.Get("state") != "deny-state" || q.Get("code") != "" {
 		t.Fatalf("deny: client got %v", q)
 	}
+	// The verification e-mail's link confirms the address.
+	verifyLink := mb.lastLink(t, srv.URL, "/verify")
+	must(t, chromedp.Do(ctx, chromedp.Navigate(verifyLink), chromedp.WaitVisible(heading("confirmed"))), "open the verification link")
+	snapshot()
+	must(t, chromedp.Do(ctx, chromedp.Navigate(verifyLink), chromedp.WaitVisible(heading("used already"))), "open it again")
 
 	// Allow: the client receives a code and exchanges it with its verifier.
 	verifier := start("allow-state")

@@ -79,7 +79,7 @@ func typeInto(t *testing.T, ctx context.Context, label, value string) {
 
 func bodyText(t *testing.T, ctx context.Context) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text("body", chromedp.NodeVisible))
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body"), chromedp.NodeVisible))
 	must(t, err, "read page")
 	return s
 }
@@ -247,31 +247,7 @@ func TestBrowserScreenshots(t *testing.T) {
 	e.store.UpsertLink(bg, acct.ID, "helper", []string{"bookings:read"}, e.clock.Now().Add(-24*time.Hour))
 	dir := screenshotDir(t)
 
-	sizes := []struct {
-		name   string
-		w, h   int64
-		mobile bool
-	}{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}}
-	shoot := func(name, path, wait string) {
-		t.Helper()
-		for _, sz := range sizes {
-			opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
-			if sz.mobile {
-				opts = []chromedp.EmulateViewportOption{chromedp.EmulateMobile, chromedp.EmulateScale(2)}
-			}
-			must(t, chromedp.Do(ctx, chromedp.EmulateViewport(sz.w, sz.h, opts...),
-				chromedp.Navigate(e.srv.URL+path), chromedp.WaitVisible(wait)), "open "+name)
-			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-			must(t, err, "screenshot")
-			must(t, os.WriteFile(filepath.Join(dir, name+"-"+sz.name+".png"), png, 0o644), "write")
-			// The layout fits the width: nothing scrolls sideways.
-			overflow, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
-			must(t, err, "overflow")
-			if overflow {
-				t.Errorf("%s at %s scrolls sideways", name, sz.name)
-			}
-		}
-	}
+	shoot := func(name, path, wait string) { t.Helper(); shootPage(t, ctx, e.srv.URL, dir, name, path, wait) }
 	shoot("login", "/login", heading("Sign in"))
 	shoot("signup", "/signup", heading("Create your"))
 	// Sign in with the keyboard only: type, Tab to the password (which
@@ -294,4 +270,167 @@ func TestBrowserScreenshots(t *testing.T) {
 	shoot("account", "/account", heading("Your account"))
 	shoot("activity", "/account/activity", heading("Activity"))
 	t.Logf("screenshots in %s", dir)
+}
+
+// shootPage saves phone and desktop screenshots of base+path as
+// NAME-phone.png and NAME-desktop.png in dir, and fails when the page
+// scrolls sideways at either size.
+func shootPage(t *testing.T, ctx context.Context, base, dir, name, path, wait string) {
+	t.Helper()
+	for _, sz := range []struct {
+		name   string
+		w, h   int64
+		mobile bool
+	}{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}} {
+		opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
+		if sz.mobile {
+			opts = []chromedp.EmulateViewportOption{chromedp.EmulateMobile, chromedp.EmulateScale(2)}
+		}
+		must(t, chromedp.Do(ctx, chromedp.EmulateViewport(sz.w, sz.h, opts...),
+			chromedp.Navigate(base+path), chromedp.WaitVisible(wait)), "open "+name)
+		// The layout fits the width: nothing scrolls sideways.
+		overflow, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
+		must(t, err, "overflow")
+		if overflow {
+			t.Errorf("%s at %s scrolls sideways", name, sz.name)
+		}
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		must(t, err, "screenshot")
+		must(t, os.WriteFile(filepath.Join(dir, name+"-"+sz.name+".png"), png, 0o644), "write")
+	}
+	must(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)), "reset the viewport")
+}
+
+// TestBrowserPasswordReset: "Forgot your password?" from the sign-in page,
+// the same answer for a known and an unknown address, the e-mailed link,
+// a new password that ends every session, sign-in with it; the used,
+// tampered and expired links each get a page that says so and offers a
+// new one. Screenshots of every new page.
+func TestBrowserPasswordReset(t *testing.T) {
+	ctx := newBrowser(t)
+	e := newEnv(t, envOpts{})
+	const email, next = "grace@example.com", "A-Brand-New-Passphrase-77"
+	other := e.client()
+	other.signUpAndIn(email, testPassword) // signed in elsewhere
+	dir := screenshotDir(t)
+
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/login"), chromedp.WaitVisible(heading("Sign in")),
+		chromedp.Click(`//a[normalize-space()="Forgot your password?"]`), chromedp.WaitVisible(heading("Forgot"))), "forgot page")
+	typeInto(t, ctx, "Email", "nobody@example.com")
+	if st := press(t, ctx, "Send me a link"); st != 200 {
+		t.Fatalf("unknown address: %d", st)
+	}
+	unknown := strings.ReplaceAll(bodyText(t, ctx), "nobody@example.com", "ADDRESS")
+	shootPage(t, ctx, e.srv.URL, dir, "forgot", "/password/forgot", heading("Forgot"))
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/password/forgot"), chromedp.WaitVisible(heading("Forgot"))), "forgot page")
+	typeInto(t, ctx, "Email", email)
+	if st := press(t, ctx, "Send me a link"); st != 200 {
+		t.Fatalf("known address: %d", st)
+	}
+	if known := strings.ReplaceAll(bodyText(t, ctx), email, "ADDRESS"); known != unknown {
+		t.Errorf("the answer tells a known address from an unknown one:\n%s\n---\n%s", known, unknown)
+	}
+	link := e.mail.lastLink(t, "", "/password/reset")
+
+	// A tampered link.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+link+"x"), chromedp.WaitVisible(heading("not valid"))), "tampered link")
+	if !strings.Contains(bodyText(t, ctx), "Get a new link") {
+		t.Error("the tampered-link page offers no new link")
+	}
+	shootPage(t, ctx, e.srv.URL, dir, "reset-link-invalid", link+"x", heading("not valid"))
+
+	shootPage(t, ctx, e.srv.URL, dir, "reset", link, heading("Choose a new password"))
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+link), chromedp.WaitVisible(heading("Choose a new password"))), "reset page")
+	typeInto(t, ctx, "New password", next)
+	typeInto(t, ctx, "Repeat new password", next+"typo")
+	if st := press(t, ctx, "Set the new password"); st != http.StatusUnprocessableEntity {
+		t.Fatalf("mismatched passwords: %d", st)
+	}
+	typeInto(t, ctx, "New password", next)
+	typeInto(t, ctx, "Repeat new password", next)
+	if st := press(t, ctx, "Set the new password"); st != 200 {
+		t.Fatalf("reset: %d %s", st, bodyText(t, ctx))
+	}
+	if !strings.Contains(bodyText(t, ctx), "Your password has been changed") {
+		t.Fatalf("after reset: %s", bodyText(t, ctx))
+	}
+	// Every session ended: the other browser is signed out.
+	if r := other.get("/account"); r.status != http.StatusSeeOther {
+		t.Errorf("the other browser's session survived the reset: %d", r.status)
+	}
+	typeInto(t, ctx, "Password", next)
+	if st := press(t, ctx, "Sign in"); st != 200 {
+		t.Fatalf("sign in with the new password: %d", st)
+	}
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(heading("Your account"))), "signed in")
+
+	// The used link.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+link), chromedp.WaitVisible(heading("used already"))), "used link")
+	shootPage(t, ctx, e.srv.URL, dir, "reset-link-used", link, heading("used already"))
+
+	// An expired link (31 minutes later).
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/password/forgot"), chromedp.WaitVisible(heading("Forgot"))), "forgot page")
+	typeInto(t, ctx, "Email", email)
+	press(t, ctx, "Send me a link")
+	shootPage(t, ctx, e.srv.URL, dir, "forgot-sent", "/password/forgot", heading("Forgot"))
+	late := e.mail.lastLink(t, "", "/password/reset")
+	e.clock.Advance(31 * time.Minute)
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+late), chromedp.WaitVisible(heading("expired"))), "expired link")
+	if !strings.Contains(bodyText(t, ctx), "Get a new link") {
+		t.Error("the expired-link page offers no new link")
+	}
+	if strings.Contains(e.logs.String(), next) || strings.Contains(e.logs.String(), strings.TrimPrefix(link, "/password/reset?token=")) {
+		t.Error("a password or a reset token reached the logs")
+	}
+}
+
+// TestBrowserVerificationPages: the account and consent pages of an
+// unverified account, the resend, and the verification link's pages
+// (confirmed, used, tampered), with screenshots.
+func TestBrowserVerificationPages(t *testing.T) {
+	ctx := newBrowser(t)
+	e := newEnv(t, envOpts{})
+	const email = "ada@example.com"
+	dir := screenshotDir(t)
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/signup")), "sign-up")
+	typeInto(t, ctx, "Email", email)
+	typeInto(t, ctx, "Password", testPassword)
+	typeInto(t, ctx, "Repeat password", testPassword)
+	press(t, ctx, "Create account")
+	typeInto(t, ctx, "Password", testPassword)
+	if st := press(t, ctx, "Sign in"); st != 200 {
+		t.Fatalf("sign in: %d", st)
+	}
+	if !strings.Contains(bodyText(t, ctx), "not confirmed yet") {
+		t.Error("the account page does not say the address is unconfirmed")
+	}
+	shootPage(t, ctx, e.srv.URL, dir, "account-unverified", "/account", heading("Your account"))
+	shootPage(t, ctx, e.srv.URL, dir, "consent-unverified", "/test/authorize?unverified=1&redirect_uri="+url.QueryEscape("http://127.0.0.1:43110/callback"),
+		heading("wants to connect"))
+	// Resend from the consent page, then back to the app's request.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/test/authorize?unverified=1&redirect_uri="+url.QueryEscape("http://127.0.0.1:43110/callback")),
+		chromedp.WaitVisible(heading("wants to connect"))), "consent")
+	if st := press(t, ctx, "Send me a new link"); st != 200 {
+		t.Fatalf("resend: %d", st)
+	}
+	if !strings.Contains(bodyText(t, ctx), "We have sent a new confirmation link to "+email) {
+		t.Errorf("after resend: %s", bodyText(t, ctx))
+	}
+	if n := len(e.mail.all()); n != 2 {
+		t.Errorf("%d e-mails, want the sign-up's and the resend's", n)
+	}
+	link := e.mail.lastLink(t, "", "/verify")
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+link+"A"), chromedp.WaitVisible(heading("not valid"))), "tampered")
+	if !strings.Contains(bodyText(t, ctx), "Ask for a new link") {
+		t.Error("the tampered link's page offers no new link to a signed-in person")
+	}
+	shootPage(t, ctx, e.srv.URL, dir, "verify-link-invalid", link+"A", heading("not valid"))
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+link), chromedp.WaitVisible(heading("confirmed"))), "verify")
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	must(t, err, "screenshot")
+	must(t, os.WriteFile(filepath.Join(dir, "verified-desktop.png"), png, 0o644), "write")
+	shootPage(t, ctx, e.srv.URL, dir, "verify-link-used", link, heading("used already"))
+	if a, _ := e.store.GetAccountByEmail(context.Background(), email); a.EmailVerifiedAt == nil {
+		t.Error("the address is not verified")
+	}
 }

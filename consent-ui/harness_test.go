@@ -62,6 +62,8 @@ type env struct {
 	// redirectTo is where the fake authorize endpoint sends an allowed or
 	// denied consent (the client's redirect URI).
 	redirectTo string
+	// mail keeps the account e-mails (verification and reset links).
+	mail *mailbox
 }
 
 type envOpts struct {
@@ -76,7 +78,7 @@ type envOpts struct {
 
 func newEnv(t *testing.T, o envOpts) *env {
 	t.Helper()
-	e := &env{t: t, store: o.store, clock: &fakeClock{t: time.Now().UTC().Truncate(time.Second)}, logs: &syncBuffer{}}
+	e := &env{t: t, store: o.store, clock: &fakeClock{t: time.Now().UTC().Truncate(time.Second)}, logs: &syncBuffer{}, mail: &mailbox{}}
 	if e.store == nil {
 		e.store = sqltest.SQLite(t)
 	}
@@ -88,7 +90,8 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if o.hasher != nil {
 		hasher = o.hasher
 	}
-	id, err := identity.New(identity.Config{Store: e.store, Clock: e.clock.Now, Throttle: o.throttle, Hasher: hasher})
+	id, err := identity.New(identity.Config{Store: e.store, Clock: e.clock.Now, Throttle: o.throttle, Hasher: hasher,
+		Mailer: e.mail, Issuer: o.issuer})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +154,8 @@ func (e *env) testAuthorize(w http.ResponseWriter, r *http.Request) {
 	}
 	ru, _ := url.Parse(params.Get("redirect_uri"))
 	e.ui.RenderConsent(w, r, consent.ConsentView{ClientName: "Trip Planner", ClientID: "agent", RedirectHost: ru.Host,
-		AccountEmail: acct.Email, Scopes: scopes, Action: "/test/authorize", Params: params, CSRFToken: e.ui.CSRFToken(w, r)})
+		AccountEmail: acct.Email, Scopes: scopes, Action: "/test/authorize", Params: params, CSRFToken: e.ui.CSRFToken(w, r),
+		EmailUnverified: r.URL.Query().Get("unverified") == "1"})
 }
 
 // client is a cookie-keeping HTTP client that does not follow redirects.
@@ -262,4 +266,37 @@ func (cheapHasher) Hash(_ context.Context, pw string) (string, error) {
 }
 func (cheapHasher) Check(_ context.Context, h, pw string) (bool, string, error) {
 	return h == "test:"+store.HashSecret("salt:"+pw), "", nil
+}
+
+// mailbox keeps the account e-mails the identity service queues.
+type mailbox struct {
+	mu    sync.Mutex
+	mails []identity.Mail
+}
+
+func (m *mailbox) QueueMail(_ context.Context, _ store.Store, mail identity.Mail) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.mails = append(m.mails, mail)
+	return nil
+}
+
+func (m *mailbox) all() []identity.Mail {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]identity.Mail(nil), m.mails...)
+}
+
+// lastLink returns the newest link to base+path in the e-mails.
+func (m *mailbox) lastLink(t *testing.T, base, path string) string {
+	t.Helper()
+	re := regexp.MustCompile(regexp.QuoteMeta(base+path) + `\?token=[A-Za-z0-9_%-]+`)
+	ms := m.all()
+	for i := len(ms) - 1; i >= 0; i-- {
+		if l := re.FindString(ms[i].Text); l != "" {
+			return l
+		}
+	}
+	t.Fatalf("no link to %s in %d e-mails", path, len(ms))
+	return ""
 }

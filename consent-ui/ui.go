@@ -57,6 +57,9 @@ type Config struct {
 	ClientAddr func(r *http.Request) string
 	// ActivityPerPage is the Activity page size (default 20).
 	ActivityPerPage int
+	// Mailer queues account e-mail for the identity service built here
+	// when Identity is nil (verification and reset links, notices).
+	Mailer identity.Mailer
 }
 
 // UI serves the pages and implements consent.UI.
@@ -100,7 +103,7 @@ func New(cfg Config) (*UI, error) {
 		u.perPage = 20
 	}
 	if u.id == nil {
-		id, err := identity.New(identity.Config{Store: cfg.Store, Clock: cfg.Clock})
+		id, err := identity.New(identity.Config{Store: cfg.Store, Clock: cfg.Clock, Mailer: cfg.Mailer, Issuer: cfg.Issuer})
 		if err != nil {
 			return nil, err
 		}
@@ -169,6 +172,12 @@ func (u *UI) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /account/connections", u.getConnections)
 	mux.HandleFunc("POST /account/connections/disconnect", u.postDisconnect)
 	mux.HandleFunc("GET /account/activity", u.getActivity)
+	mux.HandleFunc("GET /verify", u.getVerify)
+	mux.HandleFunc("POST /account/verify/resend", u.postResendVerification)
+	mux.HandleFunc("GET /password/forgot", u.getForgot)
+	mux.HandleFunc("POST /password/forgot", u.postForgot)
+	mux.HandleFunc("GET /password/reset", u.getReset)
+	mux.HandleFunc("POST /password/reset", u.postReset)
 	static, _ := fs.Sub(staticFS, "static")
 	files := http.StripPrefix("/static/", http.FileServerFS(static))
 	mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -118,7 +118,7 @@ func newEnvWith(t testing.TB, s store.Store, mod func(*authhttp.Deps)) *env {
 	now := store.SystemClock()
 	for i, a := range []*store.Account{&e.account, &e.account2} {
 		*a = store.Account{ID: store.NewID("acct"), Email: []string{"demo", "someone"}[i] + "-" + store.RandomString(3) + "@example.com",
-			PasswordHash: "unused", CreatedAt: now, UpdatedAt: now}
+			PasswordHash: "unused", CreatedAt: now, UpdatedAt: now, EmailVerifiedAt: &now}
 		if err := s.CreateAccount(ctx, *a); err != nil {
 			t.Fatal(err)
 		}

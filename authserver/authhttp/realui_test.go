@@ -36,7 +36,7 @@ func TestWithConsentUI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acct := store.Account{ID: store.NewID("acct"), Email: "ui@example.com", PasswordHash: ph, CreatedAt: now, UpdatedAt: now}
+	acct := store.Account{ID: store.NewID("acct"), Email: "ui@example.com", PasswordHash: ph, CreatedAt: now, UpdatedAt: now, EmailVerifiedAt: &now}
 	if err := s.CreateAccount(ctx, acct); err != nil {
 		t.Fatal(err)
 	}

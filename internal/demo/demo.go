@@ -67,8 +67,18 @@ func Load(ctx context.Context, s store.Store, d Data) (Result, error) {
 		email string
 		admin bool
 	}{{AccountEmail, false}, {AdminEmail, true}} {
-		_, err := s.GetAccountByEmail(ctx, a.email)
+		old, err := s.GetAccountByEmail(ctx, a.email)
 		if err == nil {
+			// Demo accounts are verified, also when they were created
+			// before addresses were verified.
+			if old.EmailVerifiedAt == nil {
+				if _, err := s.UpdateAccount(ctx, old.ID, func(x store.Account) (store.Account, error) {
+					x.EmailVerifiedAt = &now
+					return x, nil
+				}); err != nil {
+					return res, fmt.Errorf("verify %s: %w", a.email, err)
+				}
+			}
 			continue
 		}
 		if !errors.Is(err, store.ErrNotFound) {
@@ -78,7 +88,8 @@ func Load(ctx context.Context, s store.Store, d Data) (Result, error) {
 		if err != nil {
 			return res, fmt.Errorf("hash demo password: %w", err)
 		}
-		acc := store.Account{ID: store.NewID("acct"), Email: a.email, PasswordHash: hash, Admin: a.admin, CreatedAt: now, UpdatedAt: now}
+		acc := store.Account{ID: store.NewID("acct"), Email: a.email, PasswordHash: hash, Admin: a.admin, CreatedAt: now, UpdatedAt: now,
+			EmailVerifiedAt: &now}
 		if err := s.CreateAccount(ctx, acc); err != nil && !errors.Is(err, store.ErrAlreadyExists) {
 			return res, fmt.Errorf("create %s: %w", a.email, err)
 		}

@@ -37,6 +37,8 @@ type Store interface {
 	store.WebSessions
 	store.Links
 	store.Activities
+	store.AccountTokens
+	InTx(ctx context.Context, fn func(store.Store) error) error
 }
 
 // Hasher hashes and verifies passwords. The default is password.Default
@@ -64,6 +66,13 @@ type Config struct {
 	RateWindows store.RateWindows
 	// SessionLifetime defaults to SessionLifetime (12 h).
 	SessionLifetime time.Duration
+	// Mailer queues account e-mail (verification and reset links,
+	// notices). Without one, sign-up creates unverified accounts that
+	// cannot be verified, and reset links cannot be sent
+	// (ErrMailUnavailable).
+	Mailer Mailer
+	// Issuer is the server's public URL, the base of the links in e-mails.
+	Issuer string
 }
 
 // Service is the identity domain. It is safe for concurrent use.
@@ -74,6 +83,8 @@ type Service struct {
 	throttle  *throttle
 	lifetime  time.Duration
 	dummyHash string
+	mailer    Mailer
+	issuer    string
 }
 
 // New returns a Service.
@@ -82,7 +93,8 @@ func New(cfg Config) (*Service, error) {
 		return nil, errors.New("identity: Config.Store is required")
 	}
 	s := &Service{store: cfg.Store, clock: cfg.Clock, hasher: cfg.Hasher,
-		throttle: newThrottle(cfg.Throttle, cfg.RateWindows), lifetime: cfg.SessionLifetime}
+		throttle: newThrottle(cfg.Throttle, cfg.RateWindows), lifetime: cfg.SessionLifetime, mailer: cfg.Mailer,
+		issuer: strings.TrimSuffix(cfg.Issuer, "/")}
 	if s.clock == nil {
 		s.clock = store.SystemClock
 	}
@@ -155,7 +167,16 @@ func (s *Service) SignUp(ctx context.Context, email, pw string) (store.Account, 
 	}
 	now := store.UTC(s.clock())
 	a := store.Account{ID: store.NewID("acct"), Email: e, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
-	if err := s.store.CreateAccount(ctx, a); err != nil {
+	err = s.store.InTx(ctx, func(tx store.Store) error {
+		if err := tx.CreateAccount(ctx, a); err != nil {
+			return err
+		}
+		if s.mailer == nil {
+			return nil
+		}
+		return s.queueVerification(ctx, tx, a)
+	})
+	if err != nil {
 		if errors.Is(err, store.ErrAlreadyExists) {
 			return store.Account{}, ErrEmailUnavailable
 		}
@@ -173,20 +194,8 @@ func (s *Service) Authenticate(ctx context.Context, email, pw, clientAddr string
 	now := s.clock()
 	e := strings.ToLower(strings.TrimSpace(email))
 	acctKey, addrKey := "acct:"+e, "addr:"+clientAddr
-	p := s.throttle.policy
-	at, err := s.throttle.retryAt(ctx, acctKey, p.AccountLimit, now)
-	if err != nil {
+	if err := s.throttled(ctx, acctKey, addrKey, now); err != nil {
 		return store.Account{}, err
-	}
-	a, err := s.throttle.retryAt(ctx, addrKey, p.AddressLimit, now)
-	if err != nil {
-		return store.Account{}, err
-	}
-	if a.After(at) {
-		at = a
-	}
-	if !at.IsZero() {
-		return store.Account{}, &ThrottledError{RetryAt: at, RetryAfter: at.Sub(now)}
 	}
 	acct, err := s.store.GetAccountByEmail(ctx, e)
 	hash := acct.PasswordHash
@@ -238,6 +247,27 @@ func hashError(err error) error {
 	return fmt.Errorf("identity: password hash: %w", err)
 }
 
+// throttled answers a *ThrottledError when the account key or the address
+// key must wait, and nil when both may try now.
+func (s *Service) throttled(ctx context.Context, acctKey, addrKey string, now time.Time) error {
+	p := s.throttle.policy
+	at, err := s.throttle.retryAt(ctx, acctKey, p.AccountLimit, now)
+	if err != nil {
+		return err
+	}
+	a, err := s.throttle.retryAt(ctx, addrKey, p.AddressLimit, now)
+	if err != nil {
+		return err
+	}
+	if a.After(at) {
+		at = a
+	}
+	if !at.IsZero() {
+		return &ThrottledError{RetryAt: at, RetryAfter: at.Sub(now)}
+	}
+	return nil
+}
+
 // ChangePassword replaces the password after checking the current one, and
 // ends every other session of the account (keepSession is the caller's own
 // cookie value; empty ends them all). Wrong current passwords count as
@@ -260,20 +290,25 @@ func (s *Service) ChangePassword(ctx context.Context, accountID, current, next, 
 	if err != nil {
 		return hashError(err)
 	}
-	if _, err := s.store.UpdateAccount(ctx, accountID, func(a store.Account) (store.Account, error) {
-		a.PasswordHash = hash
-		return a, nil
-	}); err != nil {
-		return fmt.Errorf("identity: change password: %w", err)
-	}
 	keep := ""
 	if keepSession != "" {
 		keep = store.HashSecret(keepSession)
 	}
-	if err := s.store.DeleteAccountWebSessions(ctx, accountID, keep); err != nil {
-		return fmt.Errorf("identity: end other sessions: %w", err)
-	}
-	return nil
+	return s.store.InTx(ctx, func(tx store.Store) error {
+		if _, err := tx.UpdateAccount(ctx, accountID, func(a store.Account) (store.Account, error) {
+			a.PasswordHash = hash
+			return a, nil
+		}); err != nil {
+			return fmt.Errorf("identity: change password: %w", err)
+		}
+		if err := tx.DeleteAccountWebSessions(ctx, accountID, keep); err != nil {
+			return fmt.Errorf("identity: end other sessions: %w", err)
+		}
+		if err := tx.DeleteAccountTokens(ctx, accountID, store.TokenResetPassword); err != nil {
+			return fmt.Errorf("identity: drop reset links: %w", err)
+		}
+		return s.queuePasswordChanged(ctx, tx, acct)
+	})
 }
 
 // ErrWrongPassword: the current password given to ChangePassword is wrong.

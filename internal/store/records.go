@@ -11,6 +11,12 @@ type Account struct {
 	Disabled     bool
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// EmailVerifiedAt is when the person proved they read mail at Email
+	// (nil: not yet).
+	EmailVerifiedAt *time.Time
+	// DeletedAt is when the person deleted the account; the row stays as
+	// a tombstone without personal data (store.AccountErasure).
+	DeletedAt *time.Time
 }
 
 // AccountQuery selects accounts for administrators.

@@ -20,6 +20,10 @@ type Store interface {
 	Activities
 	Audit
 	ClientAssertions
+	AccountTokens
+	Passkeys
+	WebAuthnCeremonies
+	AccountErasure
 
 	// InTx runs fn with a Store bound to one transaction: everything fn
 	// writes commits together when it returns nil and rolls back otherwise.

@@ -174,7 +174,7 @@ func testLogger(t testing.TB) *slog.Logger {
 func (e *env) mustAccount(email string) store.Account {
 	e.t.Helper()
 	now := e.clock.Now()
-	a := store.Account{ID: store.NewID("acct"), Email: email, PasswordHash: "x", CreatedAt: now, UpdatedAt: now}
+	a := store.Account{ID: store.NewID("acct"), Email: email, PasswordHash: "x", CreatedAt: now, UpdatedAt: now, EmailVerifiedAt: &now}
 	if err := e.store.CreateAccount(e.ctx, a); err != nil {
 		e.t.Fatal(err)
 	}

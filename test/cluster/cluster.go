@@ -331,7 +331,7 @@ func (c *Cluster) CreateAccounts(t testing.TB, prefix string, n int) []store.Acc
 	out := make([]store.Account, n)
 	for i := range out {
 		a := store.Account{ID: store.NewID("acc"), Email: fmt.Sprintf("agent-%s-%d@example.com", prefix, i),
-			PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+			PasswordHash: hash, CreatedAt: now, UpdatedAt: now, EmailVerifiedAt: &now}
 		if err := c.Store.CreateAccount(ctx, a); err != nil {
 			t.Fatal(err)
 		}

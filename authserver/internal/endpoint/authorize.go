@@ -122,6 +122,11 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 			h.redirectError(w, r, back, state, errAccessDenied)
 			return
 		}
+		if acct.EmailVerifiedAt == nil {
+			// No approval before the address is confirmed: the page says so.
+			h.renderConsent(w, r, client, urlClient, acct, back, granted)
+			return
+		}
 		if urlClient != nil && !urlClient.Recorded() {
 			// An open-policy client's first approval records it, so the
 			// link has a client to belong to.
@@ -130,10 +135,16 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+		_, prevErr := h.d.Store.GetActiveLink(ctx, acct.ID, client.ID)
 		link, err = h.d.Store.UpsertLink(ctx, acct.ID, client.ID, granted, h.d.Clock())
 		if err != nil {
 			h.authorizeError(w, r, ar, err)
 			return
+		}
+		if n, ok := h.d.UI.(consent.AppNotifier); ok && errors.Is(prevErr, store.ErrNotFound) {
+			if err := n.AppConnected(ctx, acct, client.Name); err != nil {
+				h.d.Log.WarnContext(ctx, "app connected e-mail not queued", "link_id", link.ID, "err", err.Error())
+			}
 		}
 	default:
 		link, err = h.d.Store.GetActiveLink(ctx, acct.ID, client.ID)
@@ -303,7 +314,7 @@ func (h *Handler) renderConsent(w http.ResponseWriter, r *http.Request, c store.
 	cv := consent.ConsentView{
 		ClientName: c.Name, ClientID: c.ID, ClientLogo: c.LogoURL, RedirectHost: back.Host,
 		AccountEmail: acct.Email, Scopes: scopes, Action: PathAuthorize, Params: params,
-		CSRFToken: h.d.UI.CSRFToken(w, r),
+		CSRFToken: h.d.UI.CSRFToken(w, r), EmailUnverified: acct.EmailVerifiedAt == nil,
 	}
 	if uc != nil {
 		cv.URLClient, cv.ClientHost, cv.Unverified = true, uc.Doc.Host(), uc.Open

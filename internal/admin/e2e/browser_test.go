@@ -108,7 +108,7 @@ func press(t *testing.T, ctx context.Context, text string) int64 {
 
 func bodyText(t *testing.T, ctx context.Context) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text("body", chromedp.NodeVisible))
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body"), chromedp.NodeVisible))
 	must(t, err, "read page")
 	return s
 }

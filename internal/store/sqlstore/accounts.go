@@ -11,12 +11,14 @@ import (
 
 func toAccount(r accountRow) store.Account {
 	return store.Account{ID: r.ID, Email: r.Email, PasswordHash: r.PasswordHash, Admin: r.Admin,
-		Disabled: r.Disabled, CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt)}
+		Disabled: r.Disabled, CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt),
+		EmailVerifiedAt: utcPtr(r.EmailVerifiedAt), DeletedAt: utcPtr(r.DeletedAt)}
 }
 
 func fromAccount(a store.Account) accountRow {
 	return accountRow{ID: a.ID, Email: strings.ToLower(strings.TrimSpace(a.Email)), PasswordHash: a.PasswordHash,
-		Admin: a.Admin, Disabled: a.Disabled, CreatedAt: store.UTC(a.CreatedAt), UpdatedAt: store.UTC(a.UpdatedAt)}
+		Admin: a.Admin, Disabled: a.Disabled, CreatedAt: store.UTC(a.CreatedAt), UpdatedAt: store.UTC(a.UpdatedAt),
+		EmailVerifiedAt: utcPtr(a.EmailVerifiedAt), DeletedAt: utcPtr(a.DeletedAt)}
 }
 
 // CreateAccount inserts an account; the email is unique, case-insensitively.

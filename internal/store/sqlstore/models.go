@@ -10,13 +10,15 @@ import (
 // Row types map tables to Go; the schema itself is in /migrations.
 
 type accountRow struct {
-	ID           string `gorm:"primaryKey"`
-	Email        string
-	PasswordHash string
-	Admin        bool
-	Disabled     bool
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	ID              string `gorm:"primaryKey"`
+	Email           string
+	PasswordHash    string
+	Admin           bool
+	Disabled        bool
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	EmailVerifiedAt *time.Time
+	DeletedAt       *time.Time
 }
 
 func (accountRow) TableName() string { return "accounts" }
