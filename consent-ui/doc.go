@@ -40,6 +40,14 @@
 // with a single "/", contain no backslash and no scheme or host); anything
 // else falls back to the account page, with a notice.
 //
+// E-mail links: /verify?token=… confirms an address, POST
+// /account/verify/resend sends a new link (from the account page and from
+// the consent page of an unconfirmed account, which has no Allow), and
+// /password/forgot → /password/reset?token=… sets a new password. A refused
+// link answers a page that says whether it expired, was used or is not
+// valid, and offers a new one; the token is never logged (only paths are)
+// and Referrer-Policy: no-referrer keeps it out of other sites' logs.
+//
 // Sign-up answers a new and an already registered address the same way
 // (identity.SignUpNotice) and never signs in automatically, so the page does
 // not reveal whether an account exists.

@@ -48,4 +48,17 @@
 // revokes one (store.RevokeLink: the link and every token session issued for
 // it). A link of another account answers ErrNotFound, exactly like a link
 // that does not exist.
+//
+// E-mail links (emaillinks.go). Verification (VerifyLinkLifetime, 24 h) and
+// password reset (ResetLinkLifetime, 30 min) links carry 32 random bytes;
+// the store keeps only their SHA-256 with the purpose, the address the link
+// was sent to and when it was used. A link works once (UseAccountToken is
+// a conditional update, so of two concurrent uses one wins), only for its
+// purpose, only while the account still has that address, and until it
+// expires; checkLink tells ErrLinkInvalid, ErrLinkExpired and ErrLinkUsed
+// apart so the page can say which. Every e-mail is queued through the
+// Mailer inside the transaction of the change it tells of (sign-up and its
+// link commit together). RequestPasswordReset answers nil for unknown,
+// disabled and deleted addresses alike and counts every request against
+// the sign-in throttle's keys for resets, known address or not.
 package identity
