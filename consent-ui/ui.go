@@ -28,10 +28,12 @@ var templateFS embed.FS
 var staticFS embed.FS
 
 // Store is the part of store.Store the pages use: the identity service's,
-// and the clients they name.
+// the clients they name, and the bookings and catalogs the export reads.
 type Store interface {
 	identity.Store
 	GetClient(ctx context.Context, id string) (store.Client, error)
+	ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error)
+	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
 }
 
 var _ Store = store.Store(nil)
@@ -172,6 +174,7 @@ func (u *UI) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /account/connections", u.getConnections)
 	mux.HandleFunc("POST /account/connections/disconnect", u.postDisconnect)
 	mux.HandleFunc("GET /account/activity", u.getActivity)
+	mux.HandleFunc("GET /account/export", u.getExport)
 	mux.HandleFunc("GET /verify", u.getVerify)
 	mux.HandleFunc("POST /account/verify/resend", u.postResendVerification)
 	mux.HandleFunc("GET /password/forgot", u.getForgot)
