@@ -48,6 +48,12 @@
 // valid, and offers a new one; the token is never logged (only paths are)
 // and Referrer-Policy: no-referrer keeps it out of other sites' logs.
 //
+// Your data: /account/export answers the account's JSON document
+// (export.go); /account/delete (delete.go) re-checks the password, cancels
+// upcoming bookings through the mutation service as ChannelWeb with the
+// summary it computes and a fixed confirmation text, then erases the
+// account (store.AccountErasure) and ends the session.
+//
 // Sign-up answers a new and an already registered address the same way
 // (identity.SignUpNotice) and never signs in automatically, so the page does
 // not reveal whether an account exists.

@@ -84,11 +84,7 @@ func (u *UI) getVerify(w http.ResponseWriter, r *http.Request) {
 }
 
 func (u *UI) postResendVerification(w http.ResponseWriter, r *http.Request) {
-	if !u.VerifyCSRF(r) {
-		u.csrfFailed(w, r)
-		return
-	}
-	acct, _, ok := u.requireAccount(w, r)
+	acct, _, ok := u.accountForm(w, r)
 	if !ok {
 		return
 	}

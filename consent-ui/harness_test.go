@@ -17,8 +17,11 @@ import (
 	"time"
 
 	consentui "github.com/linkslot/linkslot/consent-ui"
+	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/identity"
+	"github.com/linkslot/linkslot/internal/idempotency"
+	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -74,6 +77,9 @@ type envOpts struct {
 	issuer   string
 	throttle identity.ThrottlePolicy
 	store    *sqlstore.Store
+	// mutations gives the pages the mutation service (account deletion
+	// cancels upcoming bookings through it).
+	mutations bool
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -95,8 +101,12 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var muts *mutation.Service
+	if o.mutations {
+		muts = &mutation.Service{Engine: booking.NewService(e.store, e.clock.Now), Keeper: idempotency.New(e.store, e.clock.Now, 0), Clock: e.clock.Now}
+	}
 	e.ui, err = consentui.New(consentui.Config{Store: e.store, Identity: id, SecretKey: bytes.Repeat([]byte("k"), 32),
-		Issuer: o.issuer, Logger: logger, Clock: e.clock.Now})
+		Issuer: o.issuer, Logger: logger, Clock: e.clock.Now, Mutations: muts})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -384,6 +384,16 @@ func (u *UI) requireAccount(w http.ResponseWriter, r *http.Request) (store.Accou
 	return acct, s, true
 }
 
+// accountForm checks a signed-in person's form: the CSRF token first,
+// then the session (or the sign-in page).
+func (u *UI) accountForm(w http.ResponseWriter, r *http.Request) (store.Account, identity.Session, bool) {
+	if !u.VerifyCSRF(r) {
+		u.csrfFailed(w, r)
+		return store.Account{}, identity.Session{}, false
+	}
+	return u.requireAccount(w, r)
+}
+
 func (u *UI) getAccount(w http.ResponseWriter, r *http.Request) {
 	acct, _, ok := u.requireAccount(w, r)
 	if !ok {
@@ -410,11 +420,7 @@ func (u *UI) getPassword(w http.ResponseWriter, r *http.Request) {
 }
 
 func (u *UI) postPassword(w http.ResponseWriter, r *http.Request) {
-	if !u.VerifyCSRF(r) {
-		u.csrfFailed(w, r)
-		return
-	}
-	acct, s, ok := u.requireAccount(w, r)
+	acct, s, ok := u.accountForm(w, r)
 	if !ok {
 		return
 	}
@@ -491,11 +497,7 @@ func (u *UI) getConnections(w http.ResponseWriter, r *http.Request) {
 }
 
 func (u *UI) postDisconnect(w http.ResponseWriter, r *http.Request) {
-	if !u.VerifyCSRF(r) {
-		u.csrfFailed(w, r)
-		return
-	}
-	acct, _, ok := u.requireAccount(w, r)
+	acct, _, ok := u.accountForm(w, r)
 	if !ok {
 		return
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/identity"
+	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -34,6 +35,7 @@ type Store interface {
 	GetClient(ctx context.Context, id string) (store.Client, error)
 	ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error)
 	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
+	store.AccountErasure
 }
 
 var _ Store = store.Store(nil)
@@ -59,6 +61,10 @@ type Config struct {
 	ClientAddr func(r *http.Request) string
 	// ActivityPerPage is the Activity page size (default 20).
 	ActivityPerPage int
+	// Mutations cancels a deleted account's upcoming bookings, as the
+	// person on the web (notified like any change). Without it, an account
+	// with upcoming bookings cannot be deleted.
+	Mutations *mutation.Service
 	// Mailer queues account e-mail for the identity service built here
 	// when Identity is nil (verification and reset links, notices).
 	Mailer identity.Mailer
@@ -75,6 +81,7 @@ type UI struct {
 	clientAddr func(*http.Request) string
 	perPage    int
 	pages      map[string]*template.Template
+	mut        *mutation.Service
 
 	sessionCookie string
 	anonCookie    string
@@ -91,7 +98,7 @@ func New(cfg Config) (*UI, error) {
 		return nil, errors.New("consentui: Config.SecretKey must have at least 32 bytes")
 	}
 	u := &UI{store: cfg.Store, id: cfg.Identity, log: cfg.Logger, clock: cfg.Clock,
-		clientAddr: cfg.ClientAddr, perPage: cfg.ActivityPerPage}
+		clientAddr: cfg.ClientAddr, perPage: cfg.ActivityPerPage, mut: cfg.Mutations}
 	if u.log == nil {
 		u.log = slog.Default()
 	}
@@ -175,6 +182,8 @@ func (u *UI) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("POST /account/connections/disconnect", u.postDisconnect)
 	mux.HandleFunc("GET /account/activity", u.getActivity)
 	mux.HandleFunc("GET /account/export", u.getExport)
+	mux.HandleFunc("GET /account/delete", u.getDelete)
+	mux.HandleFunc("POST /account/delete", u.postDelete)
 	mux.HandleFunc("GET /verify", u.getVerify)
 	mux.HandleFunc("POST /account/verify/resend", u.postResendVerification)
 	mux.HandleFunc("GET /password/forgot", u.getForgot)

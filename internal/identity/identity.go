@@ -277,10 +277,7 @@ func (s *Service) ChangePassword(ctx context.Context, accountID, current, next, 
 	if err != nil {
 		return fmt.Errorf("identity: change password: %w", err)
 	}
-	if _, err := s.Authenticate(ctx, acct.Email, current, clientAddr); err != nil {
-		if errors.Is(err, ErrInvalidCredentials) {
-			return ErrWrongPassword
-		}
+	if err := s.checkOwnPassword(ctx, acct, current, clientAddr); err != nil {
 		return err
 	}
 	if err := CheckPassword(acct.Email, next); err != nil {
@@ -439,4 +436,27 @@ func (s *Service) Activity(ctx context.Context, accountID string, page, perPage 
 	}
 	p.Entries = rows
 	return p, nil
+}
+
+// Reauthenticate checks the signed-in person's password again before a
+// grave change (deleting the account). A wrong password answers
+// ErrWrongPassword and counts as a failed sign-in for throttling.
+func (s *Service) Reauthenticate(ctx context.Context, accountID, pw, clientAddr string) error {
+	acct, err := s.store.GetAccount(ctx, accountID)
+	if err != nil {
+		return fmt.Errorf("identity: reauthenticate: %w", err)
+	}
+	return s.checkOwnPassword(ctx, acct, pw, clientAddr)
+}
+
+// checkOwnPassword checks a signed-in person's password (throttled like a
+// sign-in): ErrWrongPassword, a *ThrottledError, ErrBusy, or nil.
+func (s *Service) checkOwnPassword(ctx context.Context, acct store.Account, pw, clientAddr string) error {
+	if _, err := s.Authenticate(ctx, acct.Email, pw, clientAddr); err != nil {
+		if errors.Is(err, ErrInvalidCredentials) {
+			return ErrWrongPassword
+		}
+		return err
+	}
+	return nil
 }

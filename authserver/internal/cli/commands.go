@@ -19,8 +19,10 @@ import (
 	"github.com/linkslot/linkslot/internal/cmdline"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/demo"
+	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/metrics"
+	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -136,11 +138,14 @@ func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slo
 	// On PostgreSQL the sign-in throttle counts in the database, shared
 	// by every replica; on SQLite in this process.
 	rw, _ := app.SharedRateWindows(s)
-	id, err := identity.New(identity.Config{Store: s, RateWindows: rw})
+	id, err := identity.New(identity.Config{Store: s, RateWindows: rw, Issuer: cfg.Issuer})
 	if err != nil {
 		return nil, err
 	}
-	ui, err := consentui.New(consentui.Config{Store: s, Identity: id, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log})
+	// Deleting an account cancels its upcoming bookings through the same
+	// mutation service the agents use, as the person on the web.
+	muts := &mutation.Service{Engine: booking.NewService(s, nil), Keeper: idempotency.New(s, nil, idempotency.MinTTL)}
+	ui, err := consentui.New(consentui.Config{Store: s, Identity: id, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log, Mutations: muts})
 	if err != nil {
 		return nil, err
 	}
