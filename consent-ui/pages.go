@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/linkslot/linkslot/consent-ui/internal/sentence"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/scope"
@@ -241,7 +242,7 @@ func (u *UI) postLogin(w http.ResponseWriter, r *http.Request) {
 			u.loginPage(w, r, http.StatusServiceUnavailable, email, next, notice, msgBusy)
 		case errors.Is(err, identity.ErrInvalidCredentials), errors.Is(err, identity.ErrAccountDisabled):
 			u.log.InfoContext(r.Context(), "consent-ui: sign-in refused", "client_addr", u.clientAddr(r))
-			u.loginPage(w, r, http.StatusUnauthorized, email, next, notice, capitalize(err.Error())+".")
+			u.loginPage(w, r, http.StatusUnauthorized, email, next, notice, sentence.Of(err.Error()))
 		default:
 			u.serverError(w, r, err)
 		}
@@ -308,9 +309,9 @@ func (u *UI) postSignUp(w http.ResponseWriter, r *http.Request) {
 		u.busy(w, r)
 		u.signUpPage(w, r, http.StatusServiceUnavailable, email, next, "", msgBusy)
 	case errors.Is(err, identity.ErrInvalidEmail):
-		u.signUpPage(w, r, http.StatusUnprocessableEntity, email, next, "", capitalize(err.Error())+".")
+		u.signUpPage(w, r, http.StatusUnprocessableEntity, email, next, "", sentence.Of(err.Error()))
 	case errors.Is(err, identity.ErrWeakPassword):
-		u.signUpPage(w, r, http.StatusUnprocessableEntity, email, next, "", capitalize(err.Error())+".")
+		u.signUpPage(w, r, http.StatusUnprocessableEntity, email, next, "", sentence.Of(err.Error()))
 	default:
 		u.serverError(w, r, err)
 	}
@@ -329,13 +330,6 @@ const busyRetryAfter = "2"
 func (u *UI) busy(w http.ResponseWriter, r *http.Request) {
 	u.log.WarnContext(r.Context(), "consent-ui: password hashing slots busy", "path", r.URL.Path, "client_addr", u.clientAddr(r))
 	w.Header().Set("Retry-After", busyRetryAfter)
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func (u *UI) getLogout(w http.ResponseWriter, r *http.Request) {
@@ -439,7 +433,7 @@ func (u *UI) postPassword(w http.ResponseWriter, r *http.Request) {
 		u.passwordPage(w, r, http.StatusTooManyRequests, acct,
 			"Too many wrong passwords. Wait "+identity.HumanDuration(te.RetryAfter)+" and try again.")
 	case errors.Is(err, identity.ErrWrongPassword), errors.Is(err, identity.ErrWeakPassword):
-		u.passwordPage(w, r, http.StatusUnprocessableEntity, acct, capitalize(err.Error())+".")
+		u.passwordPage(w, r, http.StatusUnprocessableEntity, acct, sentence.Of(err.Error()))
 	default:
 		u.serverError(w, r, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/linkslot/linkslot/consent-ui/internal/sentence"
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/catalogfile"
 	"github.com/linkslot/linkslot/internal/clients"
@@ -238,17 +239,10 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.ui.RenderError(w, r, http.StatusNotFound, "Not found", "It may have been deleted by another administrator.")
 	case errors.Is(err, admin.ErrConflict), errors.Is(err, admin.ErrAlreadyExists):
 		e, _ := problem.As(err)
-		h.ui.RenderError(w, r, http.StatusConflict, "Not possible", capitalize(e.Message)+".")
+		h.ui.RenderError(w, r, http.StatusConflict, "Not possible", sentence.Of(e.Message))
 	default:
 		h.serverError(w, r, err)
 	}
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // notices are fixed texts chosen by a query parameter after a redirect, so
@@ -657,11 +651,7 @@ func (h *Handler) getCatalogExport(w http.ResponseWriter, r *http.Request, p *pa
 		h.fail(w, r, err)
 		return
 	}
-	ct := "application/json"
-	if format == catalogfile.FormatYAML {
-		ct = "application/yaml; charset=utf-8"
-	}
-	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Content-Type", catalogfile.ContentType(format))
 	w.Header().Set("Content-Disposition", "attachment; filename=linkslot-catalog."+format)
 	_, _ = w.Write(data)
 }

@@ -36,6 +36,15 @@ func NormalizeFormat(s string) string {
 	return ""
 }
 
+// ContentType is the media type of a catalog file in format (FormatJSON
+// or FormatYAML), for an HTTP answer that carries one.
+func ContentType(format string) string {
+	if format == FormatYAML {
+		return "application/yaml; charset=utf-8"
+	}
+	return "application/json"
+}
+
 // Problem is one mistake in a catalog file.
 type Problem struct {
 	Path    string `json:"path"`    // e.g. businesses[2].staff[0].hours.monday[1]; empty for the whole file

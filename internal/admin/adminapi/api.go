@@ -477,11 +477,7 @@ func (a *api) exportCatalog(w http.ResponseWriter, r *http.Request, actor admin.
 		a.fail(w, r, err)
 		return
 	}
-	ct := "application/json"
-	if format == catalogfile.FormatYAML {
-		ct = "application/yaml; charset=utf-8"
-	}
-	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Content-Type", catalogfile.ContentType(format))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(data)
 }
