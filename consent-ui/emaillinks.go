@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/linkslot/linkslot/consent-ui/internal/sentence"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/store"
@@ -100,7 +101,7 @@ func (u *UI) postResendVerification(w http.ResponseWriter, r *http.Request) {
 		u.log.InfoContext(r.Context(), "consent-ui: verification link sent", "account_id", acct.ID)
 	case errors.Is(err, identity.ErrTooManyMails):
 		status = http.StatusTooManyRequests
-		d.Title, d.Message = "Too many links", capitalize(err.Error())+"."
+		d.Title, d.Message = "Too many links", sentence.Of(err.Error())
 	case errors.Is(err, identity.ErrMailUnavailable):
 		status = http.StatusServiceUnavailable
 		d.Title, d.Message = "E-mail is not available", "Linkslot cannot send e-mail right now, so no link was sent. Please try again later."
@@ -150,7 +151,7 @@ func (u *UI) postForgot(w http.ResponseWriter, r *http.Request) {
 		u.forgotPage(w, r, http.StatusTooManyRequests, forgotData{Email: email},
 			"Too many requests for a new password. For your safety, wait "+identity.HumanDuration(te.RetryAfter)+" and try again.")
 	case errors.Is(err, identity.ErrInvalidEmail):
-		u.forgotPage(w, r, http.StatusUnprocessableEntity, forgotData{Email: email}, capitalize(err.Error())+".")
+		u.forgotPage(w, r, http.StatusUnprocessableEntity, forgotData{Email: email}, sentence.Of(err.Error()))
 	case errors.Is(err, identity.ErrMailUnavailable):
 		u.forgotPage(w, r, http.StatusServiceUnavailable, forgotData{Email: email},
 			"Linkslot cannot send e-mail right now, so no link was sent. Please try again later.")
@@ -212,7 +213,7 @@ func (u *UI) postReset(w http.ResponseWriter, r *http.Request) {
 		u.loginPage(w, r, http.StatusOK, acct.Email, "",
 			"Your password has been changed, and every browser signed in to your account has been signed out. Sign in with the new password.", "")
 	case errors.Is(err, identity.ErrWeakPassword):
-		again(http.StatusUnprocessableEntity, capitalize(err.Error())+".")
+		again(http.StatusUnprocessableEntity, sentence.Of(err.Error()))
 	case errors.Is(err, identity.ErrBusy):
 		u.busy(w, r)
 		again(http.StatusServiceUnavailable, msgBusy)
