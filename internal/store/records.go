@@ -152,6 +152,7 @@ type Business struct {
 	CancellationPolicy        string
 	PrivacyNotice             string
 	BookingURL                string // the business's own web booking page (deposits)
+	ContactEmail              string // where the business hears of bookings (empty: nobody)
 	CreatedAt                 time.Time
 	UpdatedAt                 time.Time
 }

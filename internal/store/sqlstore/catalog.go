@@ -19,7 +19,7 @@ func toBusiness(r businessRow) store.Business {
 		MinNoticeMinutes: r.MinNoticeMinutes, HorizonDays: r.HorizonDays, SlotIntervalMinutes: r.SlotIntervalMinutes,
 		CancellationWindowMinutes: r.CancellationWindowMinutes, CancellationFeeCents: r.CancellationFeeCents,
 		Currency: r.Currency, CancellationPolicy: r.CancellationPolicy, PrivacyNotice: r.PrivacyNotice,
-		BookingURL: r.BookingURL, CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt)}
+		BookingURL: r.BookingURL, ContactEmail: r.ContactEmail, CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt)}
 }
 
 func fromBusiness(b store.Business, search string) businessRow {
@@ -28,7 +28,7 @@ func fromBusiness(b store.Business, search string) businessRow {
 		MinNoticeMinutes: b.MinNoticeMinutes, HorizonDays: b.HorizonDays, SlotIntervalMinutes: b.SlotIntervalMinutes,
 		CancellationWindowMinutes: b.CancellationWindowMinutes, CancellationFeeCents: b.CancellationFeeCents,
 		Currency: b.Currency, CancellationPolicy: b.CancellationPolicy, PrivacyNotice: b.PrivacyNotice,
-		BookingURL: b.BookingURL, SearchText: search, CreatedAt: store.UTC(b.CreatedAt), UpdatedAt: store.UTC(b.UpdatedAt)}
+		BookingURL: b.BookingURL, ContactEmail: b.ContactEmail, SearchText: search, CreatedAt: store.UTC(b.CreatedAt), UpdatedAt: store.UTC(b.UpdatedAt)}
 }
 
 func toService(r serviceRow) store.Service {

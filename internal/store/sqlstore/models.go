@@ -112,6 +112,7 @@ type businessRow struct {
 	CancellationPolicy        string
 	PrivacyNotice             string
 	BookingURL                string `gorm:"column:booking_url"`
+	ContactEmail              string
 	SearchText                string
 	CreatedAt                 time.Time
 	UpdatedAt                 time.Time
