@@ -1,0 +1,143 @@
+package notify
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/confirm"
+)
+
+// letter is one e-mail's subject and bodies.
+type letter struct {
+	subject, text, html string
+}
+
+type letters struct {
+	person, business letter
+}
+
+// fact is one line of an e-mail: a label and its value, the same in the
+// text and the HTML part.
+type fact struct{ Label, Value string }
+
+// letters writes the person's and the business's e-mails about a change,
+// with the facts of the summary the person confirmed: business and address,
+// service, staff member, local time with the zone's name, price,
+// cancellation terms, notes or reason.
+func (n *Notifier) letters(c Change, v booking.BookingView, email string) letters {
+	f := c.Facts
+	loc := v.StartsAt.Location()
+	when := confirm.LocalSpan(v.StartsAt, v.EndsAt, loc)
+	short := v.StartsAt.Format("Mon 2 Jan 15:04")
+	price := confirm.Money{Cents: v.PriceCents, Currency: v.Currency}
+	where := oneLine(f.BusinessName)
+	if f.BusinessAddress != "" {
+		where += ", " + oneLine(f.BusinessAddress)
+	}
+	common := []fact{{"Booking", v.Reference}, {"Business", where}, {"Service", oneLine(v.ServiceName)}, {"With", oneLine(v.StaffName)}}
+	var personIntro, bizIntro, verb string
+	var facts []fact
+	switch f.Action {
+	case "create":
+		verb = "Booked"
+		personIntro = "Your booking is confirmed."
+		bizIntro = "A new booking was made through Linkslot."
+		facts = append(common, fact{"When", when}, fact{"Price", price.String() + " (catalog price, paid at the business)"},
+			fact{"Cancellation", cancellation(f, v.StartsAt, loc)})
+		if strings.TrimSpace(f.Notes) != "" {
+			facts = append(facts, fact{"Notes for the business", strconv.Quote(f.Notes)})
+		}
+	case "reschedule":
+		verb = "Moved"
+		personIntro = "Your booking has moved to a new time."
+		bizIntro = "A booking was moved through Linkslot."
+		from := confirm.LocalSpan(f.PreviousStartsAt, f.PreviousEndsAt, loc)
+		if f.PreviousStaffName != "" && f.PreviousStaffName != v.StaffName {
+			from += " with " + oneLine(f.PreviousStaffName)
+		}
+		facts = append(common, fact{"New time", when}, fact{"Was", from},
+			fact{"Price", price.String() + " (catalog price, paid at the business)"},
+			fact{"Cancellation", cancellation(f, v.StartsAt, loc)})
+	case "cancel":
+		verb = "Cancelled"
+		personIntro = "Your booking is cancelled."
+		bizIntro = "A booking was cancelled through Linkslot."
+		facts = append(common, fact{"Was", when})
+		fee := "none"
+		if v.CancellationFeeCents > 0 {
+			fee = confirm.Money{Cents: v.CancellationFeeCents, Currency: v.Currency}.String() + " (settled with the business; nothing is charged here)"
+		}
+		facts = append(facts, fact{"Cancellation fee", fee})
+		if strings.TrimSpace(f.Reason) != "" {
+			facts = append(facts, fact{"Reason given", strconv.Quote(f.Reason)})
+		}
+	}
+	subject := fmt.Sprintf("%s: %s at %s, %s", verb, oneLine(v.ServiceName), oneLine(v.BusinessName), short)
+	personOutro := []string{
+		"Your calendar invitation is attached; it updates the same event if the booking moves or is cancelled.",
+		"To change this booking, ask the app you booked with, or visit " + n.issuer + "/account.",
+	}
+	bizFacts := append([]fact{{"Customer", email}}, facts...)
+	bizOutro := []string{"The calendar invitation attached keeps this appointment up to date in your calendar."}
+	return letters{
+		person:   render(subject, personIntro, facts, personOutro),
+		business: render(subject+" ("+email+")", bizIntro, bizFacts, bizOutro),
+	}
+}
+
+// cancellation renders the business's cancellation terms, as the summary
+// does.
+func cancellation(f booking.Facts, start time.Time, loc *time.Location) string {
+	fee := confirm.Money{Cents: f.CancellationFeeCents, Currency: f.Currency}
+	var s string
+	switch {
+	case fee.Cents > 0 && f.CancellationWindowMinutes > 0:
+		until := start.Add(-time.Duration(f.CancellationWindowMinutes) * time.Minute).In(loc)
+		s = fmt.Sprintf("free until %s (%s, %s); after that, cancelling costs %s.",
+			until.Format("Monday 2 January 2006, 15:04"), loc.String(), until.Format("MST"), fee)
+	case fee.Cents > 0:
+		s = fmt.Sprintf("cancelling costs %s.", fee)
+	default:
+		s = "free until the appointment starts."
+	}
+	if p := oneLine(f.CancellationPolicy); p != "" {
+		s += " " + p
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+var htmlLetter = template.Must(template.New("letter").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>{{.Subject}}</title></head>
+<body style="font-family: -apple-system, Segoe UI, Helvetica, Arial, sans-serif; color: #1a1a1a; line-height: 1.45">
+<p style="font-size: 1.1em"><strong>{{.Intro}}</strong></p>
+<table style="border-collapse: collapse">
+{{range .Facts}}<tr><th style="text-align: left; vertical-align: top; padding: 2px 12px 2px 0; color: #555">{{.Label}}</th><td style="padding: 2px 0">{{.Value}}</td></tr>
+{{end}}</table>
+{{range .Outro}}<p>{{.}}</p>
+{{end}}</body></html>
+`))
+
+func render(subject, intro string, facts []fact, outro []string) letter {
+	var t strings.Builder
+	t.WriteString(intro + "\n\n")
+	for _, f := range facts {
+		fmt.Fprintf(&t, "%s: %s\n", f.Label, f.Value)
+	}
+	for _, o := range outro {
+		t.WriteString("\n" + o + "\n")
+	}
+	var h bytes.Buffer
+	_ = htmlLetter.Execute(&h, struct {
+		Subject, Intro string
+		Facts          []fact
+		Outro          []string
+	}{subject, intro, facts, outro})
+	return letter{subject: subject, text: t.String(), html: h.String()}
+}

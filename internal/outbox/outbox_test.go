@@ -1,0 +1,112 @@
+package outbox_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/linkslot/linkslot/internal/outbox"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/store/storetest"
+)
+
+func TestBackoff(t *testing.T) {
+	for _, c := range []struct {
+		attempt  int
+		jitter   float64
+		min, max time.Duration
+	}{
+		{1, 0, 5 * time.Second, 5 * time.Second},
+		{1, 0.999, 5 * time.Second, 10 * time.Second},
+		{2, 0.5, 10 * time.Second, 20 * time.Second},
+		{9, 0.999, 30 * time.Minute, time.Hour},
+		{40, 0.999, 30 * time.Minute, time.Hour},
+	} {
+		if d := outbox.Backoff(c.attempt, c.jitter); d < c.min || d > c.max {
+			t.Errorf("Backoff(%d, %v) = %s, want in [%s, %s]", c.attempt, c.jitter, d, c.min, c.max)
+		}
+	}
+	created := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	if at, ok := outbox.RetryAt(created, created, 1, 24*time.Hour, 0.999); !ok || at.Sub(created) > 30*time.Second {
+		t.Errorf("first retry at +%s, want within 30 s", at.Sub(created))
+	}
+	last := created.Add(24*time.Hour - time.Minute)
+	if at, ok := outbox.RetryAt(created, last, 30, 24*time.Hour, 0.5); !ok || !at.Equal(created.Add(24*time.Hour)) {
+		t.Errorf("retry near the deadline at %s, want the deadline", at)
+	}
+	if _, ok := outbox.RetryAt(created, created.Add(24*time.Hour), 31, 24*time.Hour, 0.5); ok {
+		t.Error("retried past 24 hours")
+	}
+}
+
+// TestFailsAfter24Hours: a message that never gets through is retried with
+// growing waits for 24 hours, then marked failed; replaying it queues it
+// again under the same id, and the metrics count each outcome by channel.
+func TestFailsAfter24Hours(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+		if err := s.EnqueueMessages(ctx, store.OutboxMessage{ID: "msg_doomed", Channel: store.ChannelEmail, Topic: "t",
+			Recipient: "x@example.com", Payload: []byte(`{}`), CreatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+		ok := false
+		reg := prometheus.NewRegistry()
+		w := &outbox.Worker{Store: s, Clock: func() time.Time { return now }, Metrics: outbox.NewMetrics(reg),
+			Channels: map[string]outbox.Deliverer{store.ChannelEmail: outbox.DeliverFunc(func(context.Context, store.OutboxMessage) outbox.Result {
+				if ok {
+					return outbox.Result{OK: true}
+				}
+				return outbox.Result{Err: errors.New("421 try later")}
+			})}}
+		attempts := 0
+		for i := 0; i < 200; i++ {
+			n, err := w.RunOnce(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			attempts += n
+			m, _ := s.GetMessage(ctx, "msg_doomed")
+			if m.Status == store.OutboxFailed {
+				break
+			}
+			now = m.NextAttemptAt
+		}
+		m, _ := s.GetMessage(ctx, "msg_doomed")
+		if m.Status != store.OutboxFailed || m.LastError != "421 try later" {
+			t.Fatalf("after %d attempts: %+v", attempts, m)
+		}
+		if span := now.Sub(m.CreatedAt); span != 24*time.Hour {
+			t.Errorf("last attempt %s after creation, want 24h", span)
+		}
+		if attempts < 20 || attempts > 60 {
+			t.Errorf("%d attempts in 24 hours", attempts)
+		}
+		r, err := s.ReplayMessage(ctx, "msg_doomed", now)
+		if err != nil || r.Status != store.OutboxQueued {
+			t.Fatal(err)
+		}
+		ok = true
+		if n, _ := w.RunOnce(ctx); n != 1 {
+			t.Fatal("replayed message not leased")
+		}
+		if m, _ := s.GetMessage(ctx, "msg_doomed"); m.Status != store.OutboxDelivered {
+			t.Fatalf("after replay: %+v", m)
+		}
+		c := func(outcome string) float64 {
+			return testutil.ToFloat64(w.Metrics.Counter(store.ChannelEmail, outcome))
+		}
+		if c("failed") != 1 || c("retried") != float64(attempts-1) || c("delivered") != 1 {
+			t.Errorf("metrics failed %v retried %v delivered %v (attempts %d)", c("failed"), c("retried"), c("delivered"), attempts)
+		}
+		w.Metrics.Refresh(ctx, s)
+		if n, err := testutil.GatherAndCount(reg, "linkslot_outbox_messages"); err != nil || n != 6 {
+			t.Errorf("message gauges: %d, %v", n, err)
+		}
+	})
+}
