@@ -55,6 +55,9 @@ type Deps struct {
 	// its own expiry checks; the store checks stored expiries against Clock
 	// as well, so a clock set ahead ages codes and tokens in tests.
 	Clock store.Clock
+	// Notifications deliver the outbox (this process runs a worker until
+	// ctx ends); nil builds them from Config.
+	Notifications *app.Notifications
 	// Fetch tunes the fetches of client metadata documents and client key
 	// sets (tests: a resolver and a test CA); the zero value is production.
 	Fetch FetchOptions
@@ -91,6 +94,14 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if c.RefreshIdle <= 0 {
 		c.RefreshIdle = 30 * 24 * time.Hour
 	}
+	if d.Notifications == nil {
+		n, err := app.NewNotifications(c, d.Store, app.NotificationOptions{Clock: d.Clock, Metrics: d.Metrics.Registry(), Logger: d.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("notifications: %w", err)
+		}
+		d.Notifications = n
+	}
+	go d.Notifications.Worker.Run(ctx)
 	km := keys.NewManager(d.Store, c.SecretKey, store.KeyPurposeToken, d.Clock)
 	if err := km.Ensure(ctx); err != nil {
 		return nil, fmt.Errorf("signing keys: %w", err)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/authheader"
 	"github.com/linkslot/linkslot/internal/clientaddr"
+	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 )
@@ -84,6 +85,26 @@ type Config struct {
 	// comma-separated CIDRs or addresses; default none: the TCP peer is the
 	// client). See internal/clientaddr.
 	TrustedProxies []netip.Prefix
+	// Mail is LINKSLOT_SMTP_URL parsed: smtp://[user:pass@]host:port
+	// (STARTTLS when offered), smtps://… (implicit TLS), or off. Unset in
+	// development: messages are written to VarDir/mail as .eml files;
+	// unset in production is refused.
+	Mail mail.Settings
+	// MailFrom is the From address (LINKSLOT_MAIL_FROM, default
+	// "Linkslot <no-reply@ISSUER-HOST>").
+	MailFrom string
+}
+
+// MailDir is where development e-mail is written (VarDir/mail).
+func (c Config) MailDir() string { return filepath.Join(c.VarDir, "mail") }
+
+// IssuerHost is the issuer's host name without a port.
+func (c Config) IssuerHost() string {
+	u, err := url.Parse(c.Issuer)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
 
 // DefaultRequestTimeout is RequestTimeout's default: the PostgreSQL
@@ -204,6 +225,17 @@ func FromEnv(getenv Getenv) (Config, error) {
 		c.SecretKey = []byte(key)
 	} else if c.Production {
 		bad("LINKSLOT_SECRET_KEY is required when LINKSLOT_ENV=production (use: openssl rand -hex 32)")
+	}
+	if m, err := mail.ParseURL(getenv("LINKSLOT_SMTP_URL")); err != nil {
+		bad("LINKSLOT_SMTP_URL %v", err)
+	} else if m.Kind == mail.KindDir && c.Production {
+		bad("LINKSLOT_SMTP_URL is required when LINKSLOT_ENV=production (smtp://host:port, smtps://host:port, or off to send no e-mail)")
+	} else {
+		c.Mail = m
+	}
+	c.MailFrom = get("LINKSLOT_MAIL_FROM", mail.DefaultFrom(c.IssuerHost()))
+	if err := mail.CheckFrom(c.MailFrom); err != nil {
+		bad("LINKSLOT_MAIL_FROM: %v", err)
 	}
 	if len(problems) > 0 {
 		return c, errors.New("configuration problems:\n  - " + strings.Join(problems, "\n  - "))

@@ -39,6 +39,8 @@ func TestValid(t *testing.T) {
 		"LINKSLOT_SHUTDOWN_TIMEOUT":    "5s",
 		"LINKSLOT_REQUEST_TIMEOUT":     "30s",
 		"LINKSLOT_TRUSTED_PROXIES":     "10.0.0.0/8, 192.0.2.1,fd00::/8",
+		"LINKSLOT_SMTP_URL":            "smtps://mailer:pw@smtp.example.com",
+		"LINKSLOT_MAIL_FROM":           "Bookings <bookings@example.com>",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +48,8 @@ func TestValid(t *testing.T) {
 	if !c.Production || c.Issuer != "https://auth.example.com" || len(c.AllowedOrigins) != 2 || c.DBMaxConns != 32 ||
 		c.RefreshIdle != 24*time.Hour || c.LogFormat != "json" || c.ShutdownTimeout != 5*time.Second || c.RequestTimeout != 30*time.Second || string(c.SecretKey) != strings.Repeat("k", 32) ||
 		c.AuthMetricsListen != "127.0.0.1:9090" || c.RSMetricsListen != "127.0.0.1:9091" ||
-		len(c.TrustedProxies) != 3 || c.TrustedProxies[1].String() != "192.0.2.1/32" {
+		len(c.TrustedProxies) != 3 || c.TrustedProxies[1].String() != "192.0.2.1/32" ||
+		c.Mail.Kind != "smtp" || !c.Mail.Implicit || c.Mail.Port != 465 || c.Mail.Username != "mailer" || c.MailFrom != "Bookings <bookings@example.com>" {
 		t.Errorf("config = %+v", c)
 	}
 }
@@ -176,5 +179,42 @@ func TestAdminTokenIsABearerToken(t *testing.T) {
 		if (err == nil) != ok || (err != nil && !strings.Contains(err.Error(), "LINKSLOT_ADMIN_TOKEN")) {
 			t.Errorf("admin token %q: %v", tok, err)
 		}
+	}
+}
+
+// TestProductionNeedsSMTP: a production start without LINKSLOT_SMTP_URL is
+// refused with one clear line; "off" is accepted and sends nothing; in
+// development the default is the .eml folder and From names the issuer host.
+func TestProductionNeedsSMTP(t *testing.T) {
+	prod := map[string]string{"LINKSLOT_ENV": "production", "LINKSLOT_ISSUER": "https://auth.example.com:8443",
+		"LINKSLOT_RESOURCE": "https://api.example.com/mcp", "LINKSLOT_SECRET_KEY": strings.Repeat("k", 32)}
+	_, err := FromEnv(env(prod))
+	if err == nil {
+		t.Fatal("production without LINKSLOT_SMTP_URL was accepted")
+	}
+	lines := strings.Split(err.Error(), "\n  - ")
+	if len(lines) != 2 || !strings.Contains(lines[1], "LINKSLOT_SMTP_URL is required when LINKSLOT_ENV=production") || strings.Contains(lines[1], "\n") {
+		t.Fatalf("want exactly one problem line naming LINKSLOT_SMTP_URL, got:\n%s", err)
+	}
+	prod["LINKSLOT_SMTP_URL"] = "off"
+	c, err := FromEnv(env(prod))
+	if err != nil || c.Mail.Kind != "off" {
+		t.Fatalf("off: %+v, %v", c.Mail, err)
+	}
+	if c.MailFrom != "Linkslot <no-reply@auth.example.com>" {
+		t.Fatalf("default From = %q", c.MailFrom)
+	}
+	c, err = FromEnv(env(nil))
+	if err != nil || c.Mail.Kind != "dir" || c.MailDir() != filepath.Join("var", "mail") {
+		t.Fatalf("development default: %+v %q, %v", c.Mail, c.MailDir(), err)
+	}
+	for _, bad := range []string{"http://smtp.example.com", "smtp://", "smtp://u:hunter2@h:99999", "smtp://h:25/path"} {
+		_, err := FromEnv(env(map[string]string{"LINKSLOT_SMTP_URL": bad}))
+		if err == nil || !strings.Contains(err.Error(), "LINKSLOT_SMTP_URL") || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	if _, err := FromEnv(env(map[string]string{"LINKSLOT_MAIL_FROM": "not an address"})); err == nil || !strings.Contains(err.Error(), "LINKSLOT_MAIL_FROM") {
+		t.Errorf("bad From accepted: %v", err)
 	}
 }

@@ -74,6 +74,10 @@ type Deps struct {
 	// Notifier writes the messages of every executed mutation in its
 	// transaction (nil: none; see internal/mutation).
 	Notifier mutation.Notifier
+	// Notifications queue the messages of every executed mutation and
+	// deliver the outbox; nil builds them from Config. Either way this
+	// process runs an outbox worker until ctx ends.
+	Notifications *app.Notifications
 }
 
 // Authenticator verifies a bearer token and says whom it speaks for.
@@ -104,6 +108,12 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		// could carry a grant and no mutation could run.
 		return nil, errors.New("rshttp: Config.SecretKey is required (LINKSLOT_SECRET_KEY)")
 	}
+
+	notes, err := startNotifications(ctx, d.Store, cfg, d.Notifications, d.Clock, d.Metrics, d.Logger)
+	if err != nil {
+		return nil, err
+	}
+	d.Notifications = notes
 
 	engine := booking.NewService(d.Store, d.Clock)
 	var domain tools.Domain = d.Domain
@@ -204,6 +214,21 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		}
 	})
 	return d.Metrics.HTTPMiddleware(nil, e), nil
+}
+
+// startNotifications builds the process's notifications unless given and
+// starts its outbox worker.
+func startNotifications(ctx context.Context, s store.Store, cfg config.Config, n *app.Notifications, clock store.Clock,
+	m *metrics.Metrics, log *slog.Logger) (*app.Notifications, error) {
+	if n == nil {
+		var err error
+		n, err = app.NewNotifications(cfg, s, app.NotificationOptions{Clock: clock, Metrics: m.Registry(), Logger: log})
+		if err != nil {
+			return nil, fmt.Errorf("rshttp: notifications: %w", err)
+		}
+	}
+	go n.Worker.Run(ctx)
+	return n, nil
 }
 
 // carryDeadline hands the request's deadline (router.Options.Timeout) to the

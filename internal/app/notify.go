@@ -1,0 +1,73 @@
+package app
+
+import (
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/mail"
+	"github.com/linkslot/linkslot/internal/notify"
+	"github.com/linkslot/linkslot/internal/outbox"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/webhook"
+)
+
+// Notifications are a server process's share of CONTRACT §11: the Notifier
+// that mutations queue messages with, and the outbox worker that delivers
+// them (every server process runs one; start it with go Worker.Run(ctx)).
+type Notifications struct {
+	Notifier *notify.Notifier
+	Worker   *outbox.Worker
+	Sealer   *webhook.Sealer // nil without a secret key
+}
+
+// NotificationOptions override parts of the configured wiring (tests).
+type NotificationOptions struct {
+	Clock   store.Clock
+	Mail    mail.Sender          // default: from cfg.Mail
+	Webhook *webhook.Deliverer   // default: safefetch's rules, loopback in development
+	Metrics *prometheus.Registry // nil: no outbox metrics
+	Logger  *slog.Logger
+}
+
+// NewNotifications builds the Notifier and the outbox worker from the
+// configuration.
+func NewNotifications(cfg config.Config, s store.Store, o NotificationOptions) (*Notifications, error) {
+	n, err := notify.New(notify.Options{Issuer: cfg.Issuer, From: cfg.MailFrom, MailOff: cfg.Mail.Kind == mail.KindOff, Clock: o.Clock})
+	if err != nil {
+		return nil, err
+	}
+	sender := o.Mail
+	if sender == nil {
+		from := cfg.MailFrom
+		if from == "" {
+			from = mail.DefaultFrom(n.Host())
+		}
+		sender = mail.New(cfg.Mail, mail.Composer{From: from, Host: n.Host()}, cfg.MailDir())
+	}
+	out := &Notifications{Notifier: n}
+	channels := map[string]outbox.Deliverer{store.ChannelEmail: notify.MailDeliverer(sender)}
+	if len(cfg.SecretKey) >= 32 {
+		if out.Sealer, err = webhook.NewSealer(cfg.SecretKey); err != nil {
+			return nil, err
+		}
+		d := o.Webhook
+		if d == nil {
+			d = &webhook.Deliverer{Development: !cfg.Production}
+		}
+		d.Endpoints, d.Sealer = s, out.Sealer
+		if d.Clock == nil {
+			d.Clock = o.Clock
+		}
+		channels[store.ChannelWebhook] = d
+	} else {
+		channels[store.ChannelWebhook] = notify.Unavailable("this process has no secret key to sign webhooks with")
+	}
+	w := &outbox.Worker{Store: s, Channels: channels, Clock: o.Clock, Logger: o.Logger}
+	if o.Metrics != nil {
+		w.Metrics = outbox.NewMetrics(o.Metrics)
+	}
+	out.Worker = w
+	return out, nil
+}
