@@ -18,6 +18,7 @@ import (
 	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/webhook"
 )
 
 // ActorCLI is the actor id recorded for the command line.
@@ -42,6 +43,12 @@ type Store interface {
 	SearchAccounts(ctx context.Context, q store.AccountQuery) ([]store.Account, error)
 	GetAccountByEmail(ctx context.Context, email string) (store.Account, error)
 	ListAccountLinks(ctx context.Context, accountID string) ([]store.Link, error)
+	GetBusiness(ctx context.Context, reference string) (store.Business, error)
+	// Webhook endpoints and their deliveries (CONTRACT §11).
+	GetWebhookEndpoint(ctx context.Context, id string) (store.WebhookEndpoint, error)
+	ListWebhookEndpoints(ctx context.Context, businessID string) ([]store.WebhookEndpoint, error)
+	ListMessages(ctx context.Context, f store.OutboxFilter) ([]store.OutboxMessage, error)
+	ListAttempts(ctx context.Context, messageID string) ([]store.DeliveryAttempt, error)
 	InTx(ctx context.Context, fn func(store.Store) error) error
 }
 
@@ -76,15 +83,22 @@ type Config struct {
 	// SecretKey encrypts signing keys at rest (LINKSLOT_SECRET_KEY); only
 	// RotateSigningKey needs it.
 	SecretKey []byte
+	// Webhooks seals webhook endpoint secrets (from LINKSLOT_SECRET_KEY);
+	// nil refuses the webhook operations that create or rotate a secret.
+	Webhooks *webhook.Sealer
+	// Development admits http:// webhook URLs on loopback (LINKSLOT_ENV).
+	Development bool
 }
 
 // Service performs administrative operations, each audited in the same
 // transaction as its change.
 type Service struct {
-	store  Store
-	clock  store.Clock
-	docs   *cimd.Resolver
-	secret []byte
+	store       Store
+	clock       store.Clock
+	docs        *cimd.Resolver
+	secret      []byte
+	sealer      *webhook.Sealer
+	development bool
 }
 
 // New returns a Service.
@@ -98,7 +112,7 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Documents == nil {
 		cfg.Documents = cimd.NewResolver(nil, cimd.Options{})
 	}
-	return &Service{store: cfg.Store, clock: cfg.Clock, docs: cfg.Documents, secret: cfg.SecretKey}, nil
+	return &Service{store: cfg.Store, clock: cfg.Clock, docs: cfg.Documents, secret: cfg.SecretKey, sealer: cfg.Webhooks, development: cfg.Development}, nil
 }
 
 func (s *Service) now() time.Time { return store.UTC(s.clock()) }

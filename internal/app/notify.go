@@ -5,6 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/notify"
@@ -29,6 +31,21 @@ type NotificationOptions struct {
 	Webhook *webhook.Deliverer   // default: safefetch's rules, loopback in development
 	Metrics *prometheus.Registry // nil: no outbox metrics
 	Logger  *slog.Logger
+}
+
+// AdminService is the admin service of the configuration: webhook secrets
+// sealed under LINKSLOT_SECRET_KEY, loopback webhook URLs in development.
+// docs fetches client ID metadata documents (nil: production rules).
+func AdminService(cfg config.Config, s store.Store, docs *cimd.Resolver) (*admin.Service, error) {
+	c := admin.Config{Store: s, Development: !cfg.Production, Documents: docs, SecretKey: cfg.SecretKey}
+	if len(cfg.SecretKey) >= 32 {
+		sealer, err := webhook.NewSealer(cfg.SecretKey)
+		if err != nil {
+			return nil, err
+		}
+		c.Webhooks = sealer
+	}
+	return admin.New(c)
 }
 
 // NewNotifications builds the Notifier and the outbox worker from the

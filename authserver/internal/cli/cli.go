@@ -118,7 +118,7 @@ func (e *env) adminService(ctx context.Context) (*admin.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return admin.New(admin.Config{Store: s, SecretKey: cfg.SecretKey, Documents: cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production})})
+	return app.AdminService(cfg, s, cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production}))
 }
 
 func (e *env) close() {

@@ -11,7 +11,6 @@ import (
 	"github.com/linkslot/linkslot/authserver/authhttp"
 	consentui "github.com/linkslot/linkslot/consent-ui"
 	adminui "github.com/linkslot/linkslot/consent-ui/admin"
-	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/admin/adminapi"
 	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/booking"
@@ -149,7 +148,7 @@ func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slo
 	if err != nil {
 		return nil, err
 	}
-	svc, err := admin.New(admin.Config{Store: s, SecretKey: cfg.SecretKey, Documents: cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production, Observe: m.ObserveFetch})})
+	svc, err := app.AdminService(cfg, s, cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production, Observe: m.ObserveFetch}))
 	if err != nil {
 		return nil, err
 	}

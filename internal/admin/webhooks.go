@@ -1,0 +1,328 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/notify"
+	"github.com/linkslot/linkslot/internal/safefetch"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/webhook"
+)
+
+// ---- webhooks (CONTRACT §11) ----
+
+// WebhookInfo is an endpoint as administrators see it: everything but the
+// secret.
+type WebhookInfo struct {
+	ID        string    `json:"id"`
+	Business  string    `json:"business"` // the business reference
+	URL       string    `json:"url"`
+	Events    []string  `json:"events"`
+	Enabled   bool      `json:"enabled"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// CreatedWebhook is an endpoint with its secret, shown once.
+type CreatedWebhook struct {
+	WebhookInfo
+	Secret string `json:"secret"`
+}
+
+// DeliveryInfo is one outbox message with its attempts (a webhook delivery
+// or an e-mail). Its ID is the webhook-id.
+type DeliveryInfo struct {
+	ID          string         `json:"id"`
+	Channel     string         `json:"channel"`
+	Topic       string         `json:"type"`
+	EndpointID  string         `json:"endpoint_id,omitempty"`
+	Recipient   string         `json:"recipient,omitempty"`
+	Status      string         `json:"status"`
+	Attempts    int            `json:"attempts"`
+	NextAttempt *time.Time     `json:"next_attempt_at,omitempty"`
+	LastError   string         `json:"last_error,omitempty"`
+	CreatedAt   time.Time      `json:"created_at"`
+	DeliveredAt *time.Time     `json:"delivered_at,omitempty"`
+	Log         []AttemptEntry `json:"log,omitempty"`
+}
+
+// AttemptEntry is one delivery attempt.
+type AttemptEntry struct {
+	Attempt    int       `json:"attempt"`
+	At         time.Time `json:"at"`
+	OK         bool      `json:"ok"`
+	StatusCode int       `json:"status_code,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	DurationMs int64     `json:"duration_ms"`
+}
+
+func webhookInfo(e store.WebhookEndpoint, businessRef string) WebhookInfo {
+	return WebhookInfo{ID: e.ID, Business: businessRef, URL: e.URL, Events: nonNil(e.Events), Enabled: e.Enabled,
+		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
+}
+
+func deliveryInfo(m store.OutboxMessage, log []store.DeliveryAttempt) DeliveryInfo {
+	d := DeliveryInfo{ID: m.ID, Channel: m.Channel, Topic: m.Topic, EndpointID: m.EndpointID, Recipient: m.Recipient,
+		Status: m.Status, Attempts: m.Attempts, LastError: m.LastError, CreatedAt: m.CreatedAt, DeliveredAt: m.DeliveredAt}
+	if m.Status == store.OutboxQueued {
+		next := m.NextAttemptAt
+		d.NextAttempt = &next
+	}
+	for _, a := range log {
+		d.Log = append(d.Log, AttemptEntry{Attempt: a.Attempt, At: a.At, OK: a.OK, StatusCode: a.StatusCode, Error: a.Error,
+			DurationMs: a.Duration.Milliseconds()})
+	}
+	return d
+}
+
+// checkEvents validates an endpoint's event list; empty means all.
+func checkEvents(events []string) ([]string, error) {
+	events = clean(events)
+	if len(events) == 0 {
+		return slices.Clone(notify.Events), nil
+	}
+	for _, e := range events {
+		if !slices.Contains(notify.Events, e) {
+			return nil, invalid("events", "unknown event "+quote(e)+" (known: "+strings.Join(notify.Events, ", ")+")")
+		}
+	}
+	slices.Sort(events)
+	return slices.Compact(events), nil
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// checkWebhookURL applies the fetch address rules of CONTRACT §10 to a URL:
+// https with a host, or in development http to localhost or a loopback
+// address. Addresses are checked again on every delivery.
+func (s *Service) checkWebhookURL(raw string) error {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return invalid("url", "the endpoint URL is required")
+	}
+	if len(raw) > 2000 {
+		return invalid("url", "the endpoint URL is longer than 2000 characters")
+	}
+	if _, err := safefetch.CheckURL(raw, s.development); err != nil {
+		msg := "must be an https URL"
+		if s.development {
+			msg += " (or http to localhost or a loopback address in development)"
+		}
+		return invalid("url", msg)
+	}
+	return nil
+}
+
+func (s *Service) businessRefs(ctx context.Context) (map[string]string, error) {
+	bs, err := s.store.ListBusinesses(ctx)
+	if err != nil {
+		return nil, err
+	}
+	refs := make(map[string]string, len(bs))
+	for _, b := range bs {
+		refs[b.ID] = b.Reference
+	}
+	return refs, nil
+}
+
+var errNoSealer = errors.New("webhooks need LINKSLOT_SECRET_KEY to seal their secrets")
+
+// CreateWebhook registers an endpoint for a business and returns it with
+// its secret, which is shown only this once.
+func (s *Service) CreateWebhook(ctx context.Context, a Actor, businessRef, rawURL string, events []string) (CreatedWebhook, error) {
+	if s.sealer == nil {
+		return CreatedWebhook{}, errNoSealer
+	}
+	if err := s.checkWebhookURL(rawURL); err != nil {
+		return CreatedWebhook{}, err
+	}
+	ev, err := checkEvents(events)
+	if err != nil {
+		return CreatedWebhook{}, err
+	}
+	biz, err := s.store.GetBusiness(ctx, strings.TrimSpace(businessRef))
+	if err != nil {
+		return CreatedWebhook{}, translate(err, "business "+businessRef)
+	}
+	now := s.now()
+	secret := webhook.NewSecret()
+	e := store.WebhookEndpoint{ID: store.NewID("whe"), BusinessID: biz.ID, URL: strings.TrimSpace(rawURL), Events: ev,
+		Enabled: true, CreatedAt: now, UpdatedAt: now}
+	e.SecretEncrypted = s.sealer.Seal(e.ID, secret)
+	info := webhookInfo(e, biz.Reference)
+	err = s.store.InTx(ctx, func(tx store.Store) error {
+		if err := tx.CreateWebhookEndpoint(ctx, e); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, a, "webhook.create", e.ID, nil, info)
+	})
+	if err != nil {
+		return CreatedWebhook{}, translate(err, "webhook endpoint")
+	}
+	return CreatedWebhook{WebhookInfo: info, Secret: secret}, nil
+}
+
+// ListWebhooks lists the endpoints of a business, or of every business
+// when businessRef is empty.
+func (s *Service) ListWebhooks(ctx context.Context, businessRef string) ([]WebhookInfo, error) {
+	refs, err := s.businessRefs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id := ""
+	if businessRef = strings.TrimSpace(businessRef); businessRef != "" {
+		b, err := s.store.GetBusiness(ctx, businessRef)
+		if err != nil {
+			return nil, translate(err, "business "+businessRef)
+		}
+		id = b.ID
+	}
+	eps, err := s.store.ListWebhookEndpoints(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]WebhookInfo, len(eps))
+	for i, e := range eps {
+		out[i] = webhookInfo(e, refs[e.BusinessID])
+	}
+	return out, nil
+}
+
+// GetWebhook returns one endpoint.
+func (s *Service) GetWebhook(ctx context.Context, id string) (WebhookInfo, error) {
+	e, err := s.store.GetWebhookEndpoint(ctx, id)
+	if err != nil {
+		return WebhookInfo{}, translate(err, "webhook endpoint "+id)
+	}
+	refs, err := s.businessRefs(ctx)
+	if err != nil {
+		return WebhookInfo{}, err
+	}
+	return webhookInfo(e, refs[e.BusinessID]), nil
+}
+
+func (s *Service) updateWebhook(ctx context.Context, a Actor, id, action string, fn func(store.WebhookEndpoint) (store.WebhookEndpoint, error)) (WebhookInfo, error) {
+	refs, err := s.businessRefs(ctx)
+	if err != nil {
+		return WebhookInfo{}, err
+	}
+	var out WebhookInfo
+	err = s.store.InTx(ctx, func(tx store.Store) error {
+		var before WebhookInfo
+		e, err := tx.UpdateWebhookEndpoint(ctx, id, func(e store.WebhookEndpoint) (store.WebhookEndpoint, error) {
+			before = webhookInfo(e, refs[e.BusinessID])
+			return fn(e)
+		})
+		if err != nil {
+			return err
+		}
+		out = webhookInfo(e, refs[e.BusinessID])
+		return s.audit(ctx, tx, a, action, id, before, out)
+	})
+	return out, translate(err, "webhook endpoint "+id)
+}
+
+// SetWebhookEnabled enables or disables an endpoint. A disabled endpoint
+// gets no new events, and its pending deliveries fail (replayable).
+func (s *Service) SetWebhookEnabled(ctx context.Context, a Actor, id string, enabled bool) (WebhookInfo, error) {
+	action := "webhook.disable"
+	if enabled {
+		action = "webhook.enable"
+	}
+	return s.updateWebhook(ctx, a, id, action, func(e store.WebhookEndpoint) (store.WebhookEndpoint, error) {
+		e.Enabled = enabled
+		return e, nil
+	})
+}
+
+// RotateWebhookSecret gives an endpoint a new secret, shown once; pending
+// and later deliveries are signed with it.
+func (s *Service) RotateWebhookSecret(ctx context.Context, a Actor, id string) (CreatedWebhook, error) {
+	if s.sealer == nil {
+		return CreatedWebhook{}, errNoSealer
+	}
+	secret := webhook.NewSecret()
+	info, err := s.updateWebhook(ctx, a, id, "webhook.rotate_secret", func(e store.WebhookEndpoint) (store.WebhookEndpoint, error) {
+		e.SecretEncrypted = s.sealer.Seal(e.ID, secret)
+		return e, nil
+	})
+	if err != nil {
+		return CreatedWebhook{}, err
+	}
+	return CreatedWebhook{WebhookInfo: info, Secret: secret}, nil
+}
+
+// DeleteWebhook deletes an endpoint and its delivery log.
+func (s *Service) DeleteWebhook(ctx context.Context, a Actor, id string) error {
+	before, err := s.GetWebhook(ctx, id)
+	if err != nil {
+		return err
+	}
+	err = s.store.InTx(ctx, func(tx store.Store) error {
+		if err := tx.DeleteWebhookEndpoint(ctx, id); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, a, "webhook.delete", id, before, nil)
+	})
+	return translate(err, "webhook endpoint "+id)
+}
+
+// WebhookDeliveries is an endpoint's delivery log, newest first, each with
+// its attempts.
+func (s *Service) WebhookDeliveries(ctx context.Context, id string, limit int) ([]DeliveryInfo, error) {
+	if _, err := s.store.GetWebhookEndpoint(ctx, id); err != nil {
+		return nil, translate(err, "webhook endpoint "+id)
+	}
+	return s.deliveries(ctx, store.OutboxFilter{EndpointID: id, Limit: limit})
+}
+
+// ListDeliveries lists outbox messages (e-mail and webhook) with a status
+// ("failed" for the ones waiting for a replay; empty: any), newest first.
+func (s *Service) ListDeliveries(ctx context.Context, status, channel string, limit int) ([]DeliveryInfo, error) {
+	switch status {
+	case "", store.OutboxQueued, store.OutboxDelivered, store.OutboxFailed:
+	default:
+		return nil, invalid("status", "must be queued, delivered or failed")
+	}
+	switch channel {
+	case "", store.ChannelEmail, store.ChannelWebhook:
+	default:
+		return nil, invalid("channel", "must be email or webhook")
+	}
+	return s.deliveries(ctx, store.OutboxFilter{Status: status, Channel: channel, Limit: limit})
+}
+
+func (s *Service) deliveries(ctx context.Context, f store.OutboxFilter) ([]DeliveryInfo, error) {
+	ms, err := s.store.ListMessages(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DeliveryInfo, len(ms))
+	for i, m := range ms {
+		log, err := s.store.ListAttempts(ctx, m.ID)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = deliveryInfo(m, log)
+	}
+	return out, nil
+}
+
+// ReplayDelivery queues a delivery again now, with its original id (the
+// same webhook-id).
+func (s *Service) ReplayDelivery(ctx context.Context, a Actor, id string) (DeliveryInfo, error) {
+	var out DeliveryInfo
+	err := s.store.InTx(ctx, func(tx store.Store) error {
+		m, err := tx.ReplayMessage(ctx, strings.TrimSpace(id), s.now())
+		if err != nil {
+			return err
+		}
+		out = deliveryInfo(m, nil)
+		return s.audit(ctx, tx, a, "delivery.replay", m.ID, nil, map[string]string{"channel": m.Channel, "type": m.Topic})
+	})
+	return out, translate(err, "delivery "+id)
+}

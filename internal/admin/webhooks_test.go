@@ -1,0 +1,119 @@
+package admin_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/webhook"
+)
+
+// TestWebhooksCLI drives `authserver webhooks …`: create prints the secret
+// once (whsec_ + base64 of 32 bytes), stored sealed; list, disable, enable,
+// rotate-secret, deliveries, replay and delete work and are audited; bad
+// URLs and events are refused with nothing written.
+func TestWebhooksCLI(t *testing.T) {
+	ctx := context.Background()
+	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		sealer, _ := webhook.NewSealer([]byte(strings.Repeat("s", 32)))
+		svc, err := admin.New(admin.Config{Store: s, Clock: tickingClock(), Webhooks: sealer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.PutCatalog(ctx, store.Catalog{Business: store.Business{Reference: "biz-a", Name: "A", Category: store.CategoryAppointment,
+			TimeZone: "Europe/Lisbon", Currency: "EUR"}}); err != nil {
+			t.Fatal(err)
+		}
+		out := mustRun(t, svc, "", "webhooks", "create", "--business", "biz-a", "--url", "https://hooks.example/in",
+			"--events", "booking.created,booking.cancelled", "--json")
+		var created admin.CreatedWebhook
+		if err := json.Unmarshal([]byte(out), &created); err != nil {
+			t.Fatal(err)
+		}
+		key, err := webhook.Key(created.Secret)
+		if !strings.HasPrefix(created.Secret, "whsec_") || err != nil || len(key) != 32 {
+			t.Fatalf("secret %q (%v)", created.Secret, err)
+		}
+		if strings.Join(created.Events, ",") != "booking.cancelled,booking.created" || created.Business != "biz-a" || !created.Enabled {
+			t.Fatalf("created %+v", created)
+		}
+		ep, _ := s.GetWebhookEndpoint(ctx, created.ID)
+		if strings.Contains(string(ep.SecretEncrypted), created.Secret) {
+			t.Fatal("secret stored in the clear")
+		}
+		if got, err := sealer.Open(ep.ID, ep.SecretEncrypted); err != nil || got != created.Secret {
+			t.Fatalf("sealed secret opens to %q, %v", got, err)
+		}
+		list := mustRun(t, svc, "", "webhooks", "list", "--business", "biz-a")
+		if !strings.Contains(list, created.ID) || strings.Contains(list, created.Secret) {
+			t.Fatalf("list:\n%s", list)
+		}
+		for _, bad := range [][]string{
+			{"--url", "http://hooks.example/in"}, {"--url", "ftp://x"}, {"--url", "https://hooks.example/in", "--events", "booking.exploded"},
+		} {
+			args := append([]string{"webhooks", "create", "--business", "biz-a"}, bad...)
+			if _, err := run(t, svc, "", args...); !errors.Is(err, admin.ErrInvalid) {
+				t.Errorf("%v: %v", bad, err)
+			}
+		}
+		if _, err := run(t, svc, "", "webhooks", "create", "--business", "biz-missing", "--url", "https://h.example/x"); !errors.Is(err, admin.ErrNotFound) {
+			t.Errorf("unknown business: %v", err)
+		}
+		if ws, _ := svc.ListWebhooks(ctx, ""); len(ws) != 1 {
+			t.Fatalf("refused creates wrote endpoints: %+v", ws)
+		}
+		mustRun(t, svc, "", "webhooks", "disable", created.ID)
+		if ep, _ := s.GetWebhookEndpoint(ctx, created.ID); ep.Enabled {
+			t.Fatal("disable did not disable")
+		}
+		mustRun(t, svc, "", "webhooks", "enable", created.ID)
+		rot := mustRun(t, svc, "", "webhooks", "rotate-secret", created.ID)
+		if !strings.Contains(rot, "whsec_") || strings.Contains(rot, created.Secret) {
+			t.Fatalf("rotate-secret:\n%s", rot)
+		}
+
+		// A failed delivery shows in the log and is replayed with its id.
+		if err := s.EnqueueMessages(ctx, store.OutboxMessage{ID: "msg_hook1", Channel: store.ChannelWebhook, Topic: "booking.created",
+			EndpointID: created.ID, Payload: []byte(`{}`), CreatedAt: fixedNow}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.LeaseMessages(ctx, "w", fixedNow, time.Minute, 10); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.FinishAttempt(ctx, "w", store.DeliveryAttempt{MessageID: "msg_hook1", Attempt: 1, StatusCode: 503, Error: "the endpoint answered 503", At: fixedNow}, fixedNow.Add(0)); err != nil {
+			t.Fatal(err)
+		}
+		dl := mustRun(t, svc, "", "webhooks", "deliveries", created.ID)
+		if !strings.Contains(dl, "msg_hook1") || !strings.Contains(dl, "HTTP 503") {
+			t.Fatalf("deliveries:\n%s", dl)
+		}
+		mustRun(t, svc, "", "webhooks", "replay", "msg_hook1")
+		if _, err := run(t, svc, "", "webhooks", "replay", "msg_nope"); !errors.Is(err, admin.ErrNotFound) {
+			t.Errorf("replay of an unknown delivery: %v", err)
+		}
+		mustRun(t, svc, "", "webhooks", "delete", created.ID)
+		if _, err := s.GetWebhookEndpoint(ctx, created.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatal("delete did not delete")
+		}
+		var actions []string
+		for _, e := range auditOf(t, s) {
+			if strings.HasPrefix(e.Action, "webhook.") || strings.HasPrefix(e.Action, "delivery.") {
+				actions = append(actions, e.Action)
+				if strings.Contains(string(e.After)+string(e.Before), "whsec_") {
+					t.Errorf("audit %s holds a secret", e.Action)
+				}
+			}
+		}
+		want := "webhook.create webhook.disable webhook.enable webhook.rotate_secret delivery.replay webhook.delete"
+		if strings.Join(actions, " ") != want {
+			t.Fatalf("audit %v, want %s", actions, want)
+		}
+	})
+}
