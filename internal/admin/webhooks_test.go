@@ -11,7 +11,7 @@ import (
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/webhook"
 )
 
@@ -21,7 +21,7 @@ import (
 // URLs and events are refused with nothing written.
 func TestWebhooksCLI(t *testing.T) {
 	ctx := context.Background()
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		sealer, _ := webhook.NewSealer([]byte(strings.Repeat("s", 32)))
 		svc, err := admin.New(admin.Config{Store: s, Clock: tickingClock(), Webhooks: sealer})
 		if err != nil {

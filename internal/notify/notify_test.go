@@ -21,7 +21,7 @@ import (
 	"github.com/linkslot/linkslot/internal/outbox"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/testkit"
 )
 
@@ -304,7 +304,7 @@ func parseOffset(t *testing.T, s string) int {
 // invitation with the same UID, a SEQUENCE rising with the version, the
 // business's TZID and the right instants on both sides of the DST change.
 func TestBookingEmailsThroughSMTP(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := newFixture(t, s, "desk@harbor.example")
 		smtpd := testkit.NewSMTPServer(t)
 		clock := f.now
@@ -411,7 +411,7 @@ func TestBookingEmailsThroughSMTP(t *testing.T) {
 // endpoint answers business "none"; with e-mail off the person is "off"
 // and nothing is queued.
 func TestNoContactNoEndpoint(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := newFixture(t, s, "")
 		n, _ := notify.New(notify.Options{Issuer: "http://127.0.0.1:8080", Clock: func() time.Time { return f.now }})
 		start := time.Date(2026, 3, 6, 15, 0, 0, 0, time.UTC)
@@ -433,7 +433,7 @@ func TestNoContactNoEndpoint(t *testing.T) {
 // (verification, password reset) queues it in the caller's transaction and
 // sends it with both parts; nothing is queued when mail is off.
 func TestQueueEmail(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	now := time.Date(2026, 3, 1, 15, 0, 0, 0, time.UTC)
 	n, _ := notify.New(notify.Options{Issuer: "http://localhost:8080", Clock: func() time.Time { return now }})
 	err := s.InTx(ctx, func(tx store.Store) error {

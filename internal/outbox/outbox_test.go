@@ -12,7 +12,7 @@ import (
 	"github.com/linkslot/linkslot/internal/outbox"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 func TestBackoff(t *testing.T) {
@@ -48,7 +48,7 @@ func TestBackoff(t *testing.T) {
 // growing waits for 24 hours, then marked failed; replaying it queues it
 // again under the same id, and the metrics count each outcome by channel.
 func TestFailsAfter24Hours(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
 		now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 		if err := s.EnqueueMessages(ctx, store.OutboxMessage{ID: "msg_doomed", Channel: store.ChannelEmail, Topic: "t",

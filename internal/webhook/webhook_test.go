@@ -17,7 +17,7 @@ import (
 	"github.com/linkslot/linkslot/internal/safefetch"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/testkit"
 	"github.com/linkslot/linkslot/internal/webhook"
 )
@@ -187,7 +187,7 @@ func (f *fixture) enqueue(t *testing.T, n int, at time.Time) []string {
 // its original webhook-id and exactly once; the first retry of each comes
 // within 30 s of its first failure.
 func TestReceiverDownTwoMinutes(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		var mu sync.Mutex
 		now := store.UTC(time.Now()) // the reference verifier checks timestamps against real time
 		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
@@ -243,7 +243,7 @@ func TestReceiverDownTwoMinutes(t *testing.T) {
 // before delivering them, or dies holding their lease, loses nothing: the
 // next worker delivers each once the lease expires.
 func TestCrashAfterCommit(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		var mu sync.Mutex
 		now := store.UTC(time.Now())
 		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
@@ -274,7 +274,7 @@ func TestCrashAfterCommit(t *testing.T) {
 // TestRefusedAddresses: an endpoint whose URL leads to a private address is
 // never contacted; without development mode loopback is refused too.
 func TestRefusedAddresses(t *testing.T) {
-	s := storetest.SQLite(t)
+	s := sqltest.SQLite(t)
 	now := store.UTC(time.Now())
 	clock := func() time.Time { return now }
 	f := newFixture(t, s, clock)

@@ -30,7 +30,7 @@ func TestUpgradeAccountsTrust(t *testing.T) {
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/storetest"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestUpgradeFromInitialSchema fills a database at the first schema version
@@ -46,7 +46,7 @@ func TestUpgradeFromInitialSchema(t *testing.T) {
 			if backend == "sqlite" {
 				raw = "sqlite://" + filepath.Join(t.TempDir(), "old.db")
 			} else {
-				raw = storetest.NewPostgresDatabase(t)
+				raw = sqltest.NewPostgresDatabase(t)
 			}
 			ctx := context.Background()
 			s, err := sqlstore.Open(ctx, raw, sqlstore.Options{})
