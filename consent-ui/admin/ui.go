@@ -87,14 +87,20 @@ func New(svc *admin.Service, ui consent.UI, log *slog.Logger) (*Handler, error) 
 	m.HandleFunc("GET /admin/users/{email}", h.admin(h.getUser))
 	m.HandleFunc("POST /admin/users/{email}/disable", h.admin(h.postUserDisable))
 	m.HandleFunc("POST /admin/users/{email}/enable", h.admin(h.postUserEnable))
+	m.HandleFunc("GET /admin/webhooks", h.admin(h.getWebhooks))
+	m.HandleFunc("POST /admin/webhooks", h.admin(h.postNewWebhook))
+	m.HandleFunc("GET /admin/webhooks/{id}", h.admin(h.getWebhook))
+	m.HandleFunc("POST /admin/webhooks/{id}/{action}", h.admin(h.postWebhookAction))
+	m.HandleFunc("POST /admin/deliveries/{id}/replay", h.admin(h.postReplay))
 	m.HandleFunc("GET /admin/static/", h.serveStatic)
 	return h, nil
 }
 
-var pageNames = []string{"clients", "client_form", "client_secret", "businesses", "catalog", "audit", "users", "user"}
+var pageNames = []string{"clients", "client_form", "client_secret", "businesses", "catalog", "audit", "users", "user",
+	"webhooks", "webhook", "webhook_secret"}
 
 func parsePages() (map[string]*template.Template, error) {
-	funcs := template.FuncMap{"path": url.PathEscape}
+	funcs := template.FuncMap{"path": url.PathEscape, "checked": checked}
 	out := map[string]*template.Template{}
 	for _, name := range pageNames {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
@@ -259,6 +265,11 @@ var notices = map[string]string{
 	"user-disabled": "The account is disabled: it was signed out everywhere, its apps were disconnected, " +
 		"and their access tokens stop working within seconds.",
 	"user-enabled": "The account is enabled again. Its apps must be connected again.",
+
+	"webhook-disabled": "The endpoint is disabled: it gets no new events, and its pending deliveries fail (they can be replayed).",
+	"webhook-enabled":  "The endpoint is enabled again.",
+	"webhook-deleted":  "The endpoint was deleted, with its delivery log.",
+	"replayed":         "The delivery is queued again with its original id; it goes out within seconds.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("done")] }

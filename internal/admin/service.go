@@ -741,10 +741,12 @@ type BusinessInfo struct {
 	City         string `json:"city,omitempty"`
 	TimeZone     string `json:"timezone"`
 	AgentBooking bool   `json:"agent_booking"`
+	ContactEmail string `json:"contact_email,omitempty"`
 }
 
 func businessInfo(b store.Business) BusinessInfo {
-	return BusinessInfo{Reference: b.Reference, Name: b.Name, Category: b.Category, City: b.City, TimeZone: b.TimeZone, AgentBooking: b.AgentBooking}
+	return BusinessInfo{Reference: b.Reference, Name: b.Name, Category: b.Category, City: b.City, TimeZone: b.TimeZone,
+		AgentBooking: b.AgentBooking, ContactEmail: b.ContactEmail}
 }
 
 // ListBusinesses returns every business ordered by reference.

@@ -52,7 +52,7 @@ func DemoCatalogs(now time.Time) []store.Catalog {
 				TimeZone: "America/New_York", AgentBooking: true, MinNoticeMinutes: 60, HorizonDays: 60, SlotIntervalMinutes: 15,
 				CancellationWindowMinutes: 24 * 60, CancellationFeeCents: 1500, Currency: "USD",
 				CancellationPolicy: "Free cancellation up to 24 hours before your appointment; later cancellations are charged a USD 15.00 fee.",
-				PrivacyNotice:      demoPrivacy, BookingURL: "https://brightcut.example/book"},
+				PrivacyNotice:      demoPrivacy, BookingURL: "https://brightcut.example/book", ContactEmail: "frontdesk@brightcut.example"},
 			OpeningHours: append(weekly(tueSat, [2]int{hm(9, 0), hm(19, 0)}), weekly([]time.Weekday{time.Sunday}, [2]int{hm(10, 0), hm(16, 0)})...),
 			Services: []store.Service{
 				{Reference: "svc-classic-haircut", Name: "Classic haircut", Description: "Scissor or clipper cut, wash and style.", DurationMinutes: 30, PriceCents: 3500, Currency: "USD", BufferAfterMinutes: 5},
@@ -84,7 +84,7 @@ func DemoCatalogs(now time.Time) []store.Catalog {
 				CancellationWindowMinutes: 48 * 60, CancellationFeeCents: 3000, Currency: "GBP",
 				CancellationPolicy: "Please give 48 hours' notice to cancel; later cancellations and missed appointments are charged GBP 30.00.",
 				PrivacyNotice:      "Your name, contact details and notes are shared with your physiotherapist and kept in your clinical record.",
-				BookingURL:         "https://thamesphysio.example/book"},
+				BookingURL:         "https://thamesphysio.example/book", ContactEmail: "reception@thamesphysio.example"},
 			OpeningHours: weekly(monFri, [2]int{hm(8, 0), hm(20, 0)}),
 			Services: []store.Service{
 				{Reference: "svc-initial-assessment", Name: "Initial assessment", Description: "First visit: history, examination and treatment plan.", DurationMinutes: 60, PriceCents: 7500, Currency: "GBP", BufferAfterMinutes: 15},
@@ -177,7 +177,7 @@ func DemoCatalogs(now time.Time) []store.Catalog {
 				CancellationWindowMinutes: 48 * 60, CancellationFeeCents: 5000, Currency: "USD",
 				CancellationPolicy: "Cancel or move your appointment at least 48 hours ahead; later changes are charged USD 50.00.",
 				PrivacyNotice:      "Your details and notes are shared with the practice and kept with your dental record.",
-				BookingURL:         "https://hudsondental.example/appointments"},
+				BookingURL:         "https://hudsondental.example/appointments", ContactEmail: "appointments@hudsondental.example"},
 			OpeningHours: weekly(monFri, [2]int{hm(8, 0), hm(18, 0)}),
 			Services: []store.Service{
 				{Reference: "svc-checkup-cleaning", Name: "Check-up and cleaning", DurationMinutes: 60, PriceCents: 18000, Currency: "USD", BufferAfterMinutes: 20},

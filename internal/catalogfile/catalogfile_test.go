@@ -31,7 +31,7 @@ func TestParseGood(t *testing.T) {
 	}
 	c := cats[0]
 	if c.Business.Reference != "lisbon-cuts" || c.Business.SlotIntervalMinutes != 15 || c.Business.HorizonDays != 30 ||
-		!c.Business.AgentBooking || c.Business.CancellationFeeCents != 1000 {
+		!c.Business.AgentBooking || c.Business.CancellationFeeCents != 1000 || c.Business.ContactEmail != "desk@lisbon-cuts.example" {
 		t.Errorf("business = %+v", c.Business)
 	}
 	if got := c.Services[0].Currency; got != "EUR" {
@@ -132,6 +132,8 @@ func TestParseRefusals(t *testing.T) {
 		{"reversed dates", "json", `{"businesses":[` + base + `,"staff":[{"reference":"x","name":"X","services":[],"time_off":[{"from_date":"2026-01-02","to_date":"2026-01-01"}]}]}]}`, `to_date: must not be before from_date`},
 		{"end before start", "json", `{"businesses":[` + base + `,"hours":{"monday":["10:00-09:00"]}}]}`, `"10:00-09:00" ends before it starts`},
 		{"duplicate yaml key", "yaml", "businesses: []\nbusinesses: []\n", `appears twice`},
+		{"bad contact email", "json", `{"businesses":[` + base + `,"contact_email":"desk at example"}]}`, `businesses[0].contact_email: "desk at example" is not an e-mail address`},
+		{"named contact email", "json", `{"businesses":[` + base + `,"contact_email":"Desk <desk@example.com>"}]}`, `is not an e-mail address`},
 		{"staff services required", "json", `{"businesses":[` + base + `,"staff":[{"reference":"x","name":"X"}]}]}`, `businesses[0].staff[0].services: is required`},
 	}
 	for _, tt := range tests {

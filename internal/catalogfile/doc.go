@@ -35,6 +35,7 @@
 //	    city: Lisbon                    # optional: description, address too
 //	    agent_booking: true             # default false
 //	    booking_url: https://…          # required when a service needs a deposit
+//	    contact_email: desk@example.com # optional: gets an e-mail of every booking change
 //	    policies:                       # all optional
 //	      min_notice_minutes: 60
 //	      horizon_days: 30              # default 60; > 0 (restaurants may use 0)

@@ -27,6 +27,7 @@ type fileBusiness struct {
 	Currency     string        `json:"currency" yaml:"currency"`
 	AgentBooking bool          `json:"agent_booking" yaml:"agent_booking"`
 	BookingURL   string        `json:"booking_url,omitempty" yaml:"booking_url,omitempty"`
+	ContactEmail string        `json:"contact_email,omitempty" yaml:"contact_email,omitempty"`
 	Policies     filePolicies  `json:"policies" yaml:"policies"`
 	Hours        *fileHours    `json:"hours,omitempty" yaml:"hours,omitempty"`
 	Services     []fileService `json:"services" yaml:"services"`
@@ -146,7 +147,7 @@ func exportBusiness(c store.Catalog) (fileBusiness, error) {
 	fb := fileBusiness{
 		Reference: b.Reference, Name: b.Name, Description: b.Description, Category: b.Category,
 		City: b.City, Address: b.Address, TimeZone: b.TimeZone, Currency: b.Currency,
-		AgentBooking: b.AgentBooking, BookingURL: b.BookingURL,
+		AgentBooking: b.AgentBooking, BookingURL: b.BookingURL, ContactEmail: b.ContactEmail,
 		Policies: filePolicies{
 			MinNoticeMinutes: b.MinNoticeMinutes, HorizonDays: b.HorizonDays, SlotIntervalMinutes: b.SlotIntervalMinutes,
 			CancellationWindowMinutes: b.CancellationWindowMinutes, CancellationFeeCents: b.CancellationFeeCents,

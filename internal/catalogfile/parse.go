@@ -3,6 +3,7 @@ package catalogfile
 import (
 	"encoding/json"
 	"fmt"
+	"net/mail"
 	"net/url"
 	"regexp"
 	"sort"
@@ -356,6 +357,8 @@ func (p *parser) business(v any, path string) (store.Catalog, bool) {
 		Address:     o.str("address", false),
 		TimeZone:    o.str("timezone", true),
 		BookingURL:  o.str("booking_url", false),
+		// Where the business hears of bookings (CONTRACT §11); optional.
+		ContactEmail: o.str("contact_email", false),
 	}
 	if b.Category != "" && b.Category != store.CategoryAppointment && b.Category != store.CategoryRestaurant {
 		p.add(join(path, "category"), "%q is not appointment or restaurant", clip(b.Category))
@@ -374,6 +377,11 @@ func (p *parser) business(v any, path string) (store.Catalog, bool) {
 	if b.BookingURL != "" {
 		if u, err := url.Parse(b.BookingURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			p.add(join(path, "booking_url"), "%q is not an absolute http(s) URL", clip(b.BookingURL))
+		}
+	}
+	if b.ContactEmail != "" {
+		if a, err := mail.ParseAddress(b.ContactEmail); err != nil || a.Address != b.ContactEmail || a.Name != "" {
+			p.add(join(path, "contact_email"), "%q is not an e-mail address (name@example.com)", clip(b.ContactEmail))
 		}
 	}
 	// Policies.
