@@ -566,23 +566,7 @@ func (s *Service) confirmOrExecute(ctx context.Context, m *call, facts booking.F
 
 // viewOf renders a booking written by a mutation with the names its plan
 // already resolved, so the answer needs no read outside the transaction.
-func viewOf(f booking.Facts, b store.Booking) booking.BookingView {
-	loc := f.StartsAt.Location()
-	v := booking.BookingView{Reference: b.Reference, Status: b.Status, Version: b.Version,
-		BusinessReference: f.BusinessReference, BusinessName: f.BusinessName, ServiceReference: f.ServiceReference,
-		ServiceName: f.ServiceName, StaffReference: f.StaffReference, StaffName: f.StaffName, TimeZone: f.TimeZone,
-		StartsAt: b.StartsAt.In(loc), EndsAt: b.EndsAt.In(loc), PriceCents: b.PriceCents, Currency: b.Currency,
-		Notes: b.Notes, PaymentState: b.PaymentState, CancellationPolicy: f.CancellationPolicy, CancelReason: b.CancelReason,
-		CancellationFeeCents: b.CancellationFeeCents, CreatedAt: b.CreatedAt.In(loc), Record: b}
-	if v.PaymentState == "" {
-		v.PaymentState = store.PaymentNone
-	}
-	if b.CancelledAt != nil {
-		t := b.CancelledAt.In(loc)
-		v.CancelledAt = &t
-	}
-	return v
-}
+func viewOf(f booking.Facts, b store.Booking) booking.BookingView { return booking.ViewFromFacts(f, b) }
 
 // stored is an executed Outcome as the idempotency record and the Activity
 // entry keep it. Its member names are those of the MCP answer, so records

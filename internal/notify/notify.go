@@ -38,6 +38,7 @@ import (
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/ical"
 	"github.com/linkslot/linkslot/internal/mail"
+	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -66,11 +67,7 @@ func EventFor(action string) string {
 }
 
 // Notified is what an executed mutation answers as `notified`.
-type Notified struct {
-	Person   string `json:"person" jsonschema:"queued: the person gets an e-mail with a calendar invitation; off: e-mail is switched off here"`
-	Business string `json:"business" jsonschema:"queued: the business gets an e-mail; none: the business has no contact e-mail address"`
-	Webhooks int    `json:"webhooks" jsonschema:"how many of the business's webhook endpoints get the event"`
-}
+type Notified = mutation.Notified
 
 // Values of Notified.
 const (
@@ -173,6 +170,18 @@ func (n *Notifier) enqueueMail(ctx context.Context, tx store.Outbox, m mail.Mess
 type Change struct {
 	Facts   booking.Facts // the facts its summary was rendered from
 	Booking store.Booking // the booking as written
+	// Person and Business are read through the transaction when not given
+	// (zero ID).
+	Person   store.Account
+	Business store.Business
+}
+
+var _ mutation.Notifier = (*Notifier)(nil)
+
+// Notify implements mutation.Notifier: BookingChanged for the mutation
+// service's Change.
+func (n *Notifier) Notify(ctx context.Context, tx store.Store, c mutation.Change) (mutation.Notified, error) {
+	return n.BookingChanged(ctx, tx, Change{Facts: c.Facts, Booking: c.After, Person: c.Person, Business: c.Business})
 }
 
 // BookingChanged queues every notification of a change through tx, the
@@ -182,13 +191,17 @@ func (n *Notifier) BookingChanged(ctx context.Context, tx Tx, c Change) (Notifie
 	if event == "" {
 		return Notified{}, fmt.Errorf("notify: unknown action %q", c.Facts.Action)
 	}
-	acct, err := tx.GetAccount(ctx, c.Booking.AccountID)
-	if err != nil {
-		return Notified{}, fmt.Errorf("notify: account: %w", err)
+	acct, biz := c.Person, c.Business
+	var err error
+	if acct.ID == "" {
+		if acct, err = tx.GetAccount(ctx, c.Booking.AccountID); err != nil {
+			return Notified{}, fmt.Errorf("notify: account: %w", err)
+		}
 	}
-	biz, err := tx.GetBusiness(ctx, c.Facts.BusinessReference)
-	if err != nil {
-		return Notified{}, fmt.Errorf("notify: business: %w", err)
+	if biz.ID == "" {
+		if biz, err = tx.GetBusiness(ctx, c.Facts.BusinessReference); err != nil {
+			return Notified{}, fmt.Errorf("notify: business: %w", err)
+		}
 	}
 	out := Notified{Person: Off, Business: None}
 	now := n.clock()

@@ -72,7 +72,7 @@ type Deps struct {
 	// refused grants (nil: off).
 	Metrics *metrics.Metrics
 	// Notifier writes the messages of every executed mutation in its
-	// transaction (nil: none; see internal/mutation).
+	// transaction (nil: Notifications.Notifier; see internal/mutation).
 	Notifier mutation.Notifier
 	// Notifications queue the messages of every executed mutation and
 	// deliver the outbox; nil builds them from Config. Either way this
@@ -114,6 +114,9 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		return nil, err
 	}
 	d.Notifications = notes
+	if d.Notifier == nil {
+		d.Notifier = notes.Notifier
+	}
 
 	engine := booking.NewService(d.Store, d.Clock)
 	var domain tools.Domain = d.Domain

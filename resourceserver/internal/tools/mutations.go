@@ -110,6 +110,13 @@ type Proposal struct {
 	Reason                    string     `json:"reason,omitempty" jsonschema:"cancel: the reason given"`
 }
 
+// Notified says who hears of an executed change (CONTRACT §11).
+type Notified struct {
+	Person   string `json:"person" jsonschema:"queued: the person gets an e-mail with a calendar invitation; off: e-mail is switched off on this server"`
+	Business string `json:"business" jsonschema:"queued: the business gets an e-mail; none: the business has no contact e-mail address"`
+	Webhooks int    `json:"webhooks" jsonschema:"how many of the business's webhook endpoints get the event"`
+}
+
 // MutationOutput is the answer of every mutation tool.
 type MutationOutput struct {
 	Status           string      `json:"status,omitempty" jsonschema:"confirmation_required (nothing changed: show confirmed_summary and ask), summary_changed (nothing changed: show the new summary and ask again), missing_idempotency_key, or the outcome: confirmed, rescheduled, cancelled"`
@@ -120,6 +127,7 @@ type MutationOutput struct {
 	Booking          *BookingOut `json:"booking,omitempty" jsonschema:"the booking after the change, with its current grant (the grant you sent no longer works)"`
 	AlreadyCancelled bool        `json:"already_cancelled,omitempty" jsonschema:"cancel: the booking was already cancelled; nothing changed"`
 	IdempotentReplay bool        `json:"idempotent_replay,omitempty" jsonschema:"true when this is the stored answer of an earlier call with the same idempotency_key; nothing changed this time"`
+	Notified         *Notified   `json:"notified,omitempty" jsonschema:"who was told of the change: tell the person whether they get an e-mail"`
 	Error            *ToolError  `json:"error,omitempty" jsonschema:"present only when nothing was done"`
 }
 
@@ -175,6 +183,10 @@ func (t *toolSet) render(ctx context.Context, tool string, o mutation.Outcome, e
 		return nil, out, nil
 	}
 	out.Booking, out.Message = &BookingOut{BookingView: *o.Booking, Grant: o.Grant}, done
+	if o.Notified != nil {
+		n := Notified(*o.Notified)
+		out.Notified = &n
+	}
 	if o.AlreadyCancelled {
 		out.Message = "The booking was already cancelled; nothing changed. Tell the person it is cancelled."
 	}
