@@ -251,10 +251,19 @@ func mutations(t *testing.T, e *env) {
 		t.Fatalf("create: %s", created.raw)
 	}
 	ref := created.Booking.Reference
+	// Notified (CONTRACT §11): the person and Brightcut's contact address
+	// get an e-mail each, queued in the booking's transaction.
+	if created.Notified == nil || *created.Notified != (tools.Notified{Person: "queued", Business: "queued", Webhooks: 0}) {
+		t.Fatalf("create notified: %s", created.raw)
+	}
+	if n := e.count("outbox_messages"); n != 2 {
+		t.Fatalf("%d outbox messages after a create, want 2", n)
+	}
 
 	// Replay: the same booking and grant, flagged, nothing new.
 	again := ann.call(tools.CreateMyBooking, confirmed(args, pre.ConfirmedSummary, "create-key-0000000001"))
-	if !again.IdempotentReplay || again.Booking.Reference != ref || again.grant() != created.grant() {
+	if !again.IdempotentReplay || again.Booking.Reference != ref || again.grant() != created.grant() ||
+		again.Notified == nil || *again.Notified != *created.Notified {
 		t.Fatalf("replay: %s", again.raw)
 	}
 	// Conflict: the key with other arguments.
@@ -265,7 +274,7 @@ func mutations(t *testing.T, e *env) {
 	if a := other.call(tools.CreateMyBooking, args); a.code() != "slot_taken" {
 		t.Fatalf("taken slot: %s", a.raw)
 	}
-	if e.count("bookings") != 1 || e.count("activities") != 1 || e.count("idempotency_records") != 1 {
+	if e.count("bookings") != 1 || e.count("activities") != 1 || e.count("idempotency_records") != 1 || e.count("outbox_messages") != 2 {
 		t.Fatal("replay, conflict or refusal wrote")
 	}
 
