@@ -29,6 +29,7 @@ import (
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/keys"
+	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/safefetch"
@@ -131,6 +132,13 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	}
 	if d.Mount != nil {
 		d.Mount(mux)
+	}
+	if !c.Production {
+		// The development mailbox (CONTRACT §11); absent, so 404, in
+		// production.
+		dev := mail.DevPage(c.MailDir())
+		mux.Handle("GET /dev/mail", dev)
+		mux.Handle("GET /dev/mail/{name}", dev)
 	}
 	timeout := c.RequestTimeout
 	if timeout <= 0 {
