@@ -28,6 +28,7 @@ import (
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/feed"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/metrics"
@@ -133,6 +134,11 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if d.Mount != nil {
 		d.Mount(mux)
 	}
+	feeds, err := feed.New(d.Store, c.SecretKey, c.Issuer, d.Clock)
+	if err != nil {
+		return nil, err
+	}
+	mux.Handle("GET /calendar/{token}", feeds.Handler())
 	if !c.Production {
 		// The development mailbox (CONTRACT §11); absent, so 404, in
 		// production.

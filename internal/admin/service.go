@@ -12,6 +12,7 @@ import (
 	"github.com/linkslot/linkslot/internal/catalogfile"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/clientaddr"
+	"github.com/linkslot/linkslot/internal/feed"
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/password"
@@ -88,6 +89,8 @@ type Config struct {
 	Webhooks *webhook.Sealer
 	// Development admits http:// webhook URLs on loopback (LINKSLOT_ENV).
 	Development bool
+	// Feeds makes the calendar feeds of businesses and staff (nil: refused).
+	Feeds *feed.Feeds
 }
 
 // Service performs administrative operations, each audited in the same
@@ -99,6 +102,7 @@ type Service struct {
 	secret      []byte
 	sealer      *webhook.Sealer
 	development bool
+	feeds       *feed.Feeds
 }
 
 // New returns a Service.
@@ -112,7 +116,8 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Documents == nil {
 		cfg.Documents = cimd.NewResolver(nil, cimd.Options{})
 	}
-	return &Service{store: cfg.Store, clock: cfg.Clock, docs: cfg.Documents, secret: cfg.SecretKey, sealer: cfg.Webhooks, development: cfg.Development}, nil
+	return &Service{store: cfg.Store, clock: cfg.Clock, docs: cfg.Documents, secret: cfg.SecretKey, sealer: cfg.Webhooks,
+		development: cfg.Development, feeds: cfg.Feeds}, nil
 }
 
 func (s *Service) now() time.Time { return store.UTC(s.clock()) }

@@ -326,3 +326,30 @@ func (s *Service) ReplayDelivery(ctx context.Context, a Actor, id string) (Deliv
 	})
 	return out, translate(err, "delivery "+id)
 }
+
+// FeedURL returns the private calendar feed URL of a business, or of one of
+// its staff members (staffRef not empty): the same URL every time, or a new
+// one that revokes the old when replace is set (CONTRACT §11).
+func (s *Service) FeedURL(ctx context.Context, a Actor, businessRef, staffRef string, replace bool) (string, error) {
+	if s.feeds == nil {
+		return "", errors.New("calendar feeds need LINKSLOT_SECRET_KEY")
+	}
+	businessRef, staffRef = strings.TrimSpace(businessRef), strings.TrimSpace(staffRef)
+	if businessRef == "" {
+		return "", invalid("business", "the business reference is required")
+	}
+	u, err := s.feeds.BusinessFeed(ctx, businessRef, staffRef, replace)
+	if err != nil {
+		return "", translate(err, "business "+businessRef+" "+staffRef)
+	}
+	if replace {
+		target := businessRef
+		if staffRef != "" {
+			target += "/" + staffRef
+		}
+		if err := s.audit(ctx, s.store, a, "catalog.feed_replace", target, nil, nil); err != nil {
+			return "", err
+		}
+	}
+	return u, nil
+}

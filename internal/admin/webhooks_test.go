@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/feed"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
@@ -116,4 +117,41 @@ func TestWebhooksCLI(t *testing.T) {
 			t.Fatalf("audit %v, want %s", actions, want)
 		}
 	})
+}
+
+// TestFeedURLCLI: `authserver catalog feed-url` prints the same URL each
+// time, a staff member's on request, and a new one with --new.
+func TestFeedURLCLI(t *testing.T) {
+	s := sqltest.SQLite(t)
+	ctx := context.Background()
+	f, err := feed.New(s, []byte(strings.Repeat("s", 32)), "https://auth.linkslot.test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := admin.New(admin.Config{Store: s, Clock: tickingClock(), Feeds: f})
+	if _, err := s.PutCatalog(ctx, store.Catalog{Business: store.Business{Reference: "biz-a", Name: "A", Category: store.CategoryAppointment,
+		TimeZone: "Europe/Lisbon", Currency: "EUR"}, Staff: []store.Staff{{Reference: "ana", Name: "Ana"}}}); err != nil {
+		t.Fatal(err)
+	}
+	one := strings.TrimSpace(mustRun(t, svc, "", "catalog", "feed-url", "--business", "biz-a"))
+	if !strings.HasPrefix(one, "https://auth.linkslot.test/calendar/") || !strings.HasSuffix(one, ".ics") {
+		t.Fatalf("feed-url printed %q", one)
+	}
+	if again := strings.TrimSpace(mustRun(t, svc, "", "catalog", "feed-url", "--business", "biz-a")); again != one {
+		t.Fatalf("second feed-url %q, want %q", again, one)
+	}
+	staff := strings.TrimSpace(mustRun(t, svc, "", "catalog", "feed-url", "--business", "biz-a", "--staff", "ana"))
+	fresh := strings.TrimSpace(mustRun(t, svc, "", "catalog", "feed-url", "--business", "biz-a", "--new"))
+	if staff == one || fresh == one || fresh == staff {
+		t.Fatalf("urls %q %q %q", one, staff, fresh)
+	}
+	if _, err := f.Render(ctx, one[strings.LastIndex(one, "/")+1:]); !errors.Is(err, feed.ErrNotFound) {
+		t.Fatalf("the replaced URL still renders: %v", err)
+	}
+	if _, err := run(t, svc, "", "catalog", "feed-url", "--business", "biz-none"); !errors.Is(err, admin.ErrNotFound) {
+		t.Fatalf("unknown business: %v", err)
+	}
+	if _, err := run(t, svc, "", "catalog", "feed-url"); err == nil {
+		t.Fatal("feed-url without --business ran")
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/feed"
 	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/notify"
 	"github.com/linkslot/linkslot/internal/outbox"
@@ -44,6 +45,9 @@ func AdminService(cfg config.Config, s store.Store, docs *cimd.Resolver) (*admin
 			return nil, err
 		}
 		c.Webhooks = sealer
+		if c.Feeds, err = feed.New(s, cfg.SecretKey, cfg.Issuer, nil); err != nil {
+			return nil, err
+		}
 	}
 	return admin.New(c)
 }

@@ -15,7 +15,7 @@ import (
 
 func catalogCmd(env Env) *cobra.Command {
 	return group("catalog", "Import and export the businesses that can be booked (see internal/catalogfile)",
-		catalogImportCmd(env), catalogExportCmd(env))
+		catalogImportCmd(env), catalogExportCmd(env), catalogFeedURLCmd(env))
 }
 
 func catalogImportCmd(env Env) *cobra.Command {
@@ -85,5 +85,37 @@ func catalogExportCmd(env Env) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&format, "format", "yaml", "yaml or json")
 	_ = cmd.RegisterFlagCompletionFunc("format", cmdline.Values("yaml", "json"))
+	return cmd
+}
+
+func catalogFeedURLCmd(env Env) *cobra.Command {
+	var business, staff string
+	var replace bool
+	cmd := &cobra.Command{
+		Use:   "feed-url --business REF [--staff REF] [--new]",
+		Short: "Print the private calendar feed URL of a business or one staff member (--new replaces it; the old URL stops working)",
+		Args:  cmdline.MaxArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if business == "" {
+				return cmdline.Usagef("%s: --business is required", cmd.CommandPath())
+			}
+			svc, err := env.Service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			u, err := svc.FeedURL(cmd.Context(), actor, business, staff, replace)
+			if err != nil {
+				return err
+			}
+			if jsonOut(cmd) {
+				return writeJSON(cmd.OutOrStdout(), map[string]string{"url": u})
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), u)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&business, "business", "", "the business reference")
+	cmd.Flags().StringVar(&staff, "staff", "", "only this staff member's bookings")
+	cmd.Flags().BoolVar(&replace, "new", false, "replace the feed's URL (the old one stops working)")
 	return cmd
 }
