@@ -394,10 +394,71 @@ func (u *UI) getAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := view{Title: "Your account", Nav: "account", Account: &acct, CSRF: u.CSRFToken(w, r)}
-	if r.URL.Query().Get("password_changed") == "1" {
+	switch {
+	case r.URL.Query().Get("password_changed") == "1":
 		v.Notice = "Your password has been changed. Every other browser signed in to your account has been signed out."
+	case r.URL.Query().Get("calendar") != "":
+		v.Notice = calendarNotices[r.URL.Query().Get("calendar")]
+	}
+	if u.feeds != nil {
+		url, err := u.feeds.Account(r.Context(), acct.ID)
+		if err != nil {
+			u.serverError(w, r, err)
+			return
+		}
+		v.Data = accountData{Feeds: true, FeedURL: url}
 	}
 	u.render(w, r, http.StatusOK, "account", v, nil)
+}
+
+// accountData is the account page's calendar feed section.
+type accountData struct {
+	Feeds   bool   // calendar feeds are available
+	FeedURL string // the person's private feed, "" when off
+}
+
+var calendarNotices = map[string]string{
+	"on":       "Your calendar feed is on. Add its address to your calendar app as a subscription.",
+	"replaced": "Your calendar feed has a new address; the old one no longer works.",
+	"off":      "Your calendar feed is off; its address no longer works.",
+}
+
+// postCalendar turns the person's private calendar feed on, replaces its
+// address, or turns it off (CONTRACT §11).
+func (u *UI) postCalendar(w http.ResponseWriter, r *http.Request) {
+	if !u.VerifyCSRF(r) {
+		u.csrfFailed(w, r)
+		return
+	}
+	acct, _, ok := u.requireAccount(w, r)
+	if !ok {
+		return
+	}
+	if u.feeds == nil {
+		u.RenderError(w, r, http.StatusNotFound, "Not available", "Calendar feeds are not available on this server.")
+		return
+	}
+	var err error
+	done := ""
+	switch r.PostFormValue("action") {
+	case "on":
+		done = "on"
+		_, err = u.feeds.NewAccountFeed(r.Context(), acct.ID)
+	case "replace":
+		done = "replaced"
+		_, err = u.feeds.NewAccountFeed(r.Context(), acct.ID)
+	case "off":
+		done = "off"
+		err = u.feeds.TurnOffAccount(r.Context(), acct.ID)
+	default:
+		u.RenderError(w, r, http.StatusBadRequest, "Not possible", "The form did not say what to do with the calendar feed.")
+		return
+	}
+	if err != nil {
+		u.serverError(w, r, err)
+		return
+	}
+	u.redirect(w, r, "/account?calendar="+done)
 }
 
 func (u *UI) passwordPage(w http.ResponseWriter, r *http.Request, status int, acct store.Account, errMsg string) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/feed"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/store"
@@ -82,6 +83,7 @@ type UI struct {
 	perPage    int
 	pages      map[string]*template.Template
 	mut        *mutation.Service
+	feeds      *feed.Feeds // nil without an issuer: no calendar feed on the account page
 
 	sessionCookie string
 	anonCookie    string
@@ -124,6 +126,9 @@ func New(cfg Config) (*UI, error) {
 			return nil, fmt.Errorf("consentui: issuer: %w", err)
 		}
 		u.secure = iu.Scheme == "https"
+		if u.feeds, err = feed.New(cfg.Store, cfg.SecretKey, cfg.Issuer, u.clock); err != nil {
+			return nil, err
+		}
 	}
 	mac := hmac.New(sha256.New, cfg.SecretKey)
 	mac.Write([]byte("linkslot consent-ui csrf v1"))
@@ -178,6 +183,7 @@ func (u *UI) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /account", u.getAccount)
 	mux.HandleFunc("GET /account/password", u.getPassword)
 	mux.HandleFunc("POST /account/password", u.postPassword)
+	mux.HandleFunc("POST /account/calendar", u.postCalendar)
 	mux.HandleFunc("GET /account/connections", u.getConnections)
 	mux.HandleFunc("POST /account/connections/disconnect", u.postDisconnect)
 	mux.HandleFunc("GET /account/activity", u.getActivity)
