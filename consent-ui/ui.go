@@ -37,6 +37,7 @@ type Store interface {
 	ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error)
 	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
 	store.AccountErasure
+	feed.Store // the account page's calendar feed
 }
 
 var _ Store = store.Store(nil)

@@ -347,7 +347,9 @@ func (s *Service) FeedURL(ctx context.Context, a Actor, businessRef, staffRef st
 		if staffRef != "" {
 			target += "/" + staffRef
 		}
-		if err := s.audit(ctx, s.store, a, "catalog.feed_replace", target, nil, nil); err != nil {
+		if err := s.store.InTx(ctx, func(tx store.Store) error {
+			return s.audit(ctx, tx, a, "catalog.feed_replace", target, nil, nil)
+		}); err != nil {
 			return "", err
 		}
 	}

@@ -30,6 +30,8 @@ type Store interface {
 	GetActiveLink(ctx context.Context, accountID, clientID string) (store.Link, error)
 	UpsertLink(ctx context.Context, accountID, clientID string, scopes []string, now time.Time) (store.Link, error)
 	TouchLink(ctx context.Context, id string, now time.Time) error
+	// InTx runs an approval's link write and its notification together.
+	InTx(ctx context.Context, fn func(store.Store) error) error
 }
 
 var _ Store = store.Store(nil)
