@@ -20,16 +20,13 @@ type Store interface {
 	Activities
 	Audit
 	ClientAssertions
-<<<<<<< HEAD
 	AccountTokens
 	Passkeys
 	WebAuthnCeremonies
 	AccountErasure
-=======
 	Outbox
 	Webhooks
 	Feeds
->>>>>>> 3a5eb96 (store: the outbox, webhook endpoints, delivery attempts and calendar feeds, with businesses.contact_email)
 
 	// InTx runs fn with a Store bound to one transaction: everything fn
 	// writes commits together when it returns nil and rolls back otherwise.
