@@ -26,12 +26,14 @@ type cimdEnv struct {
 	*env
 	host *testkit.DocHost
 	m    *metrics.Metrics
+	deps authhttp.Deps // as the server was built, for a second replica
 }
 
 func newCIMDEnv(t *testing.T, policy, openScopes string) *cimdEnv {
 	t.Helper()
 	host := testkit.NewDocHost(t)
 	m := metrics.New("authserver")
+	var deps authhttp.Deps
 	e := newEnvWith(t, sqltest.SQLite(t), func(d *authhttp.Deps) {
 		d.Config.CIMDPolicy = policy
 		if openScopes != "" {
@@ -39,8 +41,9 @@ func newCIMDEnv(t *testing.T, policy, openScopes string) *cimdEnv {
 		}
 		d.Fetch.RootCAs = host.CA.Pool()
 		d.Metrics = m
+		deps = *d
 	})
-	return &cimdEnv{env: e, host: host, m: m}
+	return &cimdEnv{env: e, host: host, m: m, deps: deps}
 }
 
 // doc is a client ID metadata document for url with the given fields

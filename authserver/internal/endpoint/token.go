@@ -70,7 +70,13 @@ func (h *Handler) introspect(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, errPublicIntrospt)
 		return
 	}
-	ir, err := h.d.Provider.NewIntrospectionRequest(ctx, r, fositestore.NewSession())
+	var ir fosite.IntrospectionResponder
+	var err error
+	if r.ParseForm() == nil && r.PostForm.Get("client_assertion_type") != "" {
+		ir, err = h.introspectWithAssertion(ctx, r)
+	} else {
+		ir, err = h.d.Provider.NewIntrospectionRequest(ctx, r, fositestore.NewSession())
+	}
 	if err != nil {
 		if errors.Is(err, fosite.ErrInactiveToken) {
 			writeJSON(w, http.StatusOK, map[string]bool{"active": false})
@@ -88,6 +94,30 @@ func (h *Handler) introspect(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.d.Provider.WriteIntrospectionResponse(ctx, w, ir)
+}
+
+// introspectWithAssertion is introspection for a client authenticating
+// with private_key_jwt (CONTRACT §10): fosite's introspection request
+// accepts only Basic credentials or a bearer token, so the client is
+// authenticated by fosite's client authentication (as at the token
+// endpoint) and the token introspected by fosite's strategies.
+func (h *Handler) introspectWithAssertion(ctx context.Context, r *http.Request) (fosite.IntrospectionResponder, error) {
+	if _, err := h.d.Provider.AuthenticateClient(ctx, r, r.PostForm); err != nil {
+		return nil, err
+	}
+	token := r.PostForm.Get("token")
+	if token == "" {
+		return nil, fosite.ErrInvalidRequest.WithHint("The token parameter is required.")
+	}
+	tu, ar, err := h.d.Provider.IntrospectToken(ctx, token, fosite.TokenUse(r.PostForm.Get("token_type_hint")), fositestore.NewSession())
+	if err != nil {
+		return nil, fosite.ErrInactiveToken.WithWrap(err)
+	}
+	resp := &fosite.IntrospectionResponse{Active: true, AccessRequester: ar, TokenUse: tu}
+	if tu == fosite.AccessToken {
+		resp.AccessTokenType = fosite.BearerAccessToken
+	}
+	return resp, nil
 }
 
 func (h *Handler) userinfo(w http.ResponseWriter, r *http.Request) {

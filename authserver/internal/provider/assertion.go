@@ -53,12 +53,28 @@ func authenticateClient(f *fosite.Fosite, now func() time.Time) fosite.ClientAut
 			if claims.Expiry == nil {
 				return nil, fosite.ErrInvalidClient.WithHint("The client_assertion must carry exp.")
 			}
+			if claims.Expiry.Time().Before(now().Add(-assertionLeeway)) {
+				// fosite reports an expired assertion as an internal error.
+				return nil, fosite.ErrInvalidClient.WithHint("The client_assertion has expired.")
+			}
 			if claims.Expiry.Time().After(now().Add(MaxAssertionLifetime + assertionLeeway)) {
 				return nil, fosite.ErrInvalidClient.WithHint("The client_assertion's exp must be at most 5 minutes ahead.")
 			}
 			ctx = fositestore.WithAssertionAlg(ctx, string(tok.Headers[0].Algorithm))
 		}
-		return f.DefaultClientAuthenticationStrategy(ctx, r, form)
+		c, err := f.DefaultClientAuthenticationStrategy(ctx, r, form)
+		// RFC 7523 §3.2: a refused assertion is invalid_client, whatever
+		// fosite calls it (jti_known; invalid_request for a client that
+		// has no keys or an unknown kid).
+		var rfc *fosite.RFC6749Error
+		switch {
+		case err == nil || form.Get("client_assertion_type") == "":
+		case errors.Is(err, fosite.ErrJTIKnown):
+			return nil, fosite.ErrInvalidClient.WithHint("The client_assertion's jti was already used; every assertion is single-use.")
+		case errors.As(err, &rfc) && rfc.ErrorField == fosite.ErrInvalidRequest.ErrorField:
+			return nil, fosite.ErrInvalidClient.WithHint(rfc.HintField).WithWrap(err)
+		}
+		return c, err
 	}
 }
 
@@ -127,4 +143,15 @@ func (j *jwksFetcher) Resolve(ctx context.Context, location string, ignoreCache 
 		return nil, fosite.ErrInvalidClient.WithHint("The client's JSON Web Key Set could not be fetched.").WithWrap(err).WithDebug(err.Error())
 	}
 	return set, nil
+}
+
+// AuthenticateClient is fosite's client authentication (secrets and client
+// assertions alike), for endpoints whose fosite handler does not offer
+// every method (introspection accepts only Basic credentials).
+func (p *Provider) AuthenticateClient(ctx context.Context, r *http.Request, form url.Values) (fosite.Client, error) {
+	f, ok := p.OAuth2Provider.(*fosite.Fosite)
+	if !ok {
+		return nil, fosite.ErrServerError.WithDebug("provider is not *fosite.Fosite")
+	}
+	return f.AuthenticateClient(ctx, r, form)
 }
