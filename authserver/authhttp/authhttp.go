@@ -126,7 +126,8 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	endpoint.New(endpoint.Deps{Provider: p, Store: d.Store, Keys: km, UI: d.UI, Log: d.Logger, Clock: d.Clock,
-		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Metrics: d.Metrics, URLClients: urlClients}).Mount(mux)
+		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Metrics: d.Metrics, URLClients: urlClients,
+		AllowedOrigins: c.AllowedOrigins, Development: !c.Production}).Mount(mux)
 	app.Health(mux, d.Store)
 	if m, ok := d.UI.(Mounter); ok {
 		m.Mount(mux)

@@ -96,6 +96,14 @@ func TestOrigin(t *testing.T) {
 			t.Errorf("Origin %q: no CORS allow header", tc.origin)
 		}
 	}
+	// A browser client reads the 401 challenge: CONTRACT §10 exposes
+	// WWW-Authenticate.
+	resp := e.rpc("", toolsList, map[string]string{"Origin": "http://localhost:6274"})
+	readBody(t, resp)
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("Access-Control-Allow-Origin") != "http://localhost:6274" ||
+		!strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "WWW-Authenticate") || resp.Header.Get("WWW-Authenticate") == "" {
+		t.Errorf("401 to a browser: %d %v", resp.StatusCode, resp.Header)
+	}
 	// DNS rebinding: a loopback resource refuses a foreign Host.
 	req, _ := http.NewRequest(http.MethodPost, e.resource, strings.NewReader(toolsList))
 	req.Host = "rebound.example.com"

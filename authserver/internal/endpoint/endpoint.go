@@ -55,6 +55,11 @@ type Deps struct {
 	// URLClients resolves clients identified by a client ID metadata
 	// document URL (CONTRACT §10); nil or policy off refuses them.
 	URLClients *cimd.Resolver
+	// AllowedOrigins are the browser origins the token, revocation and
+	// userinfo endpoints answer (LINKSLOT_ALLOWED_ORIGINS); Development
+	// adds every loopback origin.
+	AllowedOrigins []string
+	Development    bool
 }
 
 // Handler serves the OAuth endpoints.
@@ -85,16 +90,22 @@ func New(d Deps) *Handler {
 
 // Mount registers every route on mux.
 func (h *Handler) Mount(mux *http.ServeMux) {
-	mux.HandleFunc("GET /.well-known/oauth-authorization-server", h.discovery)
-	mux.HandleFunc("GET /.well-known/openid-configuration", h.discovery)
-	mux.HandleFunc("GET "+PathJWKS, h.jwks)
+	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", PathJWKS} {
+		mux.HandleFunc("OPTIONS "+p, publicPreflight)
+	}
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", publicCORS(h.discovery))
+	mux.HandleFunc("GET /.well-known/openid-configuration", publicCORS(h.discovery))
+	mux.HandleFunc("GET "+PathJWKS, publicCORS(h.jwks))
 	mux.HandleFunc("GET "+PathAuthorize, h.authorize)
 	mux.HandleFunc("POST "+PathAuthorize, h.authorize)
-	mux.HandleFunc("POST "+PathToken, h.token)
-	mux.HandleFunc("POST "+PathRevoke, h.revoke)
+	for _, p := range []string{PathToken, PathRevoke, PathUserinfo} {
+		mux.HandleFunc("OPTIONS "+p, h.endpointPreflight)
+	}
+	mux.HandleFunc("POST "+PathToken, h.endpointCORS(h.token))
+	mux.HandleFunc("POST "+PathRevoke, h.endpointCORS(h.revoke))
 	mux.HandleFunc("POST "+PathIntrospect, h.introspect)
-	mux.HandleFunc("GET "+PathUserinfo, h.userinfo)
-	mux.HandleFunc("POST "+PathUserinfo, h.userinfo)
+	mux.HandleFunc("GET "+PathUserinfo, h.endpointCORS(h.userinfo))
+	mux.HandleFunc("POST "+PathUserinfo, h.endpointCORS(h.userinfo))
 }
 
 // Metadata is the discovery document (RFC 8414; the same body serves
