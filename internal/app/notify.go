@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -9,6 +10,7 @@ import (
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/feed"
+	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/notify"
 	"github.com/linkslot/linkslot/internal/outbox"
@@ -91,4 +93,23 @@ func NewNotifications(cfg config.Config, s store.Store, o NotificationOptions) (
 	}
 	out.Worker = w
 	return out, nil
+}
+
+// AccountMailer is the identity service's Mailer on the notifications
+// outbox: verification, reset and password-change e-mails are queued in
+// the transaction of the change they tell of and delivered by the worker.
+func AccountMailer(n *notify.Notifier) identity.Mailer { return accountMailer{n} }
+
+type accountMailer struct{ n *notify.Notifier }
+
+func (a accountMailer) QueueMail(ctx context.Context, tx store.Store, m identity.Mail) error {
+	queued, err := a.n.QueueEmail(ctx, tx, notify.Email{To: m.To, Topic: m.Topic, Subject: m.Subject, Text: m.Text})
+	if err != nil {
+		return err
+	}
+	if !queued {
+		// LINKSLOT_SMTP_URL=off: the person could never follow the link.
+		return identity.ErrMailUnavailable
+	}
+	return nil
 }

@@ -138,13 +138,20 @@ func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slo
 	// On PostgreSQL the sign-in throttle counts in the database, shared
 	// by every replica; on SQLite in this process.
 	rw, _ := app.SharedRateWindows(s)
-	id, err := identity.New(identity.Config{Store: s, RateWindows: rw, Issuer: cfg.Issuer})
+	// One outbox for the account e-mails, the web cancellations' booking
+	// messages and this process's delivery worker.
+	notes, err := app.NewNotifications(cfg, s, app.NotificationOptions{Metrics: m.Registry(), Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("notifications: %w", err)
+	}
+	id, err := identity.New(identity.Config{Store: s, RateWindows: rw, Issuer: cfg.Issuer, Mailer: app.AccountMailer(notes.Notifier)})
 	if err != nil {
 		return nil, err
 	}
 	// Deleting an account cancels its upcoming bookings through the same
-	// mutation service the agents use, as the person on the web.
-	muts := &mutation.Service{Engine: booking.NewService(s, nil), Keeper: idempotency.New(s, nil, idempotency.MinTTL)}
+	// mutation service the agents use, as the person on the web, and tells
+	// the business as any other cancellation does.
+	muts := &mutation.Service{Engine: booking.NewService(s, nil), Keeper: idempotency.New(s, nil, idempotency.MinTTL), Notifier: notes.Notifier}
 	ui, err := consentui.New(consentui.Config{Store: s, Identity: id, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log, Mutations: muts})
 	if err != nil {
 		return nil, err
@@ -163,5 +170,5 @@ func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slo
 		mux.Handle("/admin", pages)
 		mux.Handle("/admin/", pages)
 	}
-	return authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: log, Metrics: m, Mount: mount})
+	return authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: log, Metrics: m, Mount: mount, Notifications: notes})
 }
