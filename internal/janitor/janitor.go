@@ -21,6 +21,8 @@
 //     family (CONTRACT §2).
 //   - idempotency records once expired (they live IdempotencyTTL, 48 h,
 //     past the contract's 24 h).
+//   - used client-assertion ids (private_key_jwt jti's) once their
+//     assertion has expired: an assertion past its exp is refused anyway.
 //
 // Sharing the work: each pass over a task first takes a lease on it in the
 // database (store.Leases: an upsert that only succeeds on a free or expired
@@ -84,6 +86,9 @@ func Tasks(s store.Sweeps) []Task {
 	}
 	ts = append(ts, Task{Name: "idempotency_records", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
 		return s.SweepIdempotency(ctx, now, limit)
+	}})
+	ts = append(ts, Task{Name: "client_assertions", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
+		return s.SweepClientAssertions(ctx, now, limit)
 	}})
 	return ts
 }

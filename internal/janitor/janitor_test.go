@@ -48,6 +48,10 @@ func fill(t *testing.T, s *sqlstore.Store, now time.Time, due int) {
 			Key: fmt.Sprintf("key-%d", i), ArgsHash: "h", State: "pending", CreatedAt: exp.Add(-48 * time.Hour), ExpiresAt: exp}); err != nil {
 			t.Fatal(err)
 		}
+		// Used client-assertion ids: due ones expired, the others live.
+		if err := s.UseClientAssertion(ctx, fmt.Sprintf("jti-%d", i), exp, exp.Add(-5*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -75,7 +79,7 @@ func TestRunOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := j.RunOnce(ctx)
-		if len(res) != len(kinds)+1 {
+		if len(res) != len(kinds)+2 {
 			t.Fatalf("results %+v", res)
 		}
 		for _, r := range res {
@@ -86,6 +90,9 @@ func TestRunOnce(t *testing.T) {
 			if got := counterValue(t, reg, r.Task); got != float64(want) {
 				t.Errorf("%s: counter %v", r.Task, got)
 			}
+		}
+		if n := count(t, s, "client_assertions"); n != 2 {
+			t.Fatalf("%d client assertions left, want the 2 live ones", n)
 		}
 		if n := count(t, s, "token_sessions"); n != int64(4*len(kinds)) {
 			t.Fatalf("%d token sessions left, want the %d live or in grace", n, 4*len(kinds))

@@ -29,4 +29,7 @@ type Sweeps interface {
 	// SweepIdempotency deletes idempotency records that expired before
 	// before.
 	SweepIdempotency(ctx context.Context, before time.Time, limit int) (int64, error)
+	// SweepClientAssertions deletes the used client-assertion ids
+	// (private_key_jwt jti's) whose assertions expired before before.
+	SweepClientAssertions(ctx context.Context, before time.Time, limit int) (int64, error)
 }

@@ -16,12 +16,14 @@ type assertionRow struct {
 
 func (assertionRow) TableName() string { return "client_assertions" }
 
-// UseClientAssertion implements store.ClientAssertions: the expired ids are
-// cleared and the new one inserted in one transaction; the primary key
-// refuses a second use, concurrent ones included.
+// UseClientAssertion implements store.ClientAssertions: an expired use of
+// the same id is cleared and the new one inserted in one transaction; the
+// primary key refuses a second use, concurrent ones included. Other
+// expired ids are the janitor's (SweepClientAssertions), in bounded
+// batches off the token path.
 func (s *Store) UseClientAssertion(ctx context.Context, jtiHash string, expires, now time.Time) error {
 	return s.tx(ctx, func(tx *gorm.DB) error {
-		if err := tx.Delete(&assertionRow{}, "expires_at <= ?", store.UTC(now)).Error; err != nil {
+		if err := tx.Delete(&assertionRow{}, "jti_hash = ? AND expires_at <= ?", jtiHash, store.UTC(now)).Error; err != nil {
 			return err
 		}
 		return tx.Create(&assertionRow{JTIHash: jtiHash, ExpiresAt: store.UTC(expires)}).Error

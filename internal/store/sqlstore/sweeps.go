@@ -43,6 +43,13 @@ SELECT link_id, tool, key FROM idempotency_records WHERE expires_at < ? ORDER BY
 		store.UTC(before), limit)
 }
 
+// SweepClientAssertions implements store.Sweeps.
+func (s *Store) SweepClientAssertions(ctx context.Context, before time.Time, limit int) (int64, error) {
+	return s.sweep(ctx, `DELETE FROM client_assertions WHERE jti_hash IN (
+SELECT jti_hash FROM client_assertions WHERE expires_at < ? ORDER BY expires_at LIMIT ?`+s.skipLocked()+`)`,
+		store.UTC(before), limit)
+}
+
 func (s *Store) sweep(ctx context.Context, q string, args ...any) (int64, error) {
 	res := s.q(ctx).Exec(q, args...)
 	if res.Error != nil {

@@ -261,6 +261,30 @@ func testClientAssertions(t *testing.T, s store.Store) {
 	}
 	must(t, s.UseClientAssertion(ctx, "jti_a", exp.Add(10*time.Minute), exp.Add(time.Second)))
 
+	// The sweep removes only ids whose assertion expired, in batches.
+	for _, j := range []string{"jti_old1", "jti_old2", "jti_old3"} {
+		must(t, s.UseClientAssertion(ctx, j, exp, t0))
+	}
+	sw, ok := s.(store.Sweeps)
+	if !ok {
+		t.Fatalf("%T does not implement store.Sweeps", s)
+	}
+	swept, err := sw.SweepClientAssertions(ctx, exp.Add(time.Second), 2)
+	must(t, err)
+	if swept != 2 {
+		t.Fatalf("first sweep batch deleted %d, want 2", swept)
+	}
+	swept, err = sw.SweepClientAssertions(ctx, exp.Add(time.Second), 2)
+	must(t, err)
+	if swept != 1 {
+		t.Fatalf("second sweep batch deleted %d, want 1", swept)
+	}
+	if used, _ := s.ClientAssertionUsed(ctx, "jti_a", exp.Add(time.Second)); !used {
+		t.Fatal("the sweep removed an id whose assertion has not expired")
+	}
+	// A swept id had expired: a new assertion with it records a fresh use.
+	must(t, s.UseClientAssertion(ctx, "jti_old1", exp.Add(10*time.Minute), exp.Add(time.Second)))
+
 	// Concurrent uses of one jti: exactly one wins.
 	const n = 8
 	errs := make(chan error, n)
