@@ -194,7 +194,10 @@ func outageScenario(t *testing.T, c *Cluster, agents []*Agent) {
 		agents = agents[:12]
 	}
 	const clientTimeout = 20 * time.Second
-	hc := &http.Client{Transport: transport, Timeout: clientTimeout}
+	// Its own loopback address: the per-address limit is shared by every
+	// resource server, and the scenarios after this one must not inherit
+	// this one's retries.
+	hc := &http.Client{Transport: agentTransport(1000), Timeout: clientTimeout}
 	ctx := context.Background()
 	var (
 		phase     atomic.Int32 // 0 before, 1 outage, 2 after restart
@@ -385,7 +388,10 @@ func slowScenario(t *testing.T, c *Cluster, a *Agent) {
 	url := fmt.Sprintf("postgres://linkslot@%s/postgres?sslmode=disable&statement_timeout=1000", px.Addr)
 	rs := c.StartExtraRS(t, "rs-slow", url)
 	ctx := context.Background()
-	hc := &http.Client{Transport: transport, Timeout: 30 * time.Second}
+	// Its own loopback address, apart from the scenarios before it (the
+	// per-address limit is shared by every resource server).
+	slowTransport := agentTransport(1001)
+	hc := &http.Client{Transport: slowTransport, Timeout: 30 * time.Second}
 	call := func() Answer {
 		return Call(ctx, hc, rs, a.Token.AccessToken, "check_business_availability",
 			map[string]any{"business_reference": RaceBusiness, "service_reference": RaceService,
@@ -416,7 +422,7 @@ func slowScenario(t *testing.T, c *Cluster, a *Agent) {
 	var hung time.Duration
 	if full() {
 		px.SetDelay(20 * time.Second)
-		short := &http.Client{Transport: transport, Timeout: 15 * time.Second}
+		short := &http.Client{Transport: slowTransport, Timeout: 15 * time.Second}
 		ans := Call(ctx, short, rs, a.Token.AccessToken, "search_my_bookings", map[string]any{})
 		hung = ans.Elapsed
 		tl.add("hung-database:" + ans.Kind)
