@@ -221,6 +221,7 @@ func callOK(t *testing.T, cs *mcp.ClientSession, name string, args map[string]an
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	checkAnswer(t, cs, name, res)
 	b, _ := json.Marshal(res.StructuredContent)
 	var m map[string]any
 	json.Unmarshal(b, &m)

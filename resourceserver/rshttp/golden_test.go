@@ -54,6 +54,7 @@ func (e *env) transcript(t *testing.T, token, body string) string {
 	t.Helper()
 	resp := e.rpc(token, body, map[string]string{"Mcp-Protocol-Version": "2025-11-25"})
 	raw := readBody(t, resp)
+	e.checkTranscript(t, token, body, raw)
 	var req, ans bytes.Buffer
 	json.Indent(&req, []byte(body), "", "  ")
 	if err := json.Indent(&ans, []byte(raw), "", "  "); err != nil {

@@ -59,6 +59,9 @@ func (ag agent) call(name string, args map[string]any) answer {
 	if err != nil {
 		ag.t.Fatal(err)
 	}
+	var sc any
+	json.Unmarshal([]byte(a.raw), &sc)
+	checkAnswer(ag.t, ag.cs, name, &mcp.CallToolResult{StructuredContent: sc})
 	return a
 }
 

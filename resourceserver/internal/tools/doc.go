@@ -7,7 +7,9 @@
 // answer.
 //
 // Answers follow CONTRACT §4: a result's structuredContent matches the
-// tool's declared outputSchema and the same JSON is repeated as text. A
+// tool's declared outputSchema and the same JSON is repeated as text (the
+// SDK does not re-check each answer against its schema — see registry —
+// the tests check every answer they receive). A
 // business failure is a result with isError true and structuredContent
 // {"error": {"code", "message", "field"?, ...}}, so every output schema
 // carries an optional "error" object and requires nothing at the top level.

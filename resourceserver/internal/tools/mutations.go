@@ -319,12 +319,12 @@ func mutating() *mcp.ToolAnnotations {
 
 // registerMutations adds the three mutation tools when the mutation service
 // is present.
-func registerMutations(s *mcp.Server, t *toolSet) bool {
+func registerMutations(r registry, t *toolSet) bool {
 	if t.d.Mutations == nil {
 		return false
 	}
-	mcp.AddTool(s, createTool, t.create)
-	mcp.AddTool(s, rescheduleTool, t.reschedule)
-	mcp.AddTool(s, cancelTool, t.cancel)
+	addTool(r, createTool, t.create)
+	addTool(r, rescheduleTool, t.reschedule)
+	addTool(r, cancelTool, t.cancel)
 	return true
 }

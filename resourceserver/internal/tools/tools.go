@@ -257,12 +257,64 @@ func Register(s *mcp.Server, d Deps) {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	t := &toolSet{d: d}
-	mcp.AddTool(s, searchBusinessTool, t.searchBusiness)
-	mcp.AddTool(s, availabilityTool, t.availability)
-	mcp.AddTool(s, myBookingsTool, t.myBookings)
-	mcp.AddTool(s, myBookingTool, t.myBooking)
-	mcp.AddTool(s, myBookingAvailabilityTool, t.myBookingAvailability)
-	registerMutations(s, t)
+	r := registry{s: s, outputs: map[string]any{}}
+	addTool(r, searchBusinessTool, t.searchBusiness)
+	addTool(r, availabilityTool, t.availability)
+	addTool(r, myBookingsTool, t.myBookings)
+	addTool(r, myBookingTool, t.myBooking)
+	addTool(r, myBookingAvailabilityTool, t.myBookingAvailability)
+	registerMutations(r, t)
+	s.AddReceivingMiddleware(r.listOutputSchemas)
+}
+
+// registry registers tools whose results the SDK does not check against
+// their output schema on every call.
+//
+// mcp.AddTool, given a tool with an OutputSchema, marshals every result,
+// unmarshals it again into a map, applies the schema's defaults, validates
+// the map against the schema and marshals it once more: for a day of open
+// times that was a quarter of the CPU of a check_business_availability call
+// (and more than the booking engine's own work). The answers are Go structs
+// whose schemas are inferred from the same types (outputSchema) and carry no
+// defaults, so the check can only fail on a bug, and the tests make it on
+// every answer they receive (rshttp's outputCheck). So each tool is added
+// without its output schema — the SDK then validates and decodes the
+// arguments exactly as before and marshals the result once — and the
+// schema is put back into the tools/list answer, which is byte for byte
+// what it was (the tools_list golden).
+type registry struct {
+	s       *mcp.Server
+	outputs map[string]any // tool name → its declared output schema
+}
+
+func addTool[In any](r registry, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) {
+	bare := *t
+	bare.OutputSchema = nil
+	r.outputs[t.Name] = t.OutputSchema
+	mcp.AddTool(r.s, &bare, h)
+}
+
+// listOutputSchemas puts every tool's output schema back into tools/list
+// answers (on copies: the SDK keeps the listed tools).
+func (r registry) listOutputSchemas(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		lr, ok := res.(*mcp.ListToolsResult)
+		if method != "tools/list" || err != nil || !ok || lr == nil {
+			return res, err
+		}
+		out := *lr
+		out.Tools = make([]*mcp.Tool, len(lr.Tools))
+		for i, t := range lr.Tools {
+			if sch, ok := r.outputs[t.Name]; ok && t.OutputSchema == nil {
+				c := *t
+				c.OutputSchema = sch
+				t = &c
+			}
+			out.Tools[i] = t
+		}
+		return &out, nil
+	}
 }
 
 const serverInstructions = `Linkslot books appointments at local businesses for the person who connected this account.
