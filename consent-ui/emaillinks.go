@@ -1,19 +1,14 @@
 package consentui
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/linkslot/linkslot/consent-ui/internal/sentence"
-	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/identity"
-	"github.com/linkslot/linkslot/internal/store"
 )
-
-var _ consent.AppNotifier = (*UI)(nil)
 
 // linkData is the model of the page a verification or reset link leads
 // to, and of the pages after a resend.
@@ -222,10 +217,4 @@ func (u *UI) postReset(w http.ResponseWriter, r *http.Request) {
 	default:
 		u.serverError(w, r, err)
 	}
-}
-
-// AppConnected implements consent.AppNotifier: the person gets an e-mail
-// when an app is connected to their account.
-func (u *UI) AppConnected(ctx context.Context, acct store.Account, appName string) error {
-	return u.id.AppConnected(ctx, acct, appName)
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/feed"
+	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/metrics"
@@ -44,7 +45,8 @@ type Deps struct {
 	Config config.Config
 	// UI renders sign-in, consent and error pages. When it also has a
 	// Mount(*http.ServeMux) method (consentui.UI does), its pages are
-	// mounted on the same server.
+	// mounted on the same server; when it is an Approver, approvals go
+	// through its identity service.
 	UI consent.UI
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
@@ -73,6 +75,11 @@ type FetchOptions struct {
 
 // Mounter is implemented by UIs that serve their own pages.
 type Mounter interface{ Mount(*http.ServeMux) }
+
+// Approver is implemented by UIs whose identity service records consent
+// and e-mails the person when an app is connected (consentui.UI does);
+// with other UIs approvals are recorded without e-mail.
+type Approver interface{ Approvals() identity.Approvals }
 
 // New builds the handler. It creates the first token signing key when none
 // exists.
@@ -124,9 +131,13 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	var approvals identity.Approvals
+	if a, ok := d.UI.(Approver); ok {
+		approvals = a.Approvals()
+	}
 	mux := http.NewServeMux()
 	endpoint.New(endpoint.Deps{Provider: p, Store: d.Store, Keys: km, UI: d.UI, Log: d.Logger, Clock: d.Clock,
-		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Metrics: d.Metrics, URLClients: urlClients,
+		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Approvals: approvals, Metrics: d.Metrics, URLClients: urlClients,
 		AllowedOrigins: c.AllowedOrigins, Development: !c.Production}).Mount(mux)
 	app.Health(mux, d.Store)
 	if m, ok := d.UI.(Mounter); ok {

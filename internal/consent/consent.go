@@ -7,7 +7,6 @@
 package consent
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 
@@ -47,14 +46,6 @@ type ConsentView struct {
 	// EmailUnverified: the account has not confirmed its address yet, so
 	// the page offers no Allow, only a new confirmation link and Deny.
 	EmailUnverified bool
-}
-
-// AppNotifier is implemented by UIs that tell a person by e-mail when an
-// app is connected to their account (consentui.UI does). The authorize
-// endpoint calls it after a first approval has been stored; a failure is
-// logged, never shown.
-type AppNotifier interface {
-	AppConnected(ctx context.Context, acct store.Account, appName string) error
 }
 
 // UI renders the pages the authorize endpoint needs.

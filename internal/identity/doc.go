@@ -44,7 +44,10 @@
 // and are created anew at every sign-in (rotation: the caller deletes the
 // previous one). ChangePassword ends every other session of the account.
 //
-// Links. Connections lists the active links of an account; Disconnect
+// Links. Approvals.Approve records a person's consent to an app (the link,
+// and at the first approval the "app connected" e-mail) in the transaction
+// the caller hands it: the authorize endpoint's, which stores the code the
+// approval leads to. Connections lists the active links of an account; Disconnect
 // revokes one (store.RevokeLink: the link and every token session issued for
 // it). A link of another account answers ErrNotFound, exactly like a link
 // that does not exist.

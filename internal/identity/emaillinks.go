@@ -304,17 +304,3 @@ func (s *Service) queuePasswordChanged(ctx context.Context, tx store.Store, acct
 			", and every browser signed in to your account was signed out.\n\nIf this was not you, reset your password now at " +
 			s.issuer + "/password/forgot and check the apps connected at " + s.issuer + "/account/connections.\n"})
 }
-
-// AppConnected e-mails the person that an app was connected to their
-// account. It is best-effort beside the approval (which has committed).
-func (s *Service) AppConnected(ctx context.Context, acct store.Account, appName string) error {
-	if s.mailer == nil {
-		return nil
-	}
-	return s.store.InTx(ctx, func(tx store.Store) error {
-		return s.mailer.QueueMail(ctx, tx, Mail{To: acct.Email, Topic: TopicAppConnected, Subject: "An app was connected to your Linkslot account",
-			Text: "Hello,\n\n“" + appName + "” was connected to your Linkslot account on " + s.clock().UTC().Format("2 January 2006 at 15:04 UTC") +
-				". It can now do what you approved, such as booking for you, each change only after you confirm it.\n\n" +
-				"If this was not you, disconnect it at " + s.issuer + "/account/connections and change your password.\n"})
-	})
-}

@@ -275,14 +275,6 @@ func TestPasswordChangeMails(t *testing.T) {
 	if last := ms[len(ms)-1]; last.Topic != identity.TopicPasswordChanged || !strings.Contains(last.Text, "/password/forgot") {
 		t.Errorf("last mail = %+v", last)
 	}
-	if err := svc.AppConnected(ctx, a, "Trip Planner"); err != nil {
-		t.Fatal(err)
-	}
-	ms = mb.all()
-	if last := ms[len(ms)-1]; last.Topic != identity.TopicAppConnected || !strings.Contains(last.Text, "Trip Planner") ||
-		!strings.Contains(last.Text, "https://linkslot.example/account/connections") {
-		t.Errorf("last mail = %+v", last)
-	}
 	for _, m := range ms {
 		if strings.Contains(m.Text, pw) || strings.Contains(m.Text, "a changed passphrase") {
 			t.Errorf("a password is in an e-mail: %+v", m)

@@ -112,6 +112,9 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 
 	var link store.Link
+	// approve, on an allowed consent POST, records the approval in the
+	// transaction that stores the code.
+	var approve func(ctx context.Context, tx store.Store) (store.Link, error)
 	switch {
 	case r.Method == http.MethodPost && decision != "":
 		if !csrfOK {
@@ -127,24 +130,15 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 			h.renderConsent(w, r, client, urlClient, acct, back, granted)
 			return
 		}
-		if urlClient != nil && !urlClient.Recorded() {
-			// An open-policy client's first approval records it, so the
-			// link has a client to belong to.
-			if err := h.d.Store.CreateClient(ctx, urlClient.NewRecord(h.d.Clock())); err != nil && !errors.Is(err, store.ErrAlreadyExists) {
-				h.authorizeError(w, r, ar, err)
-				return
+		approve = func(ctx context.Context, tx store.Store) (store.Link, error) {
+			if urlClient != nil && !urlClient.Recorded() {
+				// An open-policy client's first approval records it, so
+				// the link has a client to belong to.
+				if err := tx.CreateClient(ctx, urlClient.NewRecord(h.d.Clock())); err != nil && !errors.Is(err, store.ErrAlreadyExists) {
+					return store.Link{}, err
+				}
 			}
-		}
-		_, prevErr := h.d.Store.GetActiveLink(ctx, acct.ID, client.ID)
-		link, err = h.d.Store.UpsertLink(ctx, acct.ID, client.ID, granted, h.d.Clock())
-		if err != nil {
-			h.authorizeError(w, r, ar, err)
-			return
-		}
-		if n, ok := h.d.UI.(consent.AppNotifier); ok && errors.Is(prevErr, store.ErrNotFound) {
-			if err := n.AppConnected(ctx, acct, client.Name); err != nil {
-				h.d.Log.WarnContext(ctx, "app connected e-mail not queued", "link_id", link.ID, "err", err.Error())
-			}
+			return h.d.Approvals.Approve(ctx, tx, acct, client, granted, h.d.Clock())
 		}
 	default:
 		link, err = h.d.Store.GetActiveLink(ctx, acct.ID, client.ID)
@@ -179,7 +173,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		ar.GrantScope(s)
 	}
 	ar.GrantAudience(resource)
-	resp, err := h.newAuthorizeResponse(ctx, ar, sess)
+	resp, err := h.newAuthorizeResponse(ctx, ar, sess, approve)
 	if err != nil {
 		h.authorizeError(w, r, ar, err)
 		return
@@ -327,17 +321,30 @@ func (h *Handler) renderConsent(w http.ResponseWriter, r *http.Request, c store.
 	h.d.UI.RenderConsent(w, r, cv)
 }
 
-// newAuthorizeResponse runs fosite's authorize handlers, in one transaction
-// when the storage offers them.
-func (h *Handler) newAuthorizeResponse(ctx context.Context, ar fosite.AuthorizeRequester, sess *fositestore.Session) (fosite.AuthorizeResponder, error) {
-	if h.d.Tx == nil {
-		return h.d.Provider.NewAuthorizeResponse(ctx, ar, sess)
-	}
+// newAuthorizeResponse runs fosite's authorize handlers in one transaction.
+// approve, when set, runs first in the same database transaction and gives
+// the session its link: the approval and the code commit together, and a
+// failure of either leaves neither.
+func (h *Handler) newAuthorizeResponse(ctx context.Context, ar fosite.AuthorizeRequester, sess *fositestore.Session,
+	approve func(context.Context, store.Store) (store.Link, error)) (fosite.AuthorizeResponder, error) {
 	tctx, err := h.d.Tx.BeginTX(ctx)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := h.d.Provider.NewAuthorizeResponse(tctx, ar, sess)
+	resp, err := func() (fosite.AuthorizeResponder, error) {
+		if approve != nil {
+			tx, err := h.d.Tx.TxStore(tctx)
+			if err != nil {
+				return nil, err
+			}
+			link, err := approve(tctx, tx)
+			if err != nil {
+				return nil, err
+			}
+			sess.LinkID = link.ID
+		}
+		return h.d.Provider.NewAuthorizeResponse(tctx, ar, sess)
+	}()
 	if err != nil {
 		_ = h.d.Tx.Rollback(tctx)
 		return nil, err

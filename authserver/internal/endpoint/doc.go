@@ -24,9 +24,16 @@
 //	  → fosite validation, PKCE S256, resource (RFC 8707) (else redirect error)
 //	  → not signed in: UI.LoginRedirect back to the same authorize URL
 //	  → POST decision=deny: access_denied; decision=allow (CSRF checked):
-//	    store.UpsertLink, issue the code
+//	    identity's Approvals.Approve (the link, and at the first approval
+//	    the "app connected" e-mail) and the code in one transaction
 //	  → active link covering the scopes: issue the code (remembered consent)
 //	  → otherwise UI.RenderConsent, which posts back here.
+//
+// One transaction per code: the authorize response opens fosite's
+// transaction (fositestore), and an approval is written through its
+// database transaction (TxStore) before fosite stores the code, PKCE and
+// OpenID sessions in it, so a failure anywhere leaves no link, no e-mail
+// and no code. Remembered consent writes only the code.
 //
 // Scopes: a request for openid alone, or for nothing, is granted openid plus
 // the client's default scopes; any other request is granted exactly what it

@@ -15,6 +15,7 @@ import (
 	"github.com/linkslot/linkslot/authserver/internal/provider"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
@@ -25,16 +26,19 @@ import (
 type Store interface {
 	GetAccount(ctx context.Context, id string) (store.Account, error)
 	GetClient(ctx context.Context, id string) (store.Client, error)
-	// CreateClient records a client identified by URL at its first approval.
-	CreateClient(ctx context.Context, c store.Client) error
 	GetActiveLink(ctx context.Context, accountID, clientID string) (store.Link, error)
-	UpsertLink(ctx context.Context, accountID, clientID string, scopes []string, now time.Time) (store.Link, error)
 	TouchLink(ctx context.Context, id string, now time.Time) error
-	// InTx runs an approval's link write and its notification together.
-	InTx(ctx context.Context, fn func(store.Store) error) error
 }
 
 var _ Store = store.Store(nil)
+
+// Transactional is fosite's storage.Transactional that also hands out the
+// database transaction it opens, so that an approval commits with the code
+// it leads to (fositestore.Store).
+type Transactional interface {
+	storage.Transactional
+	TxStore(ctx context.Context) (store.Store, error)
+}
 
 // Deps are the handlers' explicit dependencies.
 type Deps struct {
@@ -47,9 +51,11 @@ type Deps struct {
 	Issuer   string
 	// Resources are the configured resource URIs; the first is the default.
 	Resources []string
-	// Tx, when set, groups the writes of one authorization response (code,
-	// PKCE and OpenID sessions) into one transaction.
-	Tx storage.Transactional
+	// Tx groups the writes of one authorization response (the approval's
+	// link, the code, PKCE and OpenID sessions) into one transaction.
+	Tx Transactional
+	// Approvals record a person's consent (the zero value sends no e-mail).
+	Approvals identity.Approvals
 	// Metrics counts token issuance by grant and outcome (nil: off).
 	Metrics *metrics.Metrics
 	// URLClients resolves clients identified by a client ID metadata

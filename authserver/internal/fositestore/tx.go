@@ -16,7 +16,8 @@ import (
 // fosite opens a transaction around the writes of a token response (redeem
 // the code or rotate the refresh token, then store the new access and
 // refresh tokens) and around reuse revocation; the authorize endpoint opens
-// one around the code, PKCE and OpenID sessions it stores.
+// one around the code, PKCE and OpenID sessions it stores, and records a
+// consent approval in it through TxStore.
 //
 // A transaction starts as a batch: the writes fosite makes in it (new sessions, the conditional deactivation
 // of the code or refresh token) are collected, and Commit sends them as one
@@ -69,6 +70,29 @@ func (st *Store) db(ctx context.Context) (store.Tokens, error) {
 	if ts == nil {
 		return st.s, nil
 	}
+	return ts.database()
+}
+
+// TxStore returns the store bound to the database transaction of ctx, a
+// context from BeginTX, beginning it now: what the caller writes through it
+// commits or rolls back with what fosite writes in the same transaction.
+// The authorize endpoint records a person's approval this way, beside the
+// code it issues.
+func (st *Store) TxStore(ctx context.Context) (store.Store, error) {
+	ts := txOf(ctx)
+	if ts == nil {
+		return nil, errors.New("fositestore: TxStore outside a transaction")
+	}
+	tx, err := ts.database()
+	if err != nil {
+		return nil, err
+	}
+	return tx, nil
+}
+
+// database begins the database transaction, writes what is pending in it,
+// and returns it.
+func (ts *txState) database() (store.Tx, error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.ended {

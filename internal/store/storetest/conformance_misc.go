@@ -180,8 +180,8 @@ func testPing(t *testing.T, s store.Store) {
 }
 
 // testFaults checks the suite's own fault injector on the backend: a fault
-// after a booking write leaves no booking, takes the enclosing transaction
-// with it, and stops when cleared.
+// after a booking write or a token batch leaves nothing of it, takes the
+// enclosing transaction with it, and stops when cleared.
 func testFaults(t *testing.T, s store.Store) {
 	c := putSample(t, s)
 	f := WithFaults(s)
@@ -212,5 +212,28 @@ func testFaults(t *testing.T, s store.Store) {
 	must(t, err)
 	if got.Notes != "moved" || got.Version != 2 {
 		t.Errorf("update after the fault cleared: %+v", got)
+	}
+
+	// A fault after a token batch, in a transaction from Begin, takes the
+	// transaction's other writes with it.
+	code := fastSession(store.KindAuthorizeCode, "cli_fault", "req_fault")
+	f.FailAfterTokenWrite(boom)
+	tx, err := f.Begin(ctx)
+	must(t, err)
+	must(t, tx.AddActivity(ctx, store.Activity{ID: "act_fault_tok", AccountID: "acc_p", CreatedAt: t0}))
+	wantErr(t, tx.ApplyTokenBatch(ctx, store.TokenBatch{Create: []store.TokenSession{code}}), boom)
+	must(t, tx.Rollback())
+	_, err = s.GetTokenSession(ctx, code.Kind, code.SignatureHash)
+	wantErr(t, err, store.ErrNotFound)
+	if l, _ := s.ListActivity(ctx, "acc_p", 10, 0); len(l) != 0 {
+		t.Errorf("the transaction around a failed token batch kept %d activity entries", len(l))
+	}
+	f.FailAfterTokenWrite(nil)
+	tx, err = f.Begin(ctx)
+	must(t, err)
+	must(t, tx.ApplyTokenBatch(ctx, store.TokenBatch{Create: []store.TokenSession{code}}))
+	must(t, tx.Commit())
+	if _, err := s.GetTokenSession(ctx, code.Kind, code.SignatureHash); err != nil {
+		t.Errorf("token batch after the fault cleared: %v", err)
 	}
 }
