@@ -28,7 +28,9 @@ func NormalizeReference(ref string) string {
 
 // CheckText is the one rule for a booking's free text (notes, a
 // cancellation reason): valid text of at most MaxNotes characters. It
-// answers invalid_argument naming field.
+// answers invalid_argument naming field. The plans do not check it again:
+// the mutation service checks the text first, before anything else
+// (internal/mutation), and is the engine's one caller for changes.
 func CheckText(field, v string) error {
 	if !utf8.ValidString(v) || utf8.RuneCountInString(v) > MaxNotes {
 		return fieldErr(CodeInvalidArgument, field, "%s must be valid text of at most %d characters; shorten it and call again.", field, MaxNotes)
@@ -70,13 +72,10 @@ func bookingSpan(sv *store.Service, start time.Time) (end, blockStart, blockEnd 
 
 // PlanCreate validates a create and computes its summary; it writes nothing.
 // Checks run in this order: arguments, business, service, deposit, staff,
-// time rules, slot.
+// time rules, slot. The notes are the caller's to check (CheckText).
 func (s *Service) PlanCreate(ctx context.Context, r CreateRequest) (CreatePlan, error) {
 	if r.AccountID == "" {
 		return CreatePlan{}, errors.New("booking: PlanCreate without an account")
-	}
-	if err := CheckText("notes", r.Notes); err != nil {
-		return CreatePlan{}, err
 	}
 	if r.StartsAt.IsZero() {
 		return CreatePlan{}, fieldErr(CodeInvalidTime, "starts_at", "starts_at must be an exact RFC 3339 instant with its offset, taken from check_business_availability.")
@@ -142,6 +141,18 @@ type staffBookings interface {
 	ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]store.Booking, error)
 }
 
+// Tx is what Create, Reschedule and Cancel read and write through: a store
+// bound to the caller's transaction (or the plain store), so that the
+// booking commits with the caller's own records.
+type Tx interface {
+	staffBookings
+	InsertBooking(ctx context.Context, b store.Booking) error
+	UpdateBooking(ctx context.Context, id string, fn func(store.Booking) (store.Booking, error)) (store.Booking, error)
+	AddBookingEvent(ctx context.Context, e store.BookingEvent) error
+}
+
+var _ Tx = store.Store(nil)
+
 // recheck runs the slot engine again through tx (the caller's transaction,
 // or the engine's store for a plan).
 func (s *Service) recheck(ctx context.Context, tx staffBookings, e *catalogEntry, b store.Booking, ignore string) error {
@@ -164,7 +175,7 @@ func (s *Service) recheck(ctx context.Context, tx staffBookings, e *catalogEntry
 // transaction, or the plain store). It re-checks the slot with the same
 // engine and inserts the booking with a fresh reference and version 1; a
 // lost race answers slot_taken.
-func (s *Service) Create(ctx context.Context, tx store.Store, p CreatePlan) (store.Booking, error) {
+func (s *Service) Create(ctx context.Context, tx Tx, p CreatePlan) (store.Booking, error) {
 	if p.entry == nil {
 		return store.Booking{}, errors.New("booking: Create needs a plan from PlanCreate")
 	}
@@ -249,7 +260,7 @@ func errChanged(ref string) *Error {
 // Reschedule moves the booking in place (same reference, version+1) and
 // records a history event keeping the previous time. A booking changed since
 // the plan answers booking_changed; a lost race for the slot, slot_taken.
-func (s *Service) Reschedule(ctx context.Context, tx store.Store, p ReschedulePlan) (store.Booking, error) {
+func (s *Service) Reschedule(ctx context.Context, tx Tx, p ReschedulePlan) (store.Booking, error) {
 	if p.entry == nil {
 		return store.Booking{}, errors.New("booking: Reschedule needs a plan from PlanReschedule")
 	}
@@ -308,9 +319,6 @@ func (s *Service) PlanCancel(ctx context.Context, r CancelRequest) (CancelPlan, 
 	if err != nil {
 		return CancelPlan{}, err
 	}
-	if err := CheckText("reason", r.Reason); err != nil {
-		return CancelPlan{}, err
-	}
 	now := s.now()
 	sv, st := e.svcByID[cur.ServiceID], e.stByID[cur.StaffID]
 	if sv == nil || st == nil {
@@ -340,7 +348,7 @@ func (s *Service) PlanCancel(ctx context.Context, r CancelRequest) (CancelPlan, 
 // history event. A plan with AlreadyCancelled returns the booking unchanged;
 // a booking cancelled concurrently answers already_cancelled; one changed
 // otherwise, booking_changed.
-func (s *Service) Cancel(ctx context.Context, tx store.Store, p CancelPlan) (store.Booking, error) {
+func (s *Service) Cancel(ctx context.Context, tx Tx, p CancelPlan) (store.Booking, error) {
 	if p.entry == nil {
 		return store.Booking{}, errors.New("booking: Cancel needs a plan from PlanCancel")
 	}

@@ -234,7 +234,6 @@ func TestCreateErrors(t *testing.T) {
 			{"unknown staff", with(func(r *CreateRequest) { r.StaffRef = "stf-nope" }), CodeUnknownStaff, "staff_reference"},
 			{"staff mismatch", with(func(r *CreateRequest) { r.StaffRef = "stf-cara" }), CodeStaffServiceMismatch, "staff_reference"},
 			{"no time", with(func(r *CreateRequest) { r.StartsAt = time.Time{} }), CodeInvalidTime, "starts_at"},
-			{"notes too long", with(func(r *CreateRequest) { r.Notes = strings.Repeat("é", 501) }), CodeInvalidArgument, "notes"},
 			{"in the past", with(func(r *CreateRequest) { r.StartsAt = nyTime(t, "2026-05-31 10:00") }), CodeInThePast, "starts_at"},
 			{"too soon", with(func(r *CreateRequest) { r.StartsAt = nyTime(t, "2026-06-01 08:30") }), CodeTooSoon, "starts_at"},
 			{"beyond horizon", with(func(r *CreateRequest) { r.StartsAt = nyTime(t, "2026-07-15 10:00") }), CodeBeyondHorizon, "starts_at"},

@@ -204,11 +204,11 @@ type Notifier interface {
 // *booking.Service implements it.
 type Engine interface {
 	PlanCreate(ctx context.Context, r booking.CreateRequest) (booking.CreatePlan, error)
-	Create(ctx context.Context, tx store.Store, p booking.CreatePlan) (store.Booking, error)
+	Create(ctx context.Context, tx booking.Tx, p booking.CreatePlan) (store.Booking, error)
 	PlanReschedule(ctx context.Context, r booking.RescheduleRequest) (booking.ReschedulePlan, error)
-	Reschedule(ctx context.Context, tx store.Store, p booking.ReschedulePlan) (store.Booking, error)
+	Reschedule(ctx context.Context, tx booking.Tx, p booking.ReschedulePlan) (store.Booking, error)
 	PlanCancel(ctx context.Context, r booking.CancelRequest) (booking.CancelPlan, error)
-	Cancel(ctx context.Context, tx store.Store, p booking.CancelPlan) (store.Booking, error)
+	Cancel(ctx context.Context, tx booking.Tx, p booking.CancelPlan) (store.Booking, error)
 	MyBooking(ctx context.Context, accountID, bookingRef string) (booking.BookingView, error)
 }
 
