@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,38 +30,7 @@ type op func(ctx context.Context, w int) error
 
 // run runs op on n workers for dur (at most maxOps operations in all).
 func run(ctx context.Context, workload, backend string, n int, dur time.Duration, maxOps int64, fn op) result {
-	lat := make([][]time.Duration, n)
-	var fails atomic.Int64
-	var count atomic.Int64
-	var firstErr atomic.Value
-	var wg sync.WaitGroup
-	deadline := time.Now().Add(dur)
-	start := time.Now()
-	for w := 0; w < n; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(deadline) && count.Add(1) <= maxOps {
-				t0 := time.Now()
-				cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-				err := fn(cctx, w)
-				cancel()
-				lat[w] = append(lat[w], time.Since(t0))
-				if err != nil {
-					fails.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	var all []time.Duration
-	for _, l := range lat {
-		all = append(all, l...)
-	}
-	first, _ := firstErr.Load().(string)
-	return report.Summarize(workload, backend, n, all, int(fails.Load()), elapsed, first)
+	return report.Run(ctx, workload, backend, n, dur, maxOps, func(ctx context.Context, w, _ int) error { return fn(ctx, w) })
 }
 
 func main() {

@@ -6,10 +6,11 @@
 // cluster load test (test/cluster TestClusterLoad) measure into a Result
 // and write through this package, so their reports share one layout.
 //
-// Design: a Result is summarized from the raw latencies of one level
-// (Summarize sorts them and takes p50, p99 and max), so every caller
-// computes percentiles the same way. The writers only format; the
-// measuring loops, and any section of a report that only one caller has
-// (ratios, contract targets), stay with the caller. Charts are plain SVG
-// text with no dependency.
+// Design: both drivers measure a level with Run (n workers, a duration and
+// an operation cap, every operation's latency kept) and a Result is
+// summarized from those raw latencies (Summarize sorts them and takes p50,
+// p99 and max), so every caller measures and computes percentiles the same
+// way. The writers only format; the operations, and any section of a
+// report that only one caller has (ratios, contract targets), stay with
+// the caller. Charts are plain SVG text with no dependency.
 package report

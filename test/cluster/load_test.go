@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -158,37 +156,7 @@ type loadOp func(ctx context.Context, w, k, n int) error
 
 // loadLevel runs fn on n workers for dur, at most loadMaxOps operations.
 func loadLevel(ctx context.Context, workload string, n int, dur time.Duration, fn loadOp) report.Result {
-	lat := make([][]time.Duration, n)
-	var fails, count atomic.Int64
-	var firstErr atomic.Value
-	var wg sync.WaitGroup
-	start := time.Now()
-	deadline := start.Add(dur)
-	for w := 0; w < n; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := 0; time.Now().Before(deadline) && count.Add(1) <= loadMaxOps; k++ {
-				t0 := time.Now()
-				cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-				err := fn(cctx, w, k, n)
-				cancel()
-				lat[w] = append(lat[w], time.Since(t0))
-				if err != nil {
-					fails.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	var all []time.Duration
-	for _, l := range lat {
-		all = append(all, l...)
-	}
-	first, _ := firstErr.Load().(string)
-	return report.Summarize(workload, "cluster", n, all, int(fails.Load()), elapsed, first)
+	return report.Run(ctx, workload, "cluster", n, dur, loadMaxOps, func(ctx context.Context, w, k int) error { return fn(ctx, w, k, n) })
 }
 
 // createCancel books worker w's staff member at slot and cancels it, each
