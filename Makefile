@@ -4,7 +4,7 @@ GO    ?= go
 BIN   := bin
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all build run test test-go test-short vet bench fuzz test-cluster migrate clean
+.PHONY: all build run test test-go test-short vet fmt-check bench fuzz test-cluster migrate clean
 
 all: build
 
@@ -20,10 +20,14 @@ run: build
 migrate: build
 	$(BIN)/authserver migrate
 
-vet:
+vet: fmt-check
 	$(GO) vet ./...
 
-# Everything: vet, then every test, with a throwaway PostgreSQL when initdb
+# Every Go file as gofmt writes it (a few seconds).
+fmt-check:
+	@out=$$("$$($(GO) env GOROOT)/bin/gofmt" -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+# Everything: gofmt and vet, then every test, with a throwaway PostgreSQL when initdb
 # is available (its tests are counted apart at the end). The browser tests
 # write screenshots of the pages to var/screenshots.
 test: vet
