@@ -181,20 +181,19 @@ func (e *env) oauth(clientID, secret string, scopes ...string) *oauth2.Config {
 func (e *env) get(rawURL string, account string) *http.Response {
 	e.t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, rawURL, nil)
-	if account != "" {
-		req.AddCookie(&http.Cookie{Name: testCookie, Value: account})
-	}
-	resp, err := e.browser().Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return resp
+	return e.do(req, account)
 }
 
 func (e *env) postForm(rawURL string, form url.Values, account string) *http.Response {
 	e.t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, rawURL, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return e.do(req, account)
+}
+
+// do sends req from the browser as account (empty: signed out).
+func (e *env) do(req *http.Request, account string) *http.Response {
+	e.t.Helper()
 	if account != "" {
 		req.AddCookie(&http.Cookie{Name: testCookie, Value: account})
 	}
