@@ -4,10 +4,10 @@
 // as scripts/with-postgres does) on PostgreSQL, and measures each workload
 // at increasing concurrency (1, 4, 16, 64 workers) until its p99 passes
 // 100 ms, against bare baselines measured in the same run: a no-op HTTP
-// handler and a no-op MCP tool on the same SDK. It writes a text report and
-// one SVG chart per workload (throughput and p99 against concurrency)
-// through bench/report, which the cluster load test (test/cluster
-// TestClusterLoad) shares.
+// handler and a no-op MCP tool on the same SDK. It measures each level
+// with bench/report.Run and writes a text report and one SVG chart per
+// workload (throughput and p99 against concurrency) through bench/report,
+// which the cluster load test (test/cluster TestClusterLoad) shares.
 //
 // Workloads (CONTRACT §9):
 //   - refresh: each worker rotates its own refresh-token chain
