@@ -148,11 +148,12 @@ func New(cfg Config) (*UI, error) {
 
 func parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
-		"date":      formatDate,
-		"datetime":  formatDateTime,
-		"toolWords": toolWords,
-		"scopeText": scopeText,
-		"initial":   initial,
+		"date":       formatDate,
+		"datetime":   formatDateTime,
+		"toolWords":  toolWords,
+		"scopeText":  scopeText,
+		"initial":    initial,
+		"hostBreaks": hostBreaks,
 	}
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
@@ -218,6 +219,19 @@ func initial(name string) string {
 		return strings.ToUpper(string(r))
 	}
 	return "?"
+}
+
+// hostBreaks escapes a host name and lets a narrow screen wrap it after a
+// dot or the colon before the port, rather than inside a label.
+func hostBreaks(host string) template.HTML {
+	var b strings.Builder
+	for _, r := range host {
+		b.WriteString(template.HTMLEscapeString(string(r)))
+		if r == '.' || r == ':' {
+			b.WriteString("<wbr>")
+		}
+	}
+	return template.HTML(b.String())
 }
 
 func formatDate(t time.Time) string {

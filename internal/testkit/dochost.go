@@ -1,7 +1,11 @@
 package testkit
 
 import (
+	"context"
+	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +19,9 @@ type DocHost struct {
 	CA   *CA
 	Base string // https://localhost:PORT
 
+	port  string
+	names []string
+
 	mu   sync.Mutex
 	docs map[string]hostedDoc
 	hits map[string]int
@@ -26,13 +33,37 @@ type hostedDoc struct {
 	body   string
 }
 
-// NewDocHost starts a DocHost; it stops when the test ends.
-func NewDocHost(t testing.TB) *DocHost {
+// NewDocHost starts a DocHost; it stops when the test ends. Its
+// certificate also names each of names (such as "app.example"), reached as
+// At(name) through Resolver, so a page can show the host a real client
+// would have.
+func NewDocHost(t testing.TB, names ...string) *DocHost {
 	t.Helper()
-	h := &DocHost{CA: NewCA(t), docs: map[string]hostedDoc{}, hits: map[string]int{}}
-	srv := h.CA.StartTLS(t, http.HandlerFunc(h.serve), "localhost", "127.0.0.1")
+	h := &DocHost{CA: NewCA(t), names: names, docs: map[string]hostedDoc{}, hits: map[string]int{}}
+	srv := h.CA.StartTLS(t, http.HandlerFunc(h.serve), append([]string{"localhost", "127.0.0.1"}, names...)...)
 	h.Base = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	_, h.port, _ = net.SplitHostPort(strings.TrimPrefix(srv.URL, "https://"))
 	return h
+}
+
+// At is https://name:PORT, the host reached under one of its names.
+func (h *DocHost) At(name string) string { return "https://" + net.JoinHostPort(name, h.port) }
+
+// Resolver answers the host's names with the loopback address and refuses
+// every other name; it satisfies safefetch.Resolver.
+func (h *DocHost) Resolver() NameResolver { return NameResolver{names: h.names} }
+
+// NameResolver is DocHost.Resolver.
+type NameResolver struct{ names []string }
+
+// LookupNetIP answers 127.0.0.1 for a DocHost name.
+func (r NameResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	for _, n := range r.names {
+		if strings.EqualFold(n, host) {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}
+	}
+	return nil, &net.DNSError{Err: fmt.Sprintf("%s is not a name of the test document host", host), Name: host, IsNotFound: true}
 }
 
 // Put serves body at path with status and the given headers (pairs of
