@@ -2,6 +2,7 @@ package rshttp_test
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
+	"github.com/linkslot/linkslot/internal/testkit"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
 
@@ -73,8 +75,11 @@ type system struct {
 	ctx      context.Context
 	store    *sqlstore.Store
 	as, rs   *httptest.Server
+	issuer   string // the authorization server's URL
 	resource string
 	account  store.Account
+	// http is the client for the servers (it trusts their test CA).
+	http *http.Client
 
 	// rsAhead moves the resource server's clock ahead of the wall clock
 	// (tests of what it honours within its cache period).
@@ -83,6 +88,7 @@ type system struct {
 	mu        sync.Mutex
 	consents  int      // consent pages approved
 	authScope []string // scope parameter of each authorization request
+	lastView  consent.ConsentView
 }
 
 // eachBackend runs fn on SQLite and PostgreSQL (skipped without one, except
@@ -98,9 +104,27 @@ func newSystemWith(t *testing.T, realUI bool) *system {
 // newSystemOn builds the system on s; realUI mounts the real consent pages
 // (sign-in with the demo password, HTML consent) instead of autoUI.
 func newSystemOn(t *testing.T, realUI bool, s *sqlstore.Store) *system {
+	return buildSystem(t, systemOpts{realUI: realUI, store: s})
+}
+
+// systemOpts shape buildSystem.
+type systemOpts struct {
+	realUI bool
+	store  *sqlstore.Store
+	// host, when set, serves both servers over HTTPS under its CA (as
+	// https://localhost:PORT), and the authorization server fetches client
+	// ID metadata documents from it, trusting that CA; sys.http trusts it
+	// too.
+	host *testkit.DocHost
+	// cimdPolicy is LINKSLOT_CIMD_POLICY (default registered).
+	cimdPolicy string
+}
+
+func buildSystem(t *testing.T, o systemOpts) *system {
 	t.Helper()
 	ctx := context.Background()
-	sys := &system{t: t, ctx: ctx, store: s}
+	s := o.store
+	sys := &system{t: t, ctx: ctx, store: s, http: http.DefaultClient}
 	now := store.SystemClock()
 	if _, err := demo.Load(ctx, s, demo.Data{Password: demoPassword, Hash: password.Hash,
 		Catalogs: booking.DemoCatalogs(now)}); err != nil {
@@ -118,27 +142,47 @@ func newSystemOn(t *testing.T, realUI bool, s *sqlstore.Store) *system {
 	}
 
 	var asH, rsH http.Handler
-	sys.as = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { asH.ServeHTTP(w, r) }))
-	t.Cleanup(sys.as.Close)
-	sys.rs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rsH.ServeHTTP(w, r) }))
-	t.Cleanup(sys.rs.Close)
-	sys.resource = sys.rs.URL + "/mcp"
-	cfg := config.Config{Issuer: sys.as.URL, Resource: sys.resource, SecretKey: []byte(testSecret),
-		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour}
+	asFn := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { asH.ServeHTTP(w, r) })
+	rsFn := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rsH.ServeHTTP(w, r) })
+	var fetch authhttp.FetchOptions
+	if o.host != nil {
+		sys.as = o.host.CA.StartTLS(t, asFn, "localhost", "127.0.0.1")
+		sys.rs = o.host.CA.StartTLS(t, rsFn, "localhost", "127.0.0.1")
+		sys.http = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: o.host.CA.Pool()}}}
+		fetch.RootCAs = o.host.CA.Pool()
+	} else {
+		sys.as = httptest.NewServer(asFn)
+		t.Cleanup(sys.as.Close)
+		sys.rs = httptest.NewServer(rsFn)
+		t.Cleanup(sys.rs.Close)
+	}
+	sys.issuer = localhostURL(sys.as.URL, o.host != nil)
+	sys.resource = localhostURL(sys.rs.URL, o.host != nil) + "/mcp"
+	cfg := config.Config{Issuer: sys.issuer, Resource: sys.resource, SecretKey: []byte(testSecret),
+		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour, CIMDPolicy: o.cimdPolicy}
 	var ui consent.UI = autoUI{s}
-	if realUI {
+	if o.realUI {
 		if ui, err = consentui.New(consentui.Config{Store: s, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: testLogger(t)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if asH, err = authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: testLogger(t)}); err != nil {
+	if asH, err = authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: testLogger(t), Fetch: fetch}); err != nil {
 		t.Fatal(err)
 	}
-	if rsH, err = rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: testLogger(t),
+	if rsH, err = rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: testLogger(t), HTTPClient: sys.http,
 		Clock: func() time.Time { return store.SystemClock().Add(time.Duration(sys.rsAhead.Load())) }}); err != nil {
 		t.Fatal(err)
 	}
 	return sys
+}
+
+// localhostURL names an HTTPS test server https://localhost:PORT, the name
+// its certificate and a browser would use.
+func localhostURL(u string, tls bool) string {
+	if !tls {
+		return u
+	}
+	return strings.Replace(u, "127.0.0.1", "localhost", 1)
 }
 
 // fetcher plays the person's browser: signed in, it opens the authorization
@@ -152,7 +196,8 @@ func (sys *system) fetcher(ctx context.Context, args *auth.AuthorizationArgs) (*
 	if u.Query().Get("code_challenge_method") != "S256" || u.Query().Get("code_challenge") == "" {
 		return nil, fmt.Errorf("authorization request without PKCE S256: %s", args.URL)
 	}
-	browser := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	browser := &http.Client{Transport: sys.http.Transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	do := func(req *http.Request) (*http.Response, error) {
 		req.AddCookie(&http.Cookie{Name: uiCookie, Value: sys.account.ID})
 		return browser.Do(req)
@@ -168,10 +213,13 @@ func (sys *system) fetcher(ctx context.Context, args *auth.AuthorizationArgs) (*
 		if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
 			return nil, err
 		}
+		sys.mu.Lock()
+		sys.lastView = v
+		sys.mu.Unlock()
 		form := v.Params
 		form.Set("decision", "allow")
 		form.Set(consent.CSRFField, v.CSRFToken)
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, sys.as.URL+v.Action, strings.NewReader(form.Encode()))
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, sys.issuer+v.Action, strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		if resp, err = do(req); err != nil {
 			return nil, err
@@ -198,16 +246,21 @@ func (sys *system) fetcher(ctx context.Context, args *auth.AuthorizationArgs) (*
 
 func (sys *system) connect(clientID string) *mcp.ClientSession {
 	sys.t.Helper()
-	h, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
-		PreregisteredClient:      &oauthex.ClientCredentials{ClientID: clientID},
-		RedirectURL:              "http://127.0.0.1:53682/callback",
-		AuthorizationCodeFetcher: sys.fetcher,
-	})
+	return sys.connectWith(&auth.AuthorizationCodeHandlerConfig{PreregisteredClient: &oauthex.ClientCredentials{ClientID: clientID}})
+}
+
+// connectWith links the MCP Go SDK client registered as cfg says (its
+// redirect, browser and HTTP client are the system's) and connects.
+func (sys *system) connectWith(cfg *auth.AuthorizationCodeHandlerConfig) *mcp.ClientSession {
+	sys.t.Helper()
+	cfg.RedirectURL, cfg.AuthorizationCodeFetcher, cfg.Client = "http://127.0.0.1:53682/callback", sys.fetcher, sys.http
+	h, err := auth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
 		sys.t.Fatal(err)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "linkslot-e2e", Version: "1"}, nil)
-	cs, err := c.Connect(sys.ctx, &mcp.StreamableClientTransport{Endpoint: sys.resource, OAuthHandler: h, DisableStandaloneSSE: true}, nil)
+	cs, err := c.Connect(sys.ctx, &mcp.StreamableClientTransport{Endpoint: sys.resource, OAuthHandler: h, HTTPClient: sys.http,
+		DisableStandaloneSSE: true}, nil)
 	if err != nil {
 		sys.t.Fatalf("connect through the OAuth flow: %v", err)
 	}

@@ -27,10 +27,10 @@ func needNode(t *testing.T) {
 	}
 }
 
-// npmInstall installs the pinned packages once (node_modules is kept). It
-// uses `npm install`, which follows package-lock.json: `npm ci` refuses this
-// lock file because one of the Inspector's dependencies has a Windows-only
-// optional dependency that npm leaves out of the lock on Linux.
+// npmInstall installs the pinned packages once (node_modules is kept) with
+// `npm ci`, which installs exactly what package-lock.json says and never
+// writes it: a test run leaves the working tree as it was, and a lock that
+// no longer matches package.json fails here instead of being rewritten.
 func npmInstall(t *testing.T) {
 	t.Helper()
 	_, errSDK := os.Stat(filepath.Join(tsDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
@@ -40,13 +40,13 @@ func npmInstall(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund")
+	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
 	cmd.Dir = tsDir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("npm install: %v\n%s", err, out)
+			t.Fatalf("npm ci: %v\n%s", err, out)
 		}
-		t.Skipf("npm install failed (no access to the npm registry?): %v\n%s", err, out)
+		t.Skipf("npm ci failed (no access to the npm registry?): %v\n%s", err, out)
 	}
 }
 
@@ -61,12 +61,34 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	}
 	npmInstall(t)
 	sys := newSystemWith(t, true)
+	res := runTSClient(t, sys)
+	t.Logf("TypeScript SDK client: protocol %s, scope %q, results %v", res.ProtocolVersion, res.Scope, res.Results)
+	if _, err := sys.store.GetActiveLink(sys.ctx, sys.account.ID, "demo-mcp-client"); err != nil {
+		t.Fatalf("no link was created by the TypeScript client's consent: %v", err)
+	}
+}
+
+// tsResult is what linkslot-e2e.mjs prints.
+type tsResult struct {
+	OK              bool     `json:"ok"`
+	ClientID        string   `json:"clientId"`
+	ProtocolVersion string   `json:"protocolVersion"`
+	Scope           string   `json:"scope"`
+	Tools           []string `json:"tools"`
+	Results         []string `json:"results"`
+}
+
+// runTSClient runs linkslot-e2e.mjs against sys as the demo person, with
+// env added to the environment, and checks that it listed the tools and
+// found a business.
+func runTSClient(t *testing.T, sys *system, env ...string) tsResult {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "linkslot-e2e.mjs")
 	cmd.Dir = tsDir
-	cmd.Env = append(os.Environ(), "LINKSLOT_MCP_URL="+sys.resource, "LINKSLOT_EMAIL=demo@example.com",
-		"LINKSLOT_PASSWORD="+demoPassword, "LINKSLOT_QUERY=haircut")
+	cmd.Env = append(append(os.Environ(), "LINKSLOT_MCP_URL="+sys.resource, "LINKSLOT_EMAIL=demo@example.com",
+		"LINKSLOT_PASSWORD="+demoPassword, "LINKSLOT_QUERY=haircut"), env...)
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr string
@@ -75,25 +97,14 @@ func TestTypeScriptSDKClient(t *testing.T) {
 		}
 		t.Fatalf("node linkslot-e2e.mjs: %v\nstdout: %s\nstderr: %s", err, out, stderr)
 	}
-	var res struct {
-		OK              bool     `json:"ok"`
-		ProtocolVersion string   `json:"protocolVersion"`
-		Scope           string   `json:"scope"`
-		Tools           []string `json:"tools"`
-		Results         []string `json:"results"`
-	}
+	var res tsResult
 	if err := json.Unmarshal([]byte(strings.TrimSpace(string(out))), &res); err != nil {
 		t.Fatalf("script output: %v\n%s", err, out)
 	}
 	if !res.OK || len(res.Tools) < len(readTools) || len(res.Results) == 0 {
 		t.Fatalf("script result: %+v", res)
 	}
-	t.Logf("TypeScript SDK client: protocol %s, scope %q, results %v", res.ProtocolVersion, res.Scope, res.Results)
-	link, err := sys.store.GetActiveLink(sys.ctx, sys.account.ID, "demo-mcp-client")
-	if err != nil {
-		t.Fatalf("no link was created by the TypeScript client's consent: %v", err)
-	}
-	_ = link
+	return res
 }
 
 // TestInspectorCLI runs the MCP Inspector CLI (its own interactive OAuth

@@ -5,10 +5,17 @@
 // in and approves the consent page by posting the pages' own HTML forms with
 // fetch. Then it lists the tools and calls search_bookable_business.
 //
+// With LINKSLOT_CLIENT_METADATA_URL set, the client identifies itself by
+// that URL instead (clientMetadataUrl: the SDK sends it as client_id when the
+// authorization server advertises client_id_metadata_document_supported,
+// and the server fetches the document there); the script fails if the SDK
+// falls back to anything else.
+//
 // Environment: LINKSLOT_MCP_URL (default http://127.0.0.1:8081/mcp),
 // LINKSLOT_EMAIL (demo@example.com), LINKSLOT_PASSWORD (linkslot-demo),
-// LINKSLOT_QUERY (haircut). Prints one JSON line with the results; exits
-// non-zero on any failure.
+// LINKSLOT_QUERY (haircut), LINKSLOT_CLIENT_METADATA_URL (unset). Prints one
+// JSON line with the results; exits non-zero on any failure. HTTPS servers
+// under a test CA need NODE_EXTRA_CA_CERTS.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -20,16 +27,22 @@ const EMAIL = process.env.LINKSLOT_EMAIL ?? "demo@example.com";
 const PASSWORD = process.env.LINKSLOT_PASSWORD ?? "linkslot-demo";
 const QUERY = process.env.LINKSLOT_QUERY ?? "haircut";
 const REDIRECT = "http://127.0.0.1:53682/callback"; // loopback: any port is accepted
+const METADATA_URL = process.env.LINKSLOT_CLIENT_METADATA_URL || undefined;
 
 class DemoClientProvider {
-  constructor() { this._tokens = undefined; this._verifier = undefined; this.authorizationUrl = undefined; }
+  constructor() {
+    this._tokens = undefined; this._verifier = undefined; this.authorizationUrl = undefined; this._client = undefined;
+    // The SDK keeps the URL client's information (client_id = the URL) here.
+    if (METADATA_URL) this.saveClientInformation = (info) => { this._client = info; };
+  }
+  get clientMetadataUrl() { return METADATA_URL; }
   get redirectUrl() { return REDIRECT; }
   state() { this._state = randomUUID(); return this._state; } // the server requires state (≥ 8 characters)
   get clientMetadata() {
     return { client_name: "Linkslot TypeScript e2e", redirect_uris: [REDIRECT], grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"], token_endpoint_auth_method: "none" };
   }
-  clientInformation() { return { client_id: "demo-mcp-client" }; } // pre-registered: no dynamic registration
+  clientInformation() { return METADATA_URL ? this._client : { client_id: "demo-mcp-client" }; } // never dynamic registration
   tokens() { return this._tokens; }
   saveTokens(t) { this._tokens = t; }
   redirectToAuthorization(url) { this.authorizationUrl = url; }
@@ -49,6 +62,8 @@ async function main() {
   }
   const au = provider.authorizationUrl;
   if (au.searchParams.get("code_challenge_method") !== "S256") throw new Error("authorization request without PKCE S256");
+  const clientId = au.searchParams.get("client_id");
+  if (METADATA_URL && clientId !== METADATA_URL) throw new Error(`the SDK sent client_id ${clientId}, not the metadata document URL`);
   const callback = await browse(au, { email: EMAIL, password: PASSWORD, redirectPrefix: REDIRECT });
   if (callback.searchParams.get("error")) throw new Error(`authorization error: ${callback.searchParams.get("error")}`);
   if (callback.searchParams.get("state") !== provider._state) throw new Error("callback state does not match");
@@ -61,7 +76,7 @@ async function main() {
   if (res.isError) throw new Error(`search_bookable_business failed: ${JSON.stringify(res.structuredContent ?? res.content)}`);
   const results = res.structuredContent?.results ?? [];
   console.log(JSON.stringify({
-    ok: true, protocolVersion: transport.protocolVersion, scope: provider.tokens()?.scope, tools: tools.map((t) => t.name),
+    ok: true, clientId, protocolVersion: transport.protocolVersion, scope: provider.tokens()?.scope, tools: tools.map((t) => t.name),
     results: results.map((r) => r.business_reference),
   }));
   await client.close();
