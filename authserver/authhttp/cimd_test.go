@@ -330,17 +330,36 @@ func TestCIMDRefusals(t *testing.T) {
 	}
 }
 
-// A failed fetch is never cached: once the host answers, the client links.
+// A failed fetch and an invalid document are never cached, even when the
+// answer says it may be: once the host answers with a valid document, the
+// client links.
 func TestCIMDFailureNotCached(t *testing.T) {
-	e := newCIMDEnv(t, "registered", "")
-	u := e.host.Base + "/flaky.json"
-	e.host.Put("/flaky.json", http.StatusServiceUnavailable, `{}`, "Cache-Control", "max-age=3600")
-	e.register(u, nil)
-	e.refused(u, "", "did not answer with the document")
-	e.publish("/flaky.json", nil, "Cache-Control", "max-age=3600")
-	e.link(u, "openid")
-	if n := e.host.Hits("/flaky.json"); n != 2 {
-		t.Fatalf("fetched %d times, want 2", n)
+	for _, c := range []struct {
+		name, outcome, want string
+		put                 func(e *cimdEnv, path string)
+	}{
+		{"unavailable", "status", "did not answer with the document", func(e *cimdEnv, path string) {
+			e.host.Put(path, http.StatusServiceUnavailable, `{}`, "Cache-Control", "max-age=3600")
+		}},
+		{"invalid document", "invalid", "it has no client_name", func(e *cimdEnv, path string) {
+			e.publish(path, map[string]any{"client_name": nil}, "Cache-Control", "public, max-age=3600")
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newCIMDEnv(t, "registered", "")
+			u := e.host.Base + "/flaky.json"
+			c.put(e, "/flaky.json")
+			e.register(u, nil)
+			e.refused(u, "", c.want)
+			e.publish("/flaky.json", nil, "Cache-Control", "max-age=3600")
+			e.link(u, "openid")
+			if n := e.host.Hits("/flaky.json"); n != 2 {
+				t.Fatalf("fetched %d times, want 2", n)
+			}
+			if e.fetches("cimd", c.outcome) != 1 || e.fetches("cimd", "ok") != 1 {
+				t.Fatalf("metrics: %s %v ok %v", c.outcome, e.fetches("cimd", c.outcome), e.fetches("cimd", "ok"))
+			}
+		})
 	}
 }
 
