@@ -143,6 +143,11 @@ func TestCodeFlow(t *testing.T) {
 		if tok2.RefreshToken == "" || tok2.RefreshToken == old || tok2.AccessToken == tok.AccessToken {
 			t.Fatal("refresh did not rotate")
 		}
+		// The ID token came with the code; a refresh answer carries none
+		// (OpenID Connect Core §12.2 allows it; README "Tokens").
+		if idt, ok := tok2.Extra("id_token").(string); ok && idt != "" {
+			t.Fatalf("a refresh answered an ID token")
+		}
 		c2 := verifyAccessToken(t, e, tok2.AccessToken)
 		if c2["link_id"] != link.ID || c2["sub"] != e.account.ID {
 			t.Fatalf("refreshed claims %v", c2)

@@ -153,7 +153,11 @@ func New(fs *fositestore.Store, km *keys.Manager, c Config) (*Provider, error) {
 		compose.OAuth2RefreshTokenGrantFactory,
 		compose.OAuth2PKCEFactory,
 		compose.OpenIDConnectExplicitFactory,
-		compose.OpenIDConnectRefreshFactory,
+		// No OpenIDConnectRefreshFactory: a refresh answer carries no new
+		// ID token (OpenID Connect Core §12.2: it "might not contain an
+		// id_token"). The ID token comes with the code exchange; the agents
+		// that refresh every few minutes never read one, and signing it
+		// was a sixth of every rotation's CPU.
 		compose.OAuth2TokenIntrospectionFactory,
 		compose.OAuth2TokenRevocationFactory,
 	)
