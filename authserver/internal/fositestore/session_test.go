@@ -2,6 +2,7 @@ package fositestore_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,5 +39,30 @@ func TestAccessTokenInstants(t *testing.T) {
 		if !s.GetExpiresAt(fosite.RefreshToken).Equal(rt) {
 			t.Errorf("refresh expiry changed")
 		}
+	}
+}
+
+// TestStoredFormUnchanged: a request is stored as the JSON it always was —
+// the request's fields, then the session as a nested object, byte for byte
+// what marshalling the session apart gives — so rows written by an earlier
+// version still decode.
+func TestStoredFormUnchanged(t *testing.T) {
+	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	sess := &fositestore.Session{Subject: "acct", LinkID: "lnk", ClientID: "app", AuthTime: at, GrantedAt: at,
+		ExpiresAt: map[fosite.TokenType]time.Time{fosite.RefreshToken: at.Add(time.Hour)},
+		IDClaims:  &jwt.IDTokenClaims{Subject: "acct", Nonce: "n1"}, Extra: map[string]any{"k": "v"}}
+	r := &fosite.Request{ID: "req-1", RequestedAt: at, Client: &fosite.DefaultClient{ID: "app"},
+		RequestedScope: fosite.Arguments{"openid"}, GrantedScope: fosite.Arguments{"openid"},
+		RequestedAudience: fosite.Arguments{}, GrantedAudience: fosite.Arguments{"https://rs/mcp"},
+		Form: map[string][]string{"client_id": {"app"}}, Session: sess}
+	got, err := fositestore.Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"req-1","requested_at":"2026-12-01T12:00:00Z","client_id":"app","requested_scopes":["openid"],"granted_scopes":["openid"],"requested_audience":[],"granted_audience":["https://rs/mcp"],"form":{"client_id":["app"]},"session":SESSION}`
+	rawSess, _ := json.Marshal(sess)
+	want = strings.Replace(want, "SESSION", string(rawSess), 1)
+	if string(got) != string(want) {
+		t.Fatalf("stored form changed:\n got %s\nwant %s", got, want)
 	}
 }

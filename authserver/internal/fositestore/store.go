@@ -264,7 +264,9 @@ type storedRequest struct {
 	RequestedAudience []string        `json:"requested_audience"`
 	GrantedAudience   []string        `json:"granted_audience"`
 	Form              url.Values      `json:"form"`
-	Session           json.RawMessage `json:"session"`
+	// Session is encoded and decoded in the same pass as the request (the
+	// JSON is what a separately marshalled session would give).
+	Session *Session `json:"session"`
 }
 
 func sessionOf(r fosite.Requester) (*Session, error) {
@@ -281,28 +283,16 @@ func Encode(r fosite.Requester) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	rawSess, err := json.Marshal(sess)
-	if err != nil {
-		return nil, err
-	}
 	sr := storedRequest{ID: r.GetID(), RequestedAt: r.GetRequestedAt(), ClientID: r.GetClient().GetID(),
 		RequestedScopes: r.GetRequestedScopes(), GrantedScopes: r.GetGrantedScopes(),
 		RequestedAudience: r.GetRequestedAudience(), GrantedAudience: r.GetGrantedAudience(),
-		Form: r.GetRequestForm(), Session: rawSess}
+		Form: r.GetRequestForm(), Session: sess}
 	return json.Marshal(sr)
 }
 
 // decode rebuilds a request; the client is loaded fresh, so a deleted or
 // disabled client makes every stored token unusable.
 func (st *Store) decode(ctx context.Context, raw []byte, into fosite.Session) (*fosite.Request, error) {
-	var sr storedRequest
-	if err := json.Unmarshal(raw, &sr); err != nil {
-		return nil, fmt.Errorf("fositestore: decode request: %w", err)
-	}
-	c, err := st.GetClient(ctx, sr.ClientID)
-	if err != nil {
-		return nil, err
-	}
 	// Like fosite's SQL stores, the stored session is decoded into the
 	// caller's session: fosite sets expiries on it between two reads of
 	// the same code, and those must survive the second read.
@@ -310,10 +300,13 @@ func (st *Store) decode(ctx context.Context, raw []byte, into fosite.Session) (*
 	if !ok || sess == nil {
 		sess = &Session{}
 	}
-	if len(sr.Session) > 0 {
-		if err := json.Unmarshal(sr.Session, sess); err != nil {
-			return nil, fmt.Errorf("fositestore: decode session: %w", err)
-		}
+	sr := storedRequest{Session: sess}
+	if err := json.Unmarshal(raw, &sr); err != nil {
+		return nil, fmt.Errorf("fositestore: decode request: %w", err)
+	}
+	c, err := st.GetClient(ctx, sr.ClientID)
+	if err != nil {
+		return nil, err
 	}
 	if sr.Form == nil {
 		sr.Form = url.Values{}
