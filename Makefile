@@ -4,7 +4,7 @@ GO    ?= go
 BIN   := bin
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all build run test test-go test-short vet fmt-check bench fuzz test-cluster migrate clean
+.PHONY: all build run test test-go test-short vet fmt-check bench bench-soak fuzz test-cluster migrate clean
 
 all: build
 
@@ -40,6 +40,13 @@ test: vet
 # Whole-system load and the micro-benchmarks beside the code.
 bench: build
 	@scripts/bench
+
+# The 10-minute refresh rotation soak on PostgreSQL with the janitor
+# running: var/bench/soak.txt (SOAK=2m for a shorter one).
+SOAK ?= 10m
+bench-soak:
+	@mkdir -p var/bench
+	scripts/with-postgres $(GO) run ./bench -soak $(SOAK) -out var/bench
 
 fuzz:
 	@scripts/fuzz

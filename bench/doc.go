@@ -22,7 +22,26 @@
 //     (PostgreSQL): must complete with 0 failures and no stall
 //   - code-flow-grown (PostgreSQL): the code flow at 16 workers again after
 //     a growth step of 500,000 spent token rows that nothing has analyzed
-//     (testkit.FillSpentTokens); the report gives grown/fresh
+//     (testkit.FillSpentTokens; -growth sets the size, 0 skips it); the
+//     report gives grown/fresh
+//   - refresh-floor (PostgreSQL, 16 workers, on the default pool and on 4
+//     connections): the rotation's floor (floor.go) — the product's own two
+//     token statements (sqlstore.PrefetchStatement,
+//     sqlstore.TokenBatchStatement) sent bare over database/sql, plus the
+//     new tokens' HMAC, hashes and one ES256 signature — measured in
+//     alternating windows with the product's rotation (refresh-vs-floor)
+//     and with a floor that stores no access-token row
+//     (refresh-floor-no-access-row); the report gives refresh/floor
+//   - availability-vs-noop / noop-tool-vs: the authenticated availability
+//     call and the no-op tool in alternating windows at 16 clients
+//   - the same refresh and code flow at 16 and 64 workers on 4 connections
+//     (pg-pool4), the setting of the performance targets
+//
+// -soak DURATION (make bench-soak: 10 minutes) runs only the rotation
+// soak (soak.go): 16 workers on 4 connections with the janitor running, on
+// a database that starts with 500,000 spent rows expired an hour ago,
+// reporting every 30 s the rotations and what token_sessions holds (live,
+// spent within the hour, older); it writes soak.txt.
 //
 // scripts/bench then runs bench/signinburst: 200 concurrent sign-ins
 // against a real authorization server process (status codes, latency,

@@ -19,8 +19,8 @@ import (
 	"github.com/linkslot/linkslot/internal/testkit"
 )
 
-// growthRows is the size of the growth step (spent token sessions).
-const growthRows = 500_000
+// growthRows is the size of the growth step (spent token sessions): -growth.
+var growthRows int
 
 // result of one workload at one concurrency (the shared report's row).
 type result = report.Result
@@ -33,14 +33,42 @@ func run(ctx context.Context, workload, backend string, n int, dur time.Duration
 	return report.Run(ctx, workload, backend, n, dur, maxOps, func(ctx context.Context, w, _ int) error { return fn(ctx, w) })
 }
 
+// named is one workload of an alternation.
+type named struct {
+	name string
+	fn   op
+}
+
+// alternate measures workloads that are compared with each other in turns
+// — rounds windows of dur each, one workload after the other — so that
+// load from elsewhere on the machine falls on all of them alike; each
+// result sums its windows.
+func alternate(ctx context.Context, backend string, n, rounds int, dur time.Duration, maxOps int64, wls ...named) []result {
+	sums := make([]report.Sample, len(wls))
+	for r := 0; r < rounds; r++ {
+		for i, wl := range wls {
+			sums[i].Add(report.Measure(ctx, n, dur, maxOps, func(ctx context.Context, w, _ int) error { return wl.fn(ctx, w) }))
+		}
+	}
+	out := make([]result, len(wls))
+	for i, wl := range wls {
+		out[i] = sums[i].Summarize(wl.name, backend, n)
+	}
+	return out
+}
+
 func main() {
 	var (
 		out     = flag.String("out", "var/bench", "folder for report.txt and the SVG charts")
 		dur     = flag.Duration("dur", 1500*time.Millisecond, "duration of each concurrency level")
 		maxOps  = flag.Int64("max", 200000, "operations per level at most")
 		levels  = flag.String("levels", "1,4,16,64", "concurrency levels")
-		budget  = flag.Duration("budget", 4*time.Minute, "stop starting new measurements after this")
+		budget  = flag.Duration("budget", 8*time.Minute, "stop escalating workloads after this (the 4-connection targets run regardless)")
 		p99Stop = flag.Duration("p99", 100*time.Millisecond, "stop escalating a workload once its p99 exceeds this")
+		growth  = flag.Int("growth", 500_000, "spent token rows of the growth step before code-flow-grown (0: skip it)")
+		soakFor = flag.Duration("soak", 0, "run only the rotation soak, this long (make bench-soak: 10m), and write soak.txt")
+		soakWin = flag.Duration("soak-window", 30*time.Second, "the soak's reporting window")
+		soakOld = flag.Int("soak-spent", 500_000, "spent token rows, expired an hour ago, the soak's database starts with")
 	)
 	flag.Parse()
 	var lv []int
@@ -61,6 +89,13 @@ func main() {
 		fatal(err)
 	}
 	defer os.RemoveAll(tmp)
+
+	if *soakFor > 0 {
+		if err := soak(ctx, tmp, os.Getenv("LINKSLOT_TEST_POSTGRES_URL"), *out, *soakFor, *soakWin, *soakOld); err != nil {
+			fatal(err)
+		}
+		return
+	}
 
 	var results []result
 	var notes []string
@@ -137,14 +172,18 @@ func main() {
 			return nil
 		})
 		escalate("refresh", backend, func(ctx context.Context, w int) error { return people[w].rotate(ctx) })
+		if backend == "postgres" {
+			floors(ctx, sys, people, backend, 16, *dur, *maxOps, record)
+		}
 		escalate("code-flow", backend, func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) })
-		if backend == "postgres" && len(people) >= 16 {
+		if backend == "postgres" && len(people) >= 16 && *growth > 0 {
 			// The growth step: half a million spent token rows that
 			// nothing has analyzed yet, then the code flow again.
 			t0 := time.Now()
-			if err := testkit.FillSpentTokens(sys.store.DB(), growthRows, demo.ClientID, sys.accounts[0].ID); err != nil {
+			if err := testkit.FillSpentTokens(sys.store.DB(), *growth, demo.ClientID, sys.accounts[0].ID); err != nil {
 				fatal(fmt.Errorf("growth step: %w", err))
 			}
+			growthRows = *growth
 			notes = append(notes, fmt.Sprintf("growth step: %d spent token rows, not analyzed, in %s", growthRows, time.Since(t0).Round(time.Millisecond)))
 			record(run(ctx, "code-flow-grown", backend, 16, *dur, *maxOps, func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }))
 		}
@@ -158,6 +197,19 @@ func main() {
 			_, err := toolCall(ctx, people[w].api, sys.rsOpen.URL+"/mcp", people[w].access, "check_business_availability", avArgs)
 			return err
 		})
+		// The domain's cost: the authenticated call against the no-op tool,
+		// in alternating windows.
+		for _, r := range alternate(ctx, backend, 16, 3, *dur, *maxOps,
+			named{"availability-vs-noop", func(ctx context.Context, w int) error {
+				_, err := toolCall(ctx, people[w].api, sys.resource, people[w].access, "check_business_availability", avArgs)
+				return err
+			}},
+			named{"noop-tool-vs", func(ctx context.Context, w int) error {
+				_, err := toolCall(ctx, hc, noopTool.URL, "", "noop", map[string]any{})
+				return err
+			}}) {
+			record(r)
+		}
 		if backend == "postgres" {
 			// The cost of limits shared by every replica: the same tool
 			// call with the limits in process and in the database, each
@@ -192,7 +244,7 @@ func main() {
 		sys.Close()
 	}
 	// 64 workers on a 4-connection pool.
-	if pgURL != "" && time.Since(began) < *budget {
+	if pgURL != "" {
 		sys, err := newSystem(ctx, "postgres", tmp, pgURL, 4, maxW)
 		if err != nil {
 			fatal(err)
@@ -201,14 +253,25 @@ func main() {
 		if err != nil {
 			fatal(err)
 		}
-		for _, wl := range []struct {
-			name string
-			fn   op
-		}{
-			{"refresh", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }},
-			{"code-flow", func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }},
-		} {
-			record(run(ctx, wl.name, "pg-pool4", maxW, 2**dur, *maxOps, wl.fn))
+		// The setting: 16 workers on 4 connections, the floor on
+		// the same pool, then 64 workers.
+		pool4 := []int{16}
+		if maxW != 16 {
+			pool4 = append(pool4, maxW)
+		}
+		for _, n := range pool4 {
+			for _, wl := range []struct {
+				name string
+				fn   op
+			}{
+				{"refresh", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }},
+				{"code-flow", func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }},
+			} {
+				record(run(ctx, wl.name, "pg-pool4", n, 2**dur, *maxOps, wl.fn))
+			}
+			if n == 16 {
+				floors(ctx, sys, people, "pg-pool4", 16, *dur, *maxOps, record)
+			}
 		}
 		sys.Close()
 	}
@@ -219,6 +282,30 @@ func main() {
 		fatal(err)
 	}
 	fmt.Fprintf(os.Stderr, "bench: report in %s, %s\n", filepath.Join(*out, "report.txt"), time.Since(began).Round(time.Second))
+}
+
+// floors measures the refresh rotation against its floor (floor.go) at n
+// workers on sys's database and pool size, in alternating windows: the
+// product's rotation (refresh-vs-floor), the floor with the access-token
+// row as the product stores it (refresh-floor), and without
+// (refresh-floor-no-access-row).
+func floors(ctx context.Context, sys *system, people []*person, backend string, n int, dur time.Duration, maxOps int64, record func(result)) {
+	with, err := newFloor(ctx, sys.dsn, sys.pool, n, true)
+	if err != nil {
+		fatal(fmt.Errorf("floor: %w", err))
+	}
+	defer with.Close()
+	without, err := newFloor(ctx, sys.dsn, sys.pool, n, false)
+	if err != nil {
+		fatal(fmt.Errorf("floor: %w", err))
+	}
+	defer without.Close()
+	for _, r := range alternate(ctx, backend, n, 3, dur, maxOps,
+		named{"refresh-vs-floor", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }},
+		named{"refresh-floor", with.rotate},
+		named{"refresh-floor-no-access-row", without.rotate}) {
+		record(r)
+	}
 }
 
 func signInAll(ctx context.Context, sys *system, n int) ([]*person, error) {

@@ -39,6 +39,15 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 			}
 		}
 	}
+	fmt.Fprintf(&b, "\nAuthenticated check_business_availability against the no-op tool (16 clients, alternating windows):\n")
+	for _, be := range []string{"sqlite", "postgres"} {
+		if a, ok := find("availability-vs-noop", be, 16); ok {
+			if nt, ok := find("noop-tool-vs", be, 16); ok {
+				fmt.Fprintf(&b, "  %-8s availability %.0f/s p99 %.1f ms; no-op tool %.0f/s p99 %.1f ms; availability/no-op = %.2f (target ≥ 0.40)\n",
+					be, a.Throughput(), msf(a.P99), nt.Throughput(), msf(nt.P99), a.Throughput()/nt.Throughput())
+			}
+		}
+	}
 	if l, ok := find("limits-local", "postgres", 16); ok {
 		fmt.Fprintf(&b, "\nRate limits shared by the replicas (PostgreSQL, check_business_availability, 16 workers):\n")
 		fmt.Fprintf(&b, "  in process: %.0f calls/s, p99 %.1f ms\n", l.Throughput(), msf(l.P99))
@@ -70,6 +79,26 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 				w, r.Ops, r.Throughput(), msf(r.P99), msf(r.Max), r.Failures)
 		}
 	}
+	fmt.Fprintf(&b, "\nRefresh rotation against its floor (16 workers; the floor sends the product's own two statements bare, plus one ES256 signature: bench/floor.go):\n")
+	for _, be := range []string{"postgres", "pg-pool4"} {
+		r, ok1 := find("refresh-vs-floor", be, 16)
+		f, ok2 := find("refresh-floor", be, 16)
+		if !ok1 || !ok2 {
+			continue
+		}
+		fmt.Fprintf(&b, "  %-8s (pool %s): refresh %.0f/s p99 %.1f ms failures %d; floor %.0f/s p99 %.1f ms; refresh/floor = %.2f (target ≥ 0.80, p99 ≤ 20 ms, 0 failures)\n",
+			be, poolOf(be), r.Throughput(), msf(r.P99), r.Failures, f.Throughput(), msf(f.P99), r.Throughput()/f.Throughput())
+		if n, ok := find("refresh-floor-no-access-row", be, 16); ok {
+			fmt.Fprintf(&b, "  %-8s floor without the access-token row: %.0f/s; without/with = %.2f (the most that keeping no row per JWT access token could gain)\n",
+				be, n.Throughput(), n.Throughput()/f.Throughput())
+		}
+	}
+	if f16, ok := find("code-flow", "pg-pool4", 16); ok {
+		fmt.Fprintf(&b, "\nSigned-in code flow on 4 connections:\n  16 workers: %.0f flows/s, p99 %.1f ms, failures %d (target ≥ 1000/s, p99 ≤ 40 ms)\n", f16.Throughput(), msf(f16.P99), f16.Failures)
+		if f64, ok := find("code-flow", "pg-pool4", 64); ok {
+			fmt.Fprintf(&b, "  64 workers: %.0f flows/s, p99 %.1f ms, failures %d; 64/16 = %.2f (target ≥ 0.90)\n", f64.Throughput(), msf(f64.P99), f64.Failures, f64.Throughput()/f16.Throughput())
+		}
+	}
 	if errs := report.FailureLines(rs); len(errs) > 0 {
 		fmt.Fprintf(&b, "\nFailures:\n%s\n", strings.Join(errs, "\n"))
 	}
@@ -82,6 +111,13 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 }
 
 func msf(d time.Duration) float64 { return report.Ms(d) }
+
+func poolOf(backend string) string {
+	if backend == "pg-pool4" {
+		return "4"
+	}
+	return "16"
+}
 
 // writeCharts writes dir/<workload>.svg for every workload.
 func writeCharts(dir string, rs []result) error { return report.WriteCharts(dir, "", rs) }

@@ -43,6 +43,8 @@ const (
 // auth off) in process, on httptest listeners, on one store.
 type system struct {
 	backend  string
+	dsn      string // the database's URL
+	pool     int    // the store's pool size
 	store    *sqlstore.Store
 	as       *httptest.Server
 	rs       *httptest.Server // authentication on
@@ -62,7 +64,7 @@ var discard = slog.New(slog.DiscardHandler)
 
 // openStore opens a fresh database: a SQLite file in dir, or a new
 // PostgreSQL database created next to pgURL's.
-func openStore(ctx context.Context, backend, dir, pgURL string, maxConns int) (*sqlstore.Store, func(), error) {
+func openStore(ctx context.Context, backend, dir, pgURL string, maxConns int) (*sqlstore.Store, string, func(), error) {
 	var raw string
 	cleanup := func() {}
 	switch backend {
@@ -71,12 +73,12 @@ func openStore(ctx context.Context, backend, dir, pgURL string, maxConns int) (*
 	case "postgres":
 		admin, err := sql.Open("pgx", pgURL)
 		if err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		name := "bench_" + randHex(6)
 		if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
 			admin.Close()
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		u, _ := url.Parse(pgURL)
 		u.Path = "/" + name
@@ -86,19 +88,19 @@ func openStore(ctx context.Context, backend, dir, pgURL string, maxConns int) (*
 			admin.Close()
 		}
 	default:
-		return nil, nil, fmt.Errorf("unknown backend %q", backend)
+		return nil, "", nil, fmt.Errorf("unknown backend %q", backend)
 	}
 	s, err := sqlstore.Open(ctx, raw, sqlstore.Options{MaxOpenConns: maxConns})
 	if err != nil {
 		cleanup()
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	if _, err := s.Migrate(ctx); err != nil {
 		s.Close()
 		cleanup()
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	return s, func() { s.Close(); cleanup() }, nil
+	return s, raw, func() { s.Close(); cleanup() }, nil
 }
 
 // cheapHash is an argon2id hash with the smallest cost; password.Verify
@@ -112,11 +114,14 @@ func cheapHash(pw string) (string, error) {
 }
 
 func newSystem(ctx context.Context, backend, dir, pgURL string, maxConns, accounts int) (*system, error) {
-	st, cleanup, err := openStore(ctx, backend, dir, pgURL, maxConns)
+	st, dsn, cleanup, err := openStore(ctx, backend, dir, pgURL, maxConns)
 	if err != nil {
 		return nil, err
 	}
-	sys := &system{backend: backend, store: st}
+	sys := &system{backend: backend, dsn: dsn, store: st}
+	if db, err := st.DB().DB(); err == nil {
+		sys.pool = db.Stats().MaxOpenConnections
+	}
 	sys.close = append(sys.close, cleanup)
 	now := store.SystemClock()
 	if _, err := demo.Load(ctx, st, demo.Data{Password: benchPassword, Hash: cheapHash, Catalogs: booking.DemoCatalogs(now)}); err != nil {

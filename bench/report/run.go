@@ -17,6 +17,35 @@ type Op func(ctx context.Context, w, k int) error
 // under OpTimeout, and summarizes the level: every operation's latency,
 // failed ones included, the failures and the first failure's message.
 func Run(ctx context.Context, workload, backend string, n int, dur time.Duration, maxOps int64, op Op) Result {
+	s := Measure(ctx, n, dur, maxOps, op)
+	return s.Summarize(workload, backend, n)
+}
+
+// Sample is what one or more windows of Measure saw, not yet summarized.
+type Sample struct {
+	Lat      []time.Duration // every operation's latency
+	Failures int
+	Elapsed  time.Duration
+	FirstErr string
+}
+
+// Add adds the windows of o to s.
+func (s *Sample) Add(o Sample) {
+	s.Lat = append(s.Lat, o.Lat...)
+	s.Failures += o.Failures
+	s.Elapsed += o.Elapsed
+	if s.FirstErr == "" {
+		s.FirstErr = o.FirstErr
+	}
+}
+
+// Summarize is the result row of s.
+func (s Sample) Summarize(workload, backend string, n int) Result {
+	return Summarize(workload, backend, n, s.Lat, s.Failures, s.Elapsed, s.FirstErr)
+}
+
+// Measure is Run without the summary: one window, as a Sample.
+func Measure(ctx context.Context, n int, dur time.Duration, maxOps int64, op Op) Sample {
 	lat := make([][]time.Duration, n)
 	var fails, count atomic.Int64
 	var firstErr atomic.Value
@@ -41,11 +70,10 @@ func Run(ctx context.Context, workload, backend string, n int, dur time.Duration
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	var all []time.Duration
+	s := Sample{Elapsed: time.Since(start), Failures: int(fails.Load())}
 	for _, l := range lat {
-		all = append(all, l...)
+		s.Lat = append(s.Lat, l...)
 	}
-	first, _ := firstErr.Load().(string)
-	return Summarize(workload, backend, n, all, int(fails.Load()), elapsed, first)
+	s.FirstErr, _ = firstErr.Load().(string)
+	return s
 }

@@ -58,6 +58,19 @@ func refsWhere(refs []store.TokenRef, args *[]any) string {
 }
 
 func (s *Store) applyTokenBatchPG(ctx context.Context, b store.TokenBatch) (int64, error) {
+	query, args := TokenBatchStatement(b)
+	var n int64
+	if err := s.q(ctx).Raw(query, args...).Row().Scan(&n); err != nil {
+		return 0, translate(err)
+	}
+	return n, nil
+}
+
+// TokenBatchStatement is the one PostgreSQL statement ApplyTokenBatch sends
+// for b, with ? placeholders, and its arguments; it answers one row, the
+// number of sessions it deactivated. Exported for the benchmarks' floor
+// program (bench), which sends the product's own statements bare.
+func TokenBatchStatement(b store.TokenBatch) (string, []any) {
 	var sb strings.Builder
 	var args []any
 	var ctes []string
@@ -90,11 +103,7 @@ func (s *Store) applyTokenBatchPG(ctx context.Context, b store.TokenBatch) (int6
 	} else {
 		sb.WriteString(" SELECT 0")
 	}
-	var n int64
-	if err := s.q(ctx).Raw(sb.String(), args...).Row().Scan(&n); err != nil {
-		return 0, translate(err)
-	}
-	return n, nil
+	return sb.String(), args
 }
 
 // applyTokenBatchTx is the portable form: one transaction (a savepoint
@@ -245,6 +254,19 @@ func deref[T any](p *T) T {
 // anchor LEFT JOINed to the client, the sessions and the link, so a missing
 // client or session still answers the other.
 func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind store.TokenKind, sig string, also ...store.TokenKind) (store.TokenPrefetch, error) {
+	query, args := PrefetchStatement(clientID, kind, sig, also...)
+	var rows []prefetchRow
+	if err := s.q(ctx).Raw(query, args...).Scan(&rows).Error; err != nil {
+		return store.TokenPrefetch{}, translate(err)
+	}
+	return prefetchResult(rows, kind, sig), nil
+}
+
+// PrefetchStatement is the statement PrefetchTokenRequest sends, with ?
+// placeholders (a kind list, given also, is one slice argument for
+// "IN ?"), and its arguments. Exported for the benchmarks' floor program
+// (bench).
+func PrefetchStatement(clientID string, kind store.TokenKind, sig string, also ...store.TokenKind) (string, []any) {
 	args := []any{clientID, string(kind), sig}
 	cond := "t.kind = ? AND t.signature_hash = ?"
 	if len(also) > 0 {
@@ -255,8 +277,7 @@ func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind 
 		cond = "(" + cond + ") OR (t.kind IN ? AND t.request_id = (SELECT request_id FROM token_sessions WHERE kind = ? AND signature_hash = ?))"
 		args = append(args, kinds, string(kind), sig)
 	}
-	var rows []prefetchRow
-	err := s.q(ctx).Raw(`SELECT c.id AS c_id, c.name AS c_name, c.secret_hash AS c_secret_hash, c.public AS c_public,
+	return `SELECT c.id AS c_id, c.name AS c_name, c.secret_hash AS c_secret_hash, c.public AS c_public,
  c.redirect_uris AS c_redirect_uris, c.allowed_scopes AS c_allowed_scopes, c.default_scopes AS c_default_scopes,
  c.grant_types AS c_grant_types, c.logo_url AS c_logo_url, c.contact AS c_contact, c.disabled AS c_disabled,
  c.pinned_document AS c_pinned, c.open_linked AS c_open_linked, c.jwks_uri AS c_jwks_uri,
@@ -267,11 +288,11 @@ func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind 
  l.status AS l_status, l.last_used_at AS l_last_used_at
 FROM (SELECT 1 AS one) AS anchor
 LEFT JOIN clients c ON c.id = ?
-LEFT JOIN token_sessions t ON `+cond+`
-LEFT JOIN links l ON t.link_id <> '' AND l.id = t.link_id`, args...).Scan(&rows).Error
-	if err != nil {
-		return store.TokenPrefetch{}, translate(err)
-	}
+LEFT JOIN token_sessions t ON ` + cond + `
+LEFT JOIN links l ON t.link_id <> '' AND l.id = t.link_id`, args
+}
+
+func prefetchResult(rows []prefetchRow, kind store.TokenKind, sig string) store.TokenPrefetch {
 	var p store.TokenPrefetch
 	for i, r := range rows {
 		if i == 0 && r.CID != nil {
@@ -300,5 +321,5 @@ LEFT JOIN links l ON t.link_id <> '' AND l.id = t.link_id`, args...).Scan(&rows)
 	if len(p.Sessions) > 0 && (p.Sessions[0].Kind != kind || p.Sessions[0].SignatureHash != sig) {
 		p.Sessions = nil // only companions: the named session is gone
 	}
-	return p, nil
+	return p
 }

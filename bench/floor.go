@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
+)
+
+// floor is the refresh rotation's floor on PostgreSQL: what one rotation
+// costs with Linkslot's storage and nothing else, in a bare loop over
+// database/sql (pgx) on a pool of the same size as the server's, with no
+// HTTP, no fosite, no session JSON and no gorm. Per rotation it sends the
+// product's own two statements — sqlstore.PrefetchStatement (the client,
+// the presented refresh token and its link in one read) and
+// sqlstore.TokenBatchStatement (deactivate the presented token, insert the
+// new access and refresh token sessions: one statement, one commit) — and
+// does the cryptography a rotation needs: an HMAC and a hash for each new
+// token and one ES256 signature (the access token JWT). The stored request
+// is a copy of a real refresh session's, so the rows are the size of the
+// product's. With accessRow false the access-token session is not
+// inserted: the floor of a design that keeps no row per JWT access token.
+type floor struct {
+	db        *sql.DB
+	key       *ecdsa.PrivateKey
+	secret    []byte
+	tmpl      store.TokenSession // a real refresh session: client, account, link, request
+	chains    []string           // per worker: the signature hash of its current refresh token
+	accessRow bool
+	prefetchQ string // the prefetch with $n placeholders (the same for every rotation)
+}
+
+// newFloor opens its own pool on dsn and gives each of workers a refresh
+// token of its own, copied from a refresh session the people's sign-ins
+// left in the database.
+func newFloor(ctx context.Context, dsn string, poolSize, workers int, accessRow bool) (*floor, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(poolSize)
+	db.SetMaxIdleConns(poolSize)
+	f := &floor{db: db, accessRow: accessRow, secret: make([]byte, 32)}
+	rand.Read(f.secret)
+	if f.key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
+		db.Close()
+		return nil, err
+	}
+	t := &f.tmpl
+	err = db.QueryRowContext(ctx, `SELECT request_id, client_id, account_id, link_id, request FROM token_sessions
+WHERE kind = 'refresh_token' AND active LIMIT 1`).Scan(&t.RequestID, &t.ClientID, &t.AccountID, &t.LinkID, &t.Request)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("floor: no refresh session to copy: %w", err)
+	}
+	q, _ := sqlstore.PrefetchStatement(t.ClientID, store.KindRefreshToken, "")
+	f.prefetchQ = dollars(q)
+	for w := 0; w < workers; w++ {
+		sig := store.HashSecret(randHex(32))
+		if err := f.batch(ctx, store.TokenBatch{Create: []store.TokenSession{f.session(store.KindRefreshToken, sig, time.Now())}}, 0); err != nil {
+			db.Close()
+			return nil, err
+		}
+		f.chains = append(f.chains, sig)
+	}
+	return f, nil
+}
+
+func (f *floor) Close() { f.db.Close() }
+
+func (f *floor) session(kind store.TokenKind, sig string, now time.Time) store.TokenSession {
+	t := f.tmpl
+	t.Kind, t.SignatureHash, t.Active, t.CreatedAt = kind, sig, true, now
+	t.ExpiresAt = now.Add(30 * 24 * time.Hour)
+	if kind == store.KindAccessToken {
+		t.ExpiresAt = now.Add(15 * time.Minute)
+	}
+	return t
+}
+
+// batch sends sqlstore.TokenBatchStatement for b and checks that it
+// deactivated want sessions.
+func (f *floor) batch(ctx context.Context, b store.TokenBatch, want int64) error {
+	q, args := sqlstore.TokenBatchStatement(b)
+	var n int64
+	if err := f.db.QueryRowContext(ctx, dollars(q), args...).Scan(&n); err != nil {
+		return err
+	}
+	if n != want {
+		return fmt.Errorf("floor: batch deactivated %d sessions, want %d", n, want)
+	}
+	return nil
+}
+
+// rotate is worker w's rotation.
+func (f *floor) rotate(ctx context.Context, w int) error {
+	cur := f.chains[w]
+	// 1. The prefetch: client, presented token, link, read to the end.
+	rows, err := f.db.QueryContext(ctx, f.prefetchQ, f.tmpl.ClientID, string(store.KindRefreshToken), cur)
+	if err != nil {
+		return err
+	}
+	cols, _ := rows.Columns()
+	dest := make([]any, len(cols))
+	for i := range dest {
+		dest[i] = new(sql.RawBytes)
+	}
+	found := false
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			rows.Close()
+			return err
+		}
+		found = true
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if !found {
+		return fmt.Errorf("floor: prefetch found nothing")
+	}
+	// 2. The new tokens: the access token JWT (one ES256 signature) and
+	// the refresh token (random, HMAC), each stored by its hash.
+	now := time.Now()
+	jwt, err := f.sign(now)
+	if err != nil {
+		return err
+	}
+	refresh := randHex(32)
+	mac := hmac.New(sha256.New, f.secret)
+	mac.Write([]byte(refresh))
+	refreshSig := base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+	next := store.HashSecret(refreshSig)
+	create := []store.TokenSession{f.session(store.KindRefreshToken, next, now)}
+	if f.accessRow {
+		create = append(create, f.session(store.KindAccessToken, store.HashSecret(jwt[strings.LastIndexByte(jwt, '.')+1:]), now))
+	}
+	// 3. The batch: deactivate the presented token, insert the new ones.
+	if err := f.batch(ctx, store.TokenBatch{Deactivate: []store.TokenRef{{Kind: store.KindRefreshToken, SignatureHash: cur}}, Create: create}, 1); err != nil {
+		return err
+	}
+	f.chains[w] = next
+	return nil
+}
+
+// sign makes an access-token-sized ES256 JWT.
+func (f *floor) sign(now time.Time) (string, error) {
+	enc := base64.RawURLEncoding
+	head := enc.EncodeToString([]byte(`{"alg":"ES256","kid":"floor-key-0000000000000000","typ":"at+jwt"}`))
+	claims := fmt.Sprintf(`{"aud":["http://127.0.0.1:8081/mcp"],"client_id":%q,"exp":%d,"iat":%d,"iss":"http://127.0.0.1:8080","jti":%q,"link_id":%q,"scope":"openid bookings:read bookings:write","sub":%q}`,
+		f.tmpl.ClientID, now.Add(15*time.Minute).Unix(), now.Unix(), randHex(16), f.tmpl.LinkID, f.tmpl.AccountID)
+	signing := head + "." + enc.EncodeToString([]byte(claims))
+	sum := sha256.Sum256([]byte(signing))
+	r, s, err := ecdsa.Sign(rand.Reader, f.key, sum[:])
+	if err != nil {
+		return "", err
+	}
+	sig := make([]byte, 64)
+	r.FillBytes(sig[:32])
+	s.FillBytes(sig[32:])
+	return signing + "." + enc.EncodeToString(sig), nil
+}
+
+// dollars numbers the ? placeholders of q as PostgreSQL's $1, $2, … (the
+// token statements have no ? in literals).
+func dollars(q string) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
