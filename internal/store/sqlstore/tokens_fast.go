@@ -210,7 +210,8 @@ func (s *Store) GetRequestTokenSessions(ctx context.Context, kind store.TokenKin
 	return out, nil
 }
 
-// prefetchRow is one row of the prefetch join; every column may be NULL.
+// prefetchRow is one row of the prefetch join, its fields in the order of
+// PrefetchStatement's columns; every column may be NULL.
 type prefetchRow struct {
 	CID            *string
 	CName          *string
@@ -255,8 +256,26 @@ func deref[T any](p *T) T {
 // client or session still answers the other.
 func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind store.TokenKind, sig string, also ...store.TokenKind) (store.TokenPrefetch, error) {
 	query, args := PrefetchStatement(clientID, kind, sig, also...)
+	// Scanned column by column rather than by gorm's reflection over
+	// prefetchRow (a tenth of a refresh rotation's CPU).
+	rs, err := s.q(ctx).Raw(query, args...).Rows()
+	if err != nil {
+		return store.TokenPrefetch{}, translate(err)
+	}
+	defer rs.Close()
 	var rows []prefetchRow
-	if err := s.q(ctx).Raw(query, args...).Scan(&rows).Error; err != nil {
+	for rs.Next() {
+		var r prefetchRow
+		if err := rs.Scan(&r.CID, &r.CName, &r.CSecretHash, &r.CPublic, &r.CRedirectURIs, &r.CAllowedScopes, &r.CDefaultScopes,
+			&r.CGrantTypes, &r.CLogoURL, &r.CContact, &r.CDisabled, &r.CPinned, &r.COpenLinked, &r.CJWKSURI,
+			&r.CCreatedAt, &r.CUpdatedAt, &r.TKind, &r.TSignatureHash, &r.TRequestID, &r.TClientID,
+			&r.TAccountID, &r.TLinkID, &r.TActive, &r.TRequest, &r.TExpiresAt, &r.TCreatedAt,
+			&r.LStatus, &r.LLastUsedAt); err != nil {
+			return store.TokenPrefetch{}, translate(err)
+		}
+		rows = append(rows, r)
+	}
+	if err := rs.Err(); err != nil {
 		return store.TokenPrefetch{}, translate(err)
 	}
 	return prefetchResult(rows, kind, sig), nil
