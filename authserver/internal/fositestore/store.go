@@ -256,14 +256,14 @@ func (SecretHasher) Hash(_ context.Context, data []byte) ([]byte, error) {
 
 // storedRequest is the JSON form of a fosite request.
 type storedRequest struct {
-	ID                string          `json:"id"`
-	RequestedAt       time.Time       `json:"requested_at"`
-	ClientID          string          `json:"client_id"`
-	RequestedScopes   []string        `json:"requested_scopes"`
-	GrantedScopes     []string        `json:"granted_scopes"`
-	RequestedAudience []string        `json:"requested_audience"`
-	GrantedAudience   []string        `json:"granted_audience"`
-	Form              url.Values      `json:"form"`
+	ID                string     `json:"id"`
+	RequestedAt       time.Time  `json:"requested_at"`
+	ClientID          string     `json:"client_id"`
+	RequestedScopes   []string   `json:"requested_scopes"`
+	GrantedScopes     []string   `json:"granted_scopes"`
+	RequestedAudience []string   `json:"requested_audience"`
+	GrantedAudience   []string   `json:"granted_audience"`
+	Form              url.Values `json:"form"`
 	// Session is encoded and decoded in the same pass as the request (the
 	// JSON is what a separately marshalled session would give).
 	Session *Session `json:"session"`
