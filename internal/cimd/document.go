@@ -10,6 +10,7 @@ import (
 	jose "github.com/go-jose/go-jose/v3"
 
 	"github.com/linkslot/linkslot/internal/clients"
+	"github.com/linkslot/linkslot/internal/loopback"
 	"github.com/linkslot/linkslot/internal/safefetch"
 	"github.com/linkslot/linkslot/internal/textcheck"
 )
@@ -80,7 +81,7 @@ func CheckURL(raw string, development bool) error {
 		}
 		return invalid("its address is not an https URL Linkslot may fetch")
 	}
-	if u.Scheme == "https" && safefetch.IsLoopbackHost(u.Hostname()) && !development {
+	if u.Scheme == "https" && loopback.Host(u.Hostname()) && !development {
 		return invalid("its address is on this computer, which only development servers accept")
 	}
 	if strings.Contains(raw, "#") {

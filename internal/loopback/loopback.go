@@ -1,9 +1,12 @@
 // Package loopback is Linkslot's one rule for "this host is the person's own
 // computer", used wherever loopback is special: redirect URIs that may use
 // http and match any port (internal/clients, RFC 8252 §7.3 and §8.3), the
-// consent pages' form-action targets (consent-ui), and the resource
-// server's Origin and Host checks for a loopback resource
-// (resourceserver/internal/router).
+// consent pages' form-action targets (consent-ui), the resource server's
+// Origin and Host checks for a loopback resource
+// (resourceserver/internal/router), the http URLs that outside fetches
+// allow in development (internal/safefetch, internal/cimd), and the
+// loopback browser origins the authorization server's CORS allows in
+// development (authserver/internal/endpoint).
 //
 // A host is loopback when it is the name localhost (ASCII, any case, as
 // DNS names compare) or an IP literal in 127.0.0.0/8 or ::1, IPv4-mapped

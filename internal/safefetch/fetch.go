@@ -12,13 +12,14 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/linkslot/linkslot/internal/loopback"
 )
 
 // Reason classifies a failed fetch. Its value is also the metrics outcome.
@@ -199,23 +200,13 @@ func CheckURL(rawURL string, development bool) (*url.URL, error) {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !development || !IsLoopbackHost(u.Hostname()) {
+		if !development || !loopback.Host(u.Hostname()) {
 			return nil, &Error{Reason: ReasonURL, Detail: "not https"}
 		}
 	default:
 		return nil, &Error{Reason: ReasonURL, Detail: "not https"}
 	}
 	return u, nil
-}
-
-// IsLoopbackHost reports whether host (without port) is localhost or a
-// loopback IP literal.
-func IsLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
-	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // Get returns the decoded document at rawURL, from the cache while it is

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/linkslot/linkslot/internal/safefetch"
+	"github.com/linkslot/linkslot/internal/loopback"
 )
 
 // CORS (CONTRACT §10), for MCP clients that run in a browser (the MCP
@@ -61,7 +61,7 @@ func (h *Handler) originAllowed(origin string) bool {
 	}
 	if h.d.Development {
 		u, err := url.Parse(o)
-		return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Path == "" && safefetch.IsLoopbackHost(u.Hostname())
+		return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Path == "" && loopback.Host(u.Hostname())
 	}
 	return false
 }
