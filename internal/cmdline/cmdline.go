@@ -8,7 +8,9 @@
 //     extra argument, a value out of range) prints the message, the
 //     command's usage line and a pointer to --help on standard error, and
 //     exits 2. A command reports such a mistake by returning Usagef(...).
-//   - Any other failure prints "prog: message" on one line and exits 1.
+//   - Any other failure prints "prog: message" on one line and exits 1; a
+//     domain failure (*problem.Error) reads "prog: not found: message",
+//     its code in words.
 //   - A command takes no positional arguments unless it sets Args; a group
 //     (a command that only holds subcommands) prints its help when called
 //     alone and refuses an unknown subcommand with exit 2.
@@ -24,8 +26,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/linkslot/linkslot/internal/problem"
 )
 
 // IO is a command's standard streams.
@@ -103,8 +108,20 @@ func Execute(ctx context.Context, root *cobra.Command, args []string, st IO) int
 		fmt.Fprintf(st.Stderr, "%s: %v\nusage: %s\nRun '%s --help' for more.\n", root.Name(), err, cmd.UseLine(), cmd.CommandPath())
 		return 2
 	}
-	fmt.Fprintf(st.Stderr, "%s: %v\n", root.Name(), err)
+	fmt.Fprintf(st.Stderr, "%s: %s\n", root.Name(), describe(err))
 	return 1
+}
+
+// describe is how a failure reads on standard error: a domain failure
+// (*problem.Error) names its code in words, "not found: client \"x\"",
+// as the admin commands have always printed them; anything else reads as
+// it is.
+func describe(err error) string {
+	msg := err.Error()
+	if pe, ok := problem.As(err); ok {
+		msg = strings.Replace(msg, pe.Error(), strings.ReplaceAll(pe.Code, "_", " ")+": "+pe.Message, 1)
+	}
+	return msg
 }
 
 // prepare applies the package's rules to every command of the tree once.

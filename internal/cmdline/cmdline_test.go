@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 
 	"github.com/linkslot/linkslot/internal/cmdline"
+	"github.com/linkslot/linkslot/internal/problem"
 )
 
 func tree(ran *[]string) *cobra.Command {
@@ -23,6 +25,10 @@ func tree(ran *[]string) *cobra.Command {
 				return errors.New("it broke")
 			case "bad":
 				return cmdline.Usagef("--n must be positive")
+			case "missing":
+				return problem.New("not_found", `client "x"`)
+			case "taken":
+				return fmt.Errorf("import: %w", problem.New("already_exists", `an account with email "a@example.com" exists`))
 			}
 			return nil
 		}}
@@ -42,6 +48,8 @@ func TestExecute(t *testing.T) {
 	}{
 		{[]string{"grp", "do", "x"}, 0, "x", "", ""},
 		{[]string{"grp", "do", "fail"}, 1, "fail", "", "prog: it broke\n"},
+		{[]string{"grp", "do", "missing"}, 1, "missing", "", "prog: not found: client \"x\"\n"},
+		{[]string{"grp", "do", "taken"}, 1, "taken", "", "prog: import: already exists: an account with email \"a@example.com\" exists\n"},
 		{[]string{"grp", "do", "bad"}, 2, "bad", "", "prog: --n must be positive\nusage: prog grp do NAME [flags]\nRun 'prog grp do --help' for more.\n"},
 		{[]string{"grp", "do"}, 2, "", "", "give exactly one name"},
 		{[]string{"grp", "do", "x", "--n", "many"}, 2, "", "", `invalid argument "many"`},
