@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/textcheck"
 )
 
@@ -15,10 +16,10 @@ import (
 // tabs and line breaks. Every other string argument is a reference, a
 // date, a code or a search term, and may carry no control character.
 var freeText = map[string]bool{
-	"notes":                  true,
-	"reason":                 true,
-	"user_confirmation_text": true,
-	"confirmed_summary":      true,
+	"notes":                            true,
+	"reason":                           true,
+	mutation.FieldUserConfirmationText: true,
+	mutation.FieldConfirmedSummary:     true,
 }
 
 // controlChars refuses, for every tool, string arguments carrying C0
