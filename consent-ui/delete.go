@@ -19,7 +19,8 @@ import (
 const deletionConfirmation = "I deleted my Linkslot account: cancel my upcoming bookings."
 
 type deleteData struct {
-	Upcoming []string // one line per upcoming booking
+	Upcoming []string      // one line per upcoming booking
+	Passkey  *ceremonyView // "Delete with a passkey", when the account has one
 }
 
 func (u *UI) upcoming(ctx context.Context, accountID string) ([]store.Booking, error) {
@@ -46,6 +47,10 @@ func (u *UI) deletePage(w http.ResponseWriter, r *http.Request, status int, acct
 		}
 		d.Upcoming = append(d.Upcoming, fmt.Sprintf("%s at %s, %s (%s)", e.Service, e.Business, when.Format("Mon 2 Jan 2006, 15:04"), c.Business.TimeZone))
 	}
+	if d.Passkey, err = u.deleteCeremony(r, acct); err != nil {
+		u.serverError(w, r, err)
+		return
+	}
 	u.render(w, r, status, "delete", view{Title: "Delete your account", Nav: "account", Account: &acct, CSRF: u.CSRFToken(w, r),
 		Error: errMsg, Data: d}, nil)
 }
@@ -67,22 +72,13 @@ func (u *UI) postDelete(w http.ResponseWriter, r *http.Request) {
 		u.deletePage(w, r, http.StatusUnprocessableEntity, acct, "Nothing was deleted. Tick the box to confirm that you want your account deleted for good.")
 		return
 	}
-	err := u.id.Reauthenticate(r.Context(), acct.ID, r.PostFormValue("password"), u.clientAddr(r))
-	var te *identity.ThrottledError
-	switch {
-	case err == nil:
-	case errors.Is(err, identity.ErrWrongPassword):
-		u.deletePage(w, r, http.StatusUnprocessableEntity, acct, "Nothing was deleted: the password is not correct.")
-		return
-	case errors.As(err, &te):
-		u.deletePage(w, r, http.StatusTooManyRequests, acct, "Nothing was deleted. Too many wrong passwords: wait "+identity.HumanDuration(te.RetryAfter)+" and try again.")
-		return
-	case errors.Is(err, identity.ErrBusy):
-		u.busy(w, r)
-		u.deletePage(w, r, http.StatusServiceUnavailable, acct, msgBusy)
-		return
-	default:
-		u.serverError(w, r, err)
+	// Confirmed with a passkey (the script filled in its answer) or with
+	// the password.
+	if r.PostFormValue("credential") != "" {
+		if !u.passkeyConfirms(w, r, acct) {
+			return
+		}
+	} else if !u.passwordConfirms(w, r, acct) {
 		return
 	}
 	if msg, err := u.cancelUpcoming(r.Context(), acct); err != nil {
@@ -102,6 +98,27 @@ func (u *UI) postDelete(w http.ResponseWriter, r *http.Request) {
 	u.linkPage(w, r, http.StatusOK, linkData{Title: "Your account was deleted",
 		Message: "Your Linkslot account and its personal data are gone, your apps are disconnected and your upcoming bookings are cancelled. " +
 			"Thank you for using Linkslot.", Continue: "/signup", ContinueText: "Create a new account"})
+}
+
+// passwordConfirms checks the password a person confirmed a deletion
+// with; on refusal it shows the delete page again and answers false.
+func (u *UI) passwordConfirms(w http.ResponseWriter, r *http.Request, acct store.Account) bool {
+	err := u.id.Reauthenticate(r.Context(), acct.ID, r.PostFormValue("password"), u.clientAddr(r))
+	var te *identity.ThrottledError
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, identity.ErrWrongPassword):
+		u.deletePage(w, r, http.StatusUnprocessableEntity, acct, "Nothing was deleted: the password is not correct.")
+	case errors.As(err, &te):
+		u.deletePage(w, r, http.StatusTooManyRequests, acct, "Nothing was deleted. Too many wrong passwords: wait "+identity.HumanDuration(te.RetryAfter)+" and try again.")
+	case errors.Is(err, identity.ErrBusy):
+		u.busy(w, r)
+		u.deletePage(w, r, http.StatusServiceUnavailable, acct, msgBusy)
+	default:
+		u.serverError(w, r, err)
+	}
+	return false
 }
 
 // cancelUpcoming cancels every upcoming booking of the account through the

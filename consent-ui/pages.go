@@ -167,6 +167,7 @@ type loginData struct {
 	Email     string
 	Next      string
 	SignUpURL string
+	Passkey   *ceremonyView // "Sign in with a passkey", when available
 }
 
 func withNext(path, next string) string {
@@ -192,7 +193,7 @@ func nextParam(r *http.Request) (string, string) {
 
 func (u *UI) loginPage(w http.ResponseWriter, r *http.Request, status int, email, next, notice, errMsg string) {
 	u.render(w, r, status, "login", view{Title: "Sign in", Nav: "login", CSRF: u.CSRFToken(w, r), Notice: notice, Error: errMsg,
-		Data: loginData{Email: email, Next: next, SignUpURL: withNext("/signup", next)}}, formTargetsForNext(next))
+		Data: loginData{Email: email, Next: next, SignUpURL: withNext("/signup", next), Passkey: u.loginCeremony(r)}}, formTargetsForNext(next))
 }
 
 func (u *UI) getLogin(w http.ResponseWriter, r *http.Request) {
@@ -248,6 +249,12 @@ func (u *UI) postLogin(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	u.startSession(w, r, acct, next, "password")
+}
+
+// startSession signs acct in (with method: password or passkey) and
+// sends the browser on to next.
+func (u *UI) startSession(w http.ResponseWriter, r *http.Request, acct store.Account, next, method string) {
 	// Rotate: the previous session of this browser ends, a new one begins.
 	if old := cookieValue(r, u.sessionCookie); old != "" {
 		if err := u.id.DeleteSession(r.Context(), old); err != nil {
@@ -261,7 +268,7 @@ func (u *UI) postLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u.setCookie(w, u.sessionCookie, s.Token, s.ExpiresAt)
-	u.log.InfoContext(r.Context(), "consent-ui: signed in", "account_id", acct.ID)
+	u.log.InfoContext(r.Context(), "consent-ui: signed in", "account_id", acct.ID, "method", method)
 	u.redirect(w, r, next)
 }
 

@@ -28,7 +28,7 @@ func setSecurityHeaders(w http.ResponseWriter, extraFormAction []string) {
 		fa += " " + strings.Join(extraFormAction, " ")
 	}
 	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' https: data:; form-action "+
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; form-action "+
 		fa+"; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")

@@ -20,6 +20,7 @@ import (
 	"github.com/linkslot/linkslot/internal/feed"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/mutation"
+	"github.com/linkslot/linkslot/internal/passkey"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -38,6 +39,8 @@ type Store interface {
 	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
 	store.AccountErasure
 	feed.Store // the account page's calendar feed
+	store.Passkeys
+	store.WebAuthnCeremonies
 }
 
 var _ Store = store.Store(nil)
@@ -68,14 +71,20 @@ type Config struct {
 	// with upcoming bookings cannot be deleted.
 	Mutations *mutation.Service
 	// Mailer queues account e-mail for the identity service built here
-	// when Identity is nil (verification and reset links, notices).
+	// when Identity is nil (verification and reset links, notices), and
+	// for the passkey service (a notice for each passkey added); without
+	// it the identity service's mailer is used.
 	Mailer identity.Mailer
+	// Passkeys is the passkey service; when nil one is built on Store
+	// for Issuer (unavailable for an IP-address issuer).
+	Passkeys *passkey.Service
 }
 
 // UI serves the pages and implements consent.UI.
 type UI struct {
 	store      Store
 	id         *identity.Service
+	pk         *passkey.Service
 	csrfKey    []byte
 	secure     bool
 	log        *slog.Logger
@@ -101,7 +110,7 @@ func New(cfg Config) (*UI, error) {
 		return nil, errors.New("consentui: Config.SecretKey must have at least 32 bytes")
 	}
 	u := &UI{store: cfg.Store, id: cfg.Identity, log: cfg.Logger, clock: cfg.Clock,
-		clientAddr: cfg.ClientAddr, perPage: cfg.ActivityPerPage, mut: cfg.Mutations}
+		clientAddr: cfg.ClientAddr, perPage: cfg.ActivityPerPage, mut: cfg.Mutations, pk: cfg.Passkeys}
 	if u.log == nil {
 		u.log = slog.Default()
 	}
@@ -120,6 +129,17 @@ func New(cfg Config) (*UI, error) {
 			return nil, err
 		}
 		u.id = id
+	}
+	if u.pk == nil {
+		mailer := cfg.Mailer
+		if mailer == nil {
+			mailer = u.id.Mailer()
+		}
+		pk, err := passkey.New(passkey.Config{Store: cfg.Store, Identity: u.id, Issuer: cfg.Issuer, Clock: u.clock, Mailer: mailer})
+		if err != nil {
+			return nil, err
+		}
+		u.pk = pk
 	}
 	if cfg.Issuer != "" {
 		iu, err := url.Parse(cfg.Issuer)
@@ -190,6 +210,11 @@ func (u *UI) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("POST /account/connections/disconnect", u.postDisconnect)
 	mux.HandleFunc("GET /account/activity", u.getActivity)
 	mux.HandleFunc("GET /account/export", u.getExport)
+	mux.HandleFunc("GET /account/passkeys", u.getPasskeys)
+	mux.HandleFunc("POST /account/passkeys", u.postPasskeyAdd)
+	mux.HandleFunc("POST /account/passkeys/rename", u.postPasskeyRename)
+	mux.HandleFunc("POST /account/passkeys/remove", u.postPasskeyRemove)
+	mux.HandleFunc("POST /login/passkey", u.postLoginPasskey)
 	mux.HandleFunc("GET /account/delete", u.getDelete)
 	mux.HandleFunc("POST /account/delete", u.postDelete)
 	mux.HandleFunc("GET /verify", u.getVerify)

@@ -27,3 +27,7 @@ func (s *Service) AddressThrottled(ctx context.Context, clientAddr string) error
 func (s *Service) CountAddressFailure(ctx context.Context, clientAddr string) error {
 	return s.throttle.fail(ctx, "addr:"+clientAddr, s.clock())
 }
+
+// Mailer returns the Mailer the Service queues account e-mail with (nil
+// without one), for the services that tell of other account changes.
+func (s *Service) Mailer() Mailer { return s.mailer }
