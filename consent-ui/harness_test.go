@@ -3,9 +3,11 @@ package consentui_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"html"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -67,6 +69,9 @@ type env struct {
 	redirectTo string
 	// mail keeps the account e-mails (verification and reset links).
 	mail *mailbox
+	// base is the address a browser opens: srv.URL, or with
+	// envOpts.localhost the issuer http://localhost:PORT.
+	base string
 }
 
 type envOpts struct {
@@ -80,6 +85,10 @@ type envOpts struct {
 	// mutations gives the pages the mutation service (account deletion
 	// cancels upcoming bookings through it).
 	mutations bool
+	// localhost serves on a port picked first and makes the issuer
+	// http://localhost:PORT, a secure context with a host name, as
+	// browsers require for passkeys.
+	localhost bool
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -87,6 +96,14 @@ func newEnv(t *testing.T, o envOpts) *env {
 	e := &env{t: t, store: o.store, clock: &fakeClock{t: time.Now().UTC().Truncate(time.Second)}, logs: &syncBuffer{}, mail: &mailbox{}}
 	if e.store == nil {
 		e.store = sqltest.SQLite(t)
+	}
+	var ln net.Listener
+	if o.localhost {
+		var err error
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		o.issuer = fmt.Sprintf("http://localhost:%d", ln.Addr().(*net.TCPAddr).Port)
 	}
 	logger := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var hasher identity.Hasher = cheapHasher{}
@@ -114,8 +131,17 @@ func newEnv(t *testing.T, o envOpts) *env {
 	e.ui.Mount(mux)
 	mux.HandleFunc("GET /test/authorize", e.testAuthorize)
 	mux.HandleFunc("POST /test/authorize", e.testAuthorize)
-	e.srv = httptest.NewServer(mux)
+	e.srv = httptest.NewUnstartedServer(mux)
+	if ln != nil {
+		e.srv.Listener.Close()
+		e.srv.Listener = ln
+		e.base = o.issuer
+	}
+	e.srv.Start()
 	t.Cleanup(e.srv.Close)
+	if e.base == "" {
+		e.base = e.srv.URL
+	}
 	if err := e.store.CreateClient(context.Background(), store.Client{ID: "agent", Name: "Trip Planner", Public: true,
 		RedirectURIs: []string{"http://127.0.0.1/callback"}, AllowedScopes: []string{"openid", "bookings:read", "bookings:write"},
 		CreatedAt: e.clock.Now(), UpdatedAt: e.clock.Now()}); err != nil {
