@@ -1,8 +1,9 @@
 // Package consentui serves the pages a person sees on the Linkslot
 // authorization server: sign-up, sign-in, sign-out, the consent page, the
 // account page (change password), Connected apps (disconnect) and Activity.
-// Pages are html/template templates and one stylesheet, embedded in the
-// binary; nothing needs JavaScript.
+// Pages are html/template templates, one stylesheet and one script
+// (static/passkey.js), embedded in the binary; nothing but passkeys needs
+// JavaScript.
 //
 // It implements consent.UI, the boundary the authorize endpoint talks to:
 // the endpoint decides what must happen (sign in, approve, show an error)
@@ -22,7 +23,7 @@
 // how to start again. The token needs no database read.
 //
 // Headers. Every answer carries Content-Security-Policy (default-src
-// 'none'; style-src 'self'; img-src 'self' https: data:; form-action …;
+// 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; form-action …;
 // frame-ancestors 'none'; base-uri 'none'), X-Content-Type-Options:
 // nosniff and Referrer-Policy: no-referrer; every page carries
 // Cache-Control: no-store. Chromium applies form-action to the redirects
@@ -53,6 +54,19 @@
 // upcoming bookings through the mutation service as ChannelWeb with the
 // summary it computes and a fixed confirmation text, then erases the
 // account (store.AccountErasure) and ends the session.
+//
+// Passkeys (passkeys.go, internal/passkey): /account/passkeys adds, lists,
+// renames and removes them; the sign-in page's "Sign in with a passkey"
+// posts to /login/passkey; the delete page's "Delete with a passkey" posts
+// the same /account/delete form with a passkey answer instead of the
+// password. A page that offers a ceremony starts it as it renders and
+// carries its options in the form's data-options attribute; passkey.js
+// runs navigator.credentials and submits the form with the JSON answer in
+// its "credential" field. The script makes no request of its own, so the
+// CSP needs nothing beyond script-src 'self'; the forms are hidden until
+// the script shows them, so without JavaScript the pages work as before.
+// With an issuer whose host is an IP address the passkeys page says why
+// passkeys are unavailable and no page offers them.
 //
 // Sign-up answers a new and an already registered address the same way
 // (identity.SignUpNotice) and never signs in automatically, so the page does
