@@ -23,6 +23,9 @@
 //     past the contract's 24 h).
 //   - used client-assertion ids (private_key_jwt jti's) once their
 //     assertion has expired: an assertion past its exp is refused anyway.
+//   - passkey ceremonies once expired (internal/passkey.CeremonyLifetime,
+//     10 min): every page that offers a passkey starts one, and those
+//     never finished would otherwise stay.
 //
 // Sharing the work: each pass over a task first takes a lease on it in the
 // database (store.Leases: an upsert that only succeeds on a free or expired
@@ -89,6 +92,9 @@ func Tasks(s store.Sweeps) []Task {
 	}})
 	ts = append(ts, Task{Name: "client_assertions", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
 		return s.SweepClientAssertions(ctx, now, limit)
+	}})
+	ts = append(ts, Task{Name: "webauthn_ceremonies", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
+		return s.SweepWebAuthnCeremonies(ctx, now, limit)
 	}})
 	return ts
 }

@@ -19,7 +19,7 @@ var kinds = []store.TokenKind{store.KindAuthorizeCode, store.KindPKCE, store.Kin
 
 // fill creates, per token kind, due rows (expired 2 h ago: past the grace),
 // rows in the grace hour and live rows, half of each spent; and expired and
-// live idempotency records.
+// live idempotency records, client-assertion ids and passkey ceremonies.
 func fill(t *testing.T, s *sqlstore.Store, now time.Time, due int) {
 	t.Helper()
 	ctx := context.Background()
@@ -52,6 +52,11 @@ func fill(t *testing.T, s *sqlstore.Store, now time.Time, due int) {
 		if err := s.UseClientAssertion(ctx, fmt.Sprintf("jti-%d", i), exp, exp.Add(-5*time.Minute)); err != nil {
 			t.Fatal(err)
 		}
+		// Passkey ceremonies: due ones expired unfinished, the others live.
+		if err := s.CreateWebAuthnCeremony(ctx, store.WebAuthnCeremony{IDHash: fmt.Sprintf("cer-%d", i), Purpose: store.CeremonyLogin,
+			Data: []byte("{}"), ExpiresAt: exp}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -79,7 +84,7 @@ func TestRunOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := j.RunOnce(ctx)
-		if len(res) != len(kinds)+2 {
+		if len(res) != len(kinds)+3 {
 			t.Fatalf("results %+v", res)
 		}
 		for _, r := range res {
@@ -93,6 +98,9 @@ func TestRunOnce(t *testing.T) {
 		}
 		if n := count(t, s, "client_assertions"); n != 2 {
 			t.Fatalf("%d client assertions left, want the 2 live ones", n)
+		}
+		if n := count(t, s, "webauthn_ceremonies"); n != 2 {
+			t.Fatalf("%d passkey ceremonies left, want the 2 live ones", n)
 		}
 		if n := count(t, s, "token_sessions"); n != int64(4*len(kinds)) {
 			t.Fatalf("%d token sessions left, want the %d live or in grace", n, 4*len(kinds))

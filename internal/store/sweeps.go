@@ -32,4 +32,8 @@ type Sweeps interface {
 	// SweepClientAssertions deletes the used client-assertion ids
 	// (private_key_jwt jti's) whose assertions expired before before.
 	SweepClientAssertions(ctx context.Context, before time.Time, limit int) (int64, error)
+	// SweepWebAuthnCeremonies deletes passkey ceremonies that expired
+	// before before, unfinished (every page that offers a passkey starts
+	// one).
+	SweepWebAuthnCeremonies(ctx context.Context, before time.Time, limit int) (int64, error)
 }

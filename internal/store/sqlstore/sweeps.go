@@ -50,6 +50,13 @@ SELECT jti_hash FROM client_assertions WHERE expires_at < ? ORDER BY expires_at 
 		store.UTC(before), limit)
 }
 
+// SweepWebAuthnCeremonies implements store.Sweeps.
+func (s *Store) SweepWebAuthnCeremonies(ctx context.Context, before time.Time, limit int) (int64, error) {
+	return s.sweep(ctx, `DELETE FROM webauthn_ceremonies WHERE id_hash IN (
+SELECT id_hash FROM webauthn_ceremonies WHERE expires_at < ? ORDER BY expires_at LIMIT ?`+s.skipLocked()+`)`,
+		store.UTC(before), limit)
+}
+
 func (s *Store) sweep(ctx context.Context, q string, args ...any) (int64, error) {
 	res := s.q(ctx).Exec(q, args...)
 	if res.Error != nil {

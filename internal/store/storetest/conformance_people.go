@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -133,6 +134,26 @@ func testCeremonies(t *testing.T, s store.Store) {
 		t.Errorf("taken = %+v", got[0])
 	}
 	sameInstant(t, "ExpiresAt", got[0].ExpiresAt, t0.Add(5*time.Minute))
+
+	// The sweep removes expired ceremonies only, in batches.
+	for i, exp := range []time.Duration{time.Minute, 2 * time.Minute, 3 * time.Minute, time.Hour} {
+		must(t, s.CreateWebAuthnCeremony(ctx, store.WebAuthnCeremony{IDHash: fmt.Sprintf("cer-sweep-%d", i), Purpose: store.CeremonyRegister,
+			AccountID: "acct_x", Data: []byte("{}"), ExpiresAt: t0.Add(exp)}))
+	}
+	sw, ok := s.(store.Sweeps)
+	if !ok {
+		t.Fatalf("%T does not implement store.Sweeps", s)
+	}
+	for _, want := range []int64{2, 1, 0} {
+		n, err := sw.SweepWebAuthnCeremonies(ctx, t0.Add(10*time.Minute), 2)
+		must(t, err)
+		if n != want {
+			t.Fatalf("sweep deleted %d, want %d", n, want)
+		}
+	}
+	if _, err := s.TakeWebAuthnCeremony(ctx, "cer-sweep-3"); err != nil {
+		t.Errorf("the sweep removed an unexpired ceremony: %v", err)
+	}
 }
 
 func testEraseAccount(t *testing.T, s store.Store) {
