@@ -226,6 +226,41 @@ func (s *Service) updateWebhook(ctx context.Context, a Actor, id, action string,
 	return out, translate(err, "webhook endpoint "+id)
 }
 
+// WebhookPatch changes an endpoint: nil fields are left as they are.
+type WebhookPatch struct {
+	URL    *string
+	Events *[]string // empty: every event
+}
+
+// UpdateWebhook changes an endpoint's URL or events, checked as at
+// creation; its secret and state stay. Pending deliveries go to the new
+// URL.
+func (s *Service) UpdateWebhook(ctx context.Context, a Actor, id string, p WebhookPatch) (WebhookInfo, error) {
+	var url string
+	if p.URL != nil {
+		if err := s.checkWebhookURL(*p.URL); err != nil {
+			return WebhookInfo{}, err
+		}
+		url = strings.TrimSpace(*p.URL)
+	}
+	var events []string
+	if p.Events != nil {
+		var err error
+		if events, err = checkEvents(*p.Events); err != nil {
+			return WebhookInfo{}, err
+		}
+	}
+	return s.updateWebhook(ctx, a, id, "webhook.update", func(e store.WebhookEndpoint) (store.WebhookEndpoint, error) {
+		if p.URL != nil {
+			e.URL = url
+		}
+		if p.Events != nil {
+			e.Events = events
+		}
+		return e, nil
+	})
+}
+
 // SetWebhookEnabled enables or disables an endpoint. A disabled endpoint
 // gets no new events, and its pending deliveries fail (replayable).
 func (s *Service) SetWebhookEnabled(ctx context.Context, a Actor, id string, enabled bool) (WebhookInfo, error) {
@@ -313,11 +348,20 @@ func (s *Service) deliveries(ctx context.Context, f store.OutboxFilter) ([]Deliv
 }
 
 // ReplayDelivery queues a delivery again now, with its original id (the
-// same webhook-id).
+// same webhook-id): a failed one, or one waiting for its next retry. A
+// delivered message, or one a worker is delivering right now, answers
+// ErrConflict: replaying it would send it twice.
 func (s *Service) ReplayDelivery(ctx context.Context, a Actor, id string) (DeliveryInfo, error) {
 	var out DeliveryInfo
+	id = strings.TrimSpace(id)
 	err := s.store.InTx(ctx, func(tx store.Store) error {
-		m, err := tx.ReplayMessage(ctx, strings.TrimSpace(id), s.now())
+		m, err := tx.ReplayMessage(ctx, id, s.now())
+		if errors.Is(err, store.ErrConflict) {
+			if cur, gerr := tx.GetMessage(ctx, id); gerr == nil && cur.Status == store.OutboxDelivered {
+				return ErrConflict.WithMessage("delivery %s was delivered already; there is nothing to replay", id)
+			}
+			return ErrConflict.WithMessage("delivery %s is being delivered right now; wait for its outcome", id)
+		}
 		if err != nil {
 			return err
 		}

@@ -87,8 +87,10 @@ type Outbox interface {
 	// ListMessages returns messages newest first.
 	ListMessages(ctx context.Context, f OutboxFilter) ([]OutboxMessage, error)
 	ListAttempts(ctx context.Context, messageID string) ([]DeliveryAttempt, error)
-	// ReplayMessage queues a message again for delivery at now, keeping its
-	// id, and releases any lease.
+	// ReplayMessage queues a failed or queued message again for delivery at
+	// now, keeping its id. It answers ErrConflict for a delivered message
+	// and for one whose lease is still held at now (a worker is delivering
+	// it): replaying either would deliver it twice.
 	ReplayMessage(ctx context.Context, id string, now time.Time) (OutboxMessage, error)
 	// CountMessages counts messages by channel and status.
 	CountMessages(ctx context.Context) ([]OutboxCount, error)

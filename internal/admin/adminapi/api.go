@@ -59,6 +59,17 @@ func NewAPI(svc *admin.Service, auth Authenticator, log *slog.Logger) http.Handl
 		{"GET /admin/api/businesses", a.listBusinesses},
 		{"POST /admin/api/businesses/{ref}/agent-booking", a.agentBooking},
 		{"GET /admin/api/audit", a.listAudit},
+		{"GET /admin/api/webhooks", a.listWebhooks},
+		{"POST /admin/api/webhooks", a.createWebhook},
+		{"GET /admin/api/webhooks/deliveries", a.listDeliveries},
+		{"POST /admin/api/webhooks/deliveries/{id}/replay", a.replayDelivery},
+		{"GET /admin/api/webhooks/{id}", a.getWebhook},
+		{"PATCH /admin/api/webhooks/{id}", a.updateWebhook},
+		{"DELETE /admin/api/webhooks/{id}", a.deleteWebhook},
+		{"POST /admin/api/webhooks/{id}/disable", a.disableWebhook},
+		{"POST /admin/api/webhooks/{id}/enable", a.enableWebhook},
+		{"POST /admin/api/webhooks/{id}/rotate-secret", a.rotateWebhookSecret},
+		{"GET /admin/api/webhooks/{id}/deliveries", a.webhookDeliveries},
 	}
 	for _, rt := range routes {
 		a.mux.Handle(rt.pattern, a.guard(rt.h))

@@ -52,7 +52,16 @@ func clock() store.Clock {
 }
 
 func newEnv(t *testing.T, s store.Store, auth adminapi.Authenticator) *env {
-	svc, err := admin.New(admin.Config{Store: s, Clock: clock()})
+	return newEnvWith(t, s, auth, nil)
+}
+
+// newEnvWith is newEnv with the service's configuration adjusted by mod.
+func newEnvWith(t *testing.T, s store.Store, auth adminapi.Authenticator, mod func(*admin.Config)) *env {
+	cfg := admin.Config{Store: s, Clock: clock()}
+	if mod != nil {
+		mod(&cfg)
+	}
+	svc, err := admin.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +113,29 @@ func (e *env) do(method, path, ctype, body string, opts ...reqOpt) (int, map[str
 	return resp.StatusCode, m, string(raw)
 }
 
+// tokenAudit reads the audit log, oldest first, as "action" or "action
+// target" lines, checking that every event is the admin token's with a
+// request id; raw is the answer, to look for leaked secrets.
+func (e *env) tokenAudit(tok reqOpt, withTarget bool) (actions []string, raw string) {
+	e.t.Helper()
+	code, m, raw := e.do("GET", "/admin/api/audit?limit=200", "", "", tok)
+	if code != 200 {
+		e.t.Fatalf("audit: %d", code)
+	}
+	for _, ev := range m["events"].([]any) {
+		em := ev.(map[string]any)
+		a := em["action"].(string)
+		if withTarget {
+			a += " " + em["target"].(string)
+		}
+		actions = append([]string{a}, actions...)
+		if em["actor"] != adminapi.ActorToken || em["request_id"] == "" {
+			e.t.Errorf("event %v", em)
+		}
+	}
+	return actions, raw
+}
+
 func errCode(m map[string]any) string {
 	e, _ := m["error"].(map[string]any)
 	c, _ := e["code"].(string)
@@ -127,7 +159,11 @@ func TestNeverOpen(t *testing.T) {
 		{"PATCH", "/admin/api/clients/x"}, {"DELETE", "/admin/api/clients/x"}, {"POST", "/admin/api/clients/x/disable"},
 		{"POST", "/admin/api/clients/x/enable"}, {"POST", "/admin/api/clients/x/rotate-secret"}, {"POST", "/admin/api/users"},
 		{"POST", "/admin/api/users/a@example.com/admin"}, {"POST", "/admin/api/catalog"}, {"GET", "/admin/api/catalog"},
-		{"POST", "/admin/api/businesses/b/agent-booking"}, {"GET", "/admin/api/audit"}, {"GET", "/admin/api/nope"}}
+		{"POST", "/admin/api/businesses/b/agent-booking"}, {"GET", "/admin/api/audit"}, {"GET", "/admin/api/nope"},
+		{"GET", "/admin/api/webhooks"}, {"POST", "/admin/api/webhooks"}, {"GET", "/admin/api/webhooks/x"}, {"PATCH", "/admin/api/webhooks/x"},
+		{"DELETE", "/admin/api/webhooks/x"}, {"POST", "/admin/api/webhooks/x/disable"}, {"POST", "/admin/api/webhooks/x/enable"},
+		{"POST", "/admin/api/webhooks/x/rotate-secret"}, {"GET", "/admin/api/webhooks/x/deliveries"},
+		{"GET", "/admin/api/webhooks/deliveries"}, {"POST", "/admin/api/webhooks/deliveries/x/replay"}}
 	for _, tc := range []struct {
 		name string
 		auth adminapi.Authenticator
@@ -344,18 +380,7 @@ func TestAPIOperations(t *testing.T) {
 		}
 
 		// Audit: every change, by the token actor, newest first, no secret.
-		code, m, raw = e.do("GET", "/admin/api/audit?limit=200", "", "", tok)
-		if code != 200 {
-			t.Fatalf("audit: %d", code)
-		}
-		var actions []string
-		for _, ev := range m["events"].([]any) {
-			em := ev.(map[string]any)
-			actions = append([]string{em["action"].(string) + " " + em["target"].(string)}, actions...)
-			if em["actor"] != adminapi.ActorToken || em["request_id"] == "" {
-				t.Errorf("event %v", em)
-			}
-		}
+		actions, raw := e.tokenAudit(tok, true)
 		want := []string{"client.create pub", "client.create conf", "client.update pub", "client.disable pub", "client.enable pub",
 			"client.rotate_secret conf", "client.delete conf", "user.create staff@example.com", "user.set_admin staff@example.com",
 			"catalog.import cafe", "catalog.export yaml", "catalog.export json", "business.agent_booking cafe"}

@@ -10,7 +10,8 @@
 // "problems"}}, written by one function; unexpected failures are logged
 // with the request id and answered as server_error without detail. No
 // answer carries a secret except the create and rotate-secret answers of a
-// confidential client, which show its new secret that once. Every answer
+// confidential client or a webhook endpoint, which show its new secret
+// that once. Every answer
 // is Cache-Control: no-store.
 //
 // Routes (all JSON unless noted):
@@ -32,6 +33,16 @@
 //	GET    /admin/api/businesses                    {"businesses": [...]}
 //	POST   /admin/api/businesses/{ref}/agent-booking {"business": {...}}    body {"enabled": true|false}
 //	GET    /admin/api/audit?limit=&offset=          {"events": [...], "has_more", "next_offset"}
+//	GET    /admin/api/webhooks?business=REF         {"webhooks": [...]}
+//	POST   /admin/api/webhooks                      201 {"webhook": {...}, "secret": "whsec_…"}   body {"business","url","events"} (events empty: all three)
+//	GET    /admin/api/webhooks/{id}                 {"webhook": {...}}
+//	PATCH  /admin/api/webhooks/{id}                 {"webhook": {...}}   (any of url, events)
+//	DELETE /admin/api/webhooks/{id}                 204   (with its delivery log)
+//	POST   /admin/api/webhooks/{id}/disable|enable  {"webhook": {...}}
+//	POST   /admin/api/webhooks/{id}/rotate-secret   {"webhook": {...}, "secret": "whsec_…"}
+//	GET    /admin/api/webhooks/{id}/deliveries?limit=            {"deliveries": [...]}   newest first, each with its attempts ("log")
+//	GET    /admin/api/webhooks/deliveries?status=&channel=&limit= {"deliveries": [...]}  (status failed: the ones waiting for a replay; e-mail too)
+//	POST   /admin/api/webhooks/deliveries/{id}/replay             {"delivery": {...}}    queued again now with its id (the webhook-id); 409 when delivered or being delivered
 //
 // Error codes: unauthorized (401), forbidden (403, signed in without the
 // admin role), invalid_request / invalid_json / invalid_catalog (400, with

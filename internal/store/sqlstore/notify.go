@@ -228,13 +228,18 @@ func (s *Store) ListAttempts(ctx context.Context, messageID string) ([]store.Del
 // ReplayMessage queues a message again; see store.Outbox.
 func (s *Store) ReplayMessage(ctx context.Context, id string, now time.Time) (store.OutboxMessage, error) {
 	now = store.UTC(now)
-	res := s.q(ctx).Model(&outboxRow{}).Where("id = ?", id).Updates(map[string]any{"status": store.OutboxQueued,
-		"next_attempt_at": now, "lease_owner": "", "lease_until": nil, "updated_at": now})
+	res := s.q(ctx).Model(&outboxRow{}).
+		Where("id = ? AND status <> ? AND (lease_until IS NULL OR lease_until <= ?)", id, store.OutboxDelivered, now).
+		Updates(map[string]any{"status": store.OutboxQueued,
+			"next_attempt_at": now, "lease_owner": "", "lease_until": nil, "updated_at": now})
 	if res.Error != nil {
 		return store.OutboxMessage{}, translate(res.Error)
 	}
 	if res.RowsAffected == 0 {
-		return store.OutboxMessage{}, store.ErrNotFound
+		if _, err := s.GetMessage(ctx, id); err != nil {
+			return store.OutboxMessage{}, err
+		}
+		return store.OutboxMessage{}, store.ErrConflict
 	}
 	return s.GetMessage(ctx, id)
 }

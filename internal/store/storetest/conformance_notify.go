@@ -95,6 +95,23 @@ func testOutbox(t *testing.T, s store.Store) {
 	}
 	_, err = s.ReplayMessage(ctx, "msg_missing", now)
 	wantErr(t, err, store.ErrNotFound)
+	// A delivered message, and one whose lease is held, are not replayed:
+	// either would go out twice.
+	_, err = s.ReplayMessage(ctx, "msg_a", retryAt.Add(time.Hour))
+	wantErr(t, err, store.ErrConflict)
+	held, err := s.LeaseMessages(ctx, "w4", now.Add(time.Hour), time.Minute, 10)
+	must(t, err)
+	if len(held) != 1 || held[0].ID != "msg_later" {
+		t.Fatalf("leased %+v", held)
+	}
+	_, err = s.ReplayMessage(ctx, "msg_later", now.Add(time.Hour+time.Second))
+	wantErr(t, err, store.ErrConflict)
+	if m, _ := s.GetMessage(ctx, "msg_later"); m.LeaseOwner != "w4" {
+		t.Fatalf("a refused replay released the lease: %+v", m)
+	}
+	// Once the lease has expired the message can be replayed.
+	_, err = s.ReplayMessage(ctx, "msg_later", now.Add(time.Hour+2*time.Minute))
+	must(t, err)
 	counts, err := s.CountMessages(ctx)
 	must(t, err)
 	byStatus := map[string]int64{}
