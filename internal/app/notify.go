@@ -87,7 +87,7 @@ func NewNotifications(cfg config.Config, s store.Store, o NotificationOptions) (
 	} else {
 		channels[store.ChannelWebhook] = notify.Unavailable("this process has no secret key to sign webhooks with")
 	}
-	w := &outbox.Worker{Store: s, Channels: channels, Clock: o.Clock, Logger: o.Logger}
+	w := &outbox.Worker{Store: s, Channels: channels, Clock: o.Clock, Logger: o.Logger, Lease: cfg.OutboxLease}
 	if o.Metrics != nil {
 		w.Metrics = outbox.NewMetrics(o.Metrics)
 	}

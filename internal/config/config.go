@@ -93,6 +93,11 @@ type Config struct {
 	// MailFrom is the From address (LINKSLOT_MAIL_FROM, default
 	// "Linkslot <no-reply@ISSUER-HOST>").
 	MailFrom string
+	// OutboxLease is how long an outbox worker holds the messages it is
+	// delivering (LINKSLOT_OUTBOX_LEASE, default 1m, 4s to 1h): a process
+	// that dies holding some gives them up after it. A delivery is given at
+	// most half of it.
+	OutboxLease time.Duration
 }
 
 // MailDir is where development e-mail is written (VarDir/mail).
@@ -106,6 +111,9 @@ func (c Config) IssuerHost() string {
 	}
 	return u.Hostname()
 }
+
+// DefaultOutboxLease is OutboxLease's default (outbox.DefaultLease).
+const DefaultOutboxLease = time.Minute
 
 // DefaultRequestTimeout is RequestTimeout's default: the PostgreSQL
 // statement timeout sqlstore sets, so one slow statement ends the request.
@@ -236,6 +244,11 @@ func FromEnv(getenv Getenv) (Config, error) {
 	c.MailFrom = get("LINKSLOT_MAIL_FROM", mail.DefaultFrom(c.IssuerHost()))
 	if err := mail.CheckFrom(c.MailFrom); err != nil {
 		bad("LINKSLOT_MAIL_FROM: %v", err)
+	}
+	c.OutboxLease = durVar(get, "LINKSLOT_OUTBOX_LEASE", DefaultOutboxLease, bad)
+	if c.OutboxLease < 4*time.Second || c.OutboxLease > time.Hour {
+		bad("LINKSLOT_OUTBOX_LEASE must be between 4s and 1h (got %s)", c.OutboxLease)
+		c.OutboxLease = DefaultOutboxLease
 	}
 	if len(problems) > 0 {
 		return c, errors.New("configuration problems:\n  - " + strings.Join(problems, "\n  - "))

@@ -41,6 +41,7 @@ func TestValid(t *testing.T) {
 		"LINKSLOT_TRUSTED_PROXIES":     "10.0.0.0/8, 192.0.2.1,fd00::/8",
 		"LINKSLOT_SMTP_URL":            "smtps://mailer:pw@smtp.example.com",
 		"LINKSLOT_MAIL_FROM":           "Bookings <bookings@example.com>",
+		"LINKSLOT_OUTBOX_LEASE":        "20s",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +50,8 @@ func TestValid(t *testing.T) {
 		c.RefreshIdle != 24*time.Hour || c.LogFormat != "json" || c.ShutdownTimeout != 5*time.Second || c.RequestTimeout != 30*time.Second || string(c.SecretKey) != strings.Repeat("k", 32) ||
 		c.AuthMetricsListen != "127.0.0.1:9090" || c.RSMetricsListen != "127.0.0.1:9091" ||
 		len(c.TrustedProxies) != 3 || c.TrustedProxies[1].String() != "192.0.2.1/32" ||
-		c.Mail.Kind != "smtp" || !c.Mail.Implicit || c.Mail.Port != 465 || c.Mail.Username != "mailer" || c.MailFrom != "Bookings <bookings@example.com>" {
+		c.Mail.Kind != "smtp" || !c.Mail.Implicit || c.Mail.Port != 465 || c.Mail.Username != "mailer" || c.MailFrom != "Bookings <bookings@example.com>" ||
+		c.OutboxLease != 20*time.Second {
 		t.Errorf("config = %+v", c)
 	}
 }
@@ -108,6 +110,7 @@ func TestProblems(t *testing.T) {
 		{"request timeout too short", map[string]string{"LINKSLOT_REQUEST_TIMEOUT": "10ms"}, "LINKSLOT_REQUEST_TIMEOUT must be between 1s and 5m"},
 		{"request timeout too long", map[string]string{"LINKSLOT_REQUEST_TIMEOUT": "1h"}, "LINKSLOT_REQUEST_TIMEOUT must be between 1s and 5m"},
 		{"request timeout not a duration", map[string]string{"LINKSLOT_REQUEST_TIMEOUT": "10"}, "LINKSLOT_REQUEST_TIMEOUT must be a positive duration"},
+		{"outbox lease too short", map[string]string{"LINKSLOT_OUTBOX_LEASE": "1s"}, "LINKSLOT_OUTBOX_LEASE must be between 4s and 1h"},
 		{"empty sqlite path", map[string]string{"LINKSLOT_DATABASE_URL": "sqlite://"}, "no file path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,8 +6,9 @@
 // nothing, because the message is already in the database, and a rollback
 // leaves none. Every server process runs a Worker. A worker leases a batch of
 // due messages (FOR UPDATE SKIP LOCKED on PostgreSQL, the database write lock
-// on SQLite), which counts an attempt, delivers each through its channel's
-// Deliverer, and records the outcome while it still holds the lease:
+// on SQLite), which counts an attempt, delivers them at the same time, each
+// through its channel's Deliverer within half the lease, and records each
+// outcome while it still holds the lease:
 //
 //   - delivered: done;
 //   - a failure before the message is 24 hours old: queued again after an
@@ -175,17 +176,25 @@ func (w *Worker) Run(ctx context.Context) {
 	}
 }
 
-// RunOnce leases one batch of due messages and delivers them, one after
-// the other. It reports how many it leased.
+// RunOnce leases one batch of due messages and delivers them, all at the
+// same time, each within half the lease: delivered one after the other, a
+// batch of slow receivers would outlive its lease, and another worker
+// would send the rest again. It reports how many it leased.
 func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	w.init()
 	ms, err := w.Store.LeaseMessages(ctx, w.Owner, w.Clock(), w.Lease, w.Batch)
 	if err != nil {
 		return 0, err
 	}
+	var wg sync.WaitGroup
 	for _, m := range ms {
-		w.deliver(ctx, m)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.deliver(ctx, m)
+		}()
 	}
+	wg.Wait()
 	return len(ms), nil
 }
 

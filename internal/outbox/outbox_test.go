@@ -3,6 +3,8 @@ package outbox_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -107,6 +109,48 @@ func TestFailsAfter24Hours(t *testing.T) {
 		w.Metrics.Refresh(ctx, s)
 		if n, err := testutil.GatherAndCount(reg, "linkslot_outbox_messages"); err != nil || n != 6 {
 			t.Errorf("message gauges: %d, %v", n, err)
+		}
+	})
+}
+
+// TestBatchDeliveredTogether: the messages of one lease are delivered at
+// the same time, so a batch of slow receivers cannot outlive its lease.
+// Each delivery here waits until every message of the batch has started
+// (or its own deadline, half the lease): one after the other, the first
+// would give up and fail.
+func TestBatchDeliveredTogether(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+		const n = 4
+		for i := range n {
+			if err := s.EnqueueMessages(ctx, store.OutboxMessage{ID: fmt.Sprintf("msg_%d", i), Channel: store.ChannelWebhook,
+				Topic: "t", Payload: []byte(`{}`), CreatedAt: now}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var started sync.WaitGroup
+		started.Add(n)
+		all := make(chan struct{})
+		go func() { started.Wait(); close(all) }()
+		w := &outbox.Worker{Store: s, Clock: func() time.Time { return now }, Lease: 4 * time.Second, Batch: n,
+			Channels: map[string]outbox.Deliverer{store.ChannelWebhook: outbox.DeliverFunc(func(ctx context.Context, m store.OutboxMessage) outbox.Result {
+				started.Done()
+				select {
+				case <-all:
+					return outbox.Result{OK: true, StatusCode: 204}
+				case <-ctx.Done():
+					return outbox.Result{Err: errors.New("gave up waiting for the rest of the batch")}
+				}
+			})}}
+		if got, err := w.RunOnce(ctx); err != nil || got != n {
+			t.Fatalf("RunOnce: %d %v", got, err)
+		}
+		for i := range n {
+			m, err := s.GetMessage(ctx, fmt.Sprintf("msg_%d", i))
+			if err != nil || m.Status != store.OutboxDelivered || m.Attempts != 1 {
+				t.Errorf("msg_%d: %+v %v", i, m, err)
+			}
 		}
 	})
 }
