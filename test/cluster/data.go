@@ -21,8 +21,9 @@ const (
 // RaceStaff are the five staff references.
 var RaceStaff = []string{"stf-race-1", "stf-race-2", "stf-race-3", "stf-race-4", "stf-race-5"}
 
-// PutRaceBusiness stores the race business.
-func (c *Cluster) PutRaceBusiness(t testing.TB) store.Catalog {
+// PutRaceBusiness stores the race business, changed by edit first when
+// given.
+func (c *Cluster) PutRaceBusiness(t testing.TB, edit ...func(*store.Catalog)) store.Catalog {
 	t.Helper()
 	all := []time.Weekday{time.Sunday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday}
 	var hours []store.HoursWindow
@@ -43,6 +44,9 @@ func (c *Cluster) PutRaceBusiness(t testing.TB) store.Catalog {
 	for i, ref := range RaceStaff {
 		cat.Staff = append(cat.Staff, store.Staff{Reference: ref, Name: fmt.Sprintf("Race Staff %d", i+1), ServiceIDs: []string{RaceService}})
 		cat.StaffHours[ref] = hours
+	}
+	for _, e := range edit {
+		e(&cat)
 	}
 	out, err := c.Store.PutCatalog(context.Background(), cat)
 	if err != nil {
