@@ -110,3 +110,42 @@ func timeToReady(t *testing.T, p *Proc) time.Duration {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%dms", d.Round(time.Millisecond).Milliseconds()) }
+
+// TestProductionStartNeedsSMTP: each server started in production without
+// LINKSLOT_SMTP_URL exits before listening, with one clear line naming the
+// variable (CONTRACT §11) and nothing else wrong.
+func TestProductionStartNeedsSMTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds both servers and starts them as processes")
+	}
+	bins := buildBinaries(t)
+	dir := t.TempDir()
+	base := []string{
+		"LINKSLOT_ENV=production",
+		"LINKSLOT_DATABASE_URL=sqlite://" + filepath.Join(dir, "prod.db"),
+		"LINKSLOT_ISSUER=https://auth.linkslot.test",
+		"LINKSLOT_RESOURCE=https://mcp.linkslot.test/mcp",
+		"LINKSLOT_SECRET_KEY=" + strings.Repeat("k", 32),
+		"LINKSLOT_VAR_DIR=" + dir,
+		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
+	}
+	const want = "LINKSLOT_SMTP_URL is required when LINKSLOT_ENV=production"
+	for _, bin := range []string{"authserver", "resourceserver"} {
+		cmd := exec.Command(filepath.Join(bins, bin), "serve")
+		cmd.Env = append(append([]string{}, base...), "LINKSLOT_AUTH_LISTEN=127.0.0.1:0", "LINKSLOT_RS_LISTEN=127.0.0.1:0")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		var lines []string
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.Contains(l, "LINKSLOT_SMTP_URL") {
+				lines = append(lines, l)
+			}
+		}
+		if err == nil || len(lines) != 1 || !strings.Contains(lines[0], want) || strings.Count(out.String(), "\n  - ") != 1 {
+			t.Errorf("%s serve in production without an SMTP URL: %v, output:\n%s", bin, err, out.String())
+			continue
+		}
+		t.Logf("%s: %v; %s", bin, err, strings.TrimSpace(lines[0]))
+	}
+}
