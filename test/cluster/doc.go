@@ -7,9 +7,10 @@
 // disconnection seen by every resource server, and fault injection (the
 // database stopped and restarted mid-load, a resource server killed with
 // SIGKILL, a slow database behind a delaying TCP proxy). TestNotificationsAcrossProcesses
-// runs its own cluster (one authorization and three resource servers, a
-// go-smtp server, two webhook endpoints made through /admin/api/webhooks,
-// LINKSLOT_OUTBOX_LEASE=5s): 100 bookings at once deliver every message
+// runs its own cluster (one authorization server, stopped once the agents
+// have linked, and three resource servers; a go-smtp server, two webhook
+// endpoints made through /admin/api/webhooks, LINKSLOT_OUTBOX_LEASE=5s):
+// 100 bookings at once deliver every message
 // exactly once per id, and a resource server killed with SIGKILL while it
 // holds leases (one delivery held at the endpoint until it dies) loses
 // nothing: the survivors deliver everything once the lease expires, with

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -256,10 +257,12 @@ func mailIDs(t *testing.T, smtpd *testkit.SMTPServer) map[string]int {
 	return ids
 }
 
-// TestNotificationsAcrossProcesses: three resource server processes and an
-// authorization server on one PostgreSQL, each with its outbox worker,
-// a real SMTP server (go-smtp) and a business with a contact address and
-// two webhook endpoints made through /admin/api/webhooks.
+// TestNotificationsAcrossProcesses: three resource server processes on
+// one PostgreSQL, each with its outbox worker, a real SMTP server (go-smtp)
+// and a business with a contact address and two webhook endpoints made
+// through the authorization server's /admin/api/webhooks. The agents link
+// through the authorization server, which then stops, so the three
+// resource servers alone deliver what follows.
 //
 //   - ExactlyOnce: 100 bookings confirmed at once across the resource
 //     servers; every message reaches its receiver exactly once per id (the
@@ -289,6 +292,15 @@ func TestNotificationsAcrossProcesses(t *testing.T) {
 	for i, a := range agents {
 		a.HTTP = &http.Client{Transport: agentTransport(100 + i), Timeout: 30 * time.Second}
 	}
+	// From here on only the three resource servers deliver: each has
+	// verified a token (so holds the issuer's keys) before the
+	// authorization server stops.
+	for _, rs := range c.RS {
+		if ans := Call(context.Background(), agents[0].HTTP, rs, agents[0].Token.AccessToken, "search_my_bookings", map[string]any{}); ans.Kind != "ok" {
+			t.Fatalf("%s: %s", rs.Name, ans.Kind)
+		}
+	}
+	stop(t, c.AS[0])
 
 	t.Run("ExactlyOnce", func(t *testing.T) {
 		n := nAgents * perAgent
@@ -408,6 +420,17 @@ func TestNotificationsAcrossProcesses(t *testing.T) {
 			tr.proc.Name, len(held), tr.id, until.Sub(killedAt).Round(time.Millisecond), again[0].at.Sub(killedAt).Round(time.Millisecond),
 			len(ms)-before, c.procOfOwner(owner), ms[tr.id].attempts, byVictim, c.attemptsBy(t))
 	})
+}
+
+// stop ends a server gracefully (SIGTERM) and waits for it.
+func stop(t *testing.T, p *Proc) {
+	t.Helper()
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("%s did not stop", p.Name)
+	}
 }
 
 // createEndpoint registers a webhook endpoint of the race business through

@@ -94,6 +94,11 @@ func raceScenario(t *testing.T, c *Cluster, agents []*Agent) {
 		slowest = max(slowest, ans.Elapsed)
 		mu.Unlock()
 		if ans.Kind == "ok" {
+			// The race business has no contact address and no webhook
+			// endpoint (CONTRACT §11).
+			if n, _ := ans.Result["notified"].(map[string]any); n["person"] != "queued" || n["business"] != "none" || n["webhooks"] != float64(0) {
+				tl.add("notified_" + fmt.Sprint(n))
+			}
 			if ref := testkit.FindString(ans.Result, "booking_reference"); ref != "" {
 				mu.Lock()
 				answered[ref] = true
