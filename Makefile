@@ -4,7 +4,7 @@ GO    ?= go
 BIN   := bin
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all build run test test-go test-short vet fmt-check bench bench-soak fuzz test-cluster migrate clean
+.PHONY: all build run test test-go test-short vet bench bench-soak fuzz test-cluster migrate clean
 
 all: build
 
@@ -20,14 +20,10 @@ run: build
 migrate: build
 	$(BIN)/authserver migrate
 
-vet: fmt-check
+vet:
 	$(GO) vet ./...
 
-# Every Go file as gofmt writes it (a few seconds).
-fmt-check:
-	@out=$$("$$($(GO) env GOROOT)/bin/gofmt" -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
-
-# Everything: gofmt and vet, then every test, with a throwaway PostgreSQL when initdb
+# Everything: vet, then every test, with a throwaway PostgreSQL when initdb
 # is available (its tests are counted apart at the end). The browser tests
 # write screenshots of the pages to var/screenshots.
 test: vet
