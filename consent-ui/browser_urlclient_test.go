@@ -105,6 +105,18 @@ func TestBrowserURLClientPages(t *testing.T) {
 		return c.AuthCodeURL("url-client-state", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))
 	}
 	dir := screenshotDir(t)
+	// Every card holds its text: a long host or address wraps instead of
+	// running past the card's edge (at the phone size, the last one shot).
+	fits := func(name string) {
+		t.Helper()
+		must(t, chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2))), "phone size")
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`[...document.querySelectorAll('.card')].every(c => c.scrollWidth <= c.clientWidth)`))
+		must(t, err, "card width")
+		if !ok {
+			t.Errorf("%s: text runs past the card's edge on a phone", name)
+		}
+		must(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)), "reset the viewport")
+	}
 	text := func(sel string) string {
 		t.Helper()
 		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(`+jsString(sel)+`)||{}).innerText||""`))
@@ -114,6 +126,7 @@ func TestBrowserURLClientPages(t *testing.T) {
 	consentPage := func(name, url string, wants, lacks []string) string {
 		t.Helper()
 		shootPage(t, ctx, "", dir, name, url, heading("wants to connect"))
+		fits(name)
 		page := bodyText(t, ctx)
 		for _, w := range wants {
 			if !strings.Contains(page, w) {
@@ -186,8 +199,10 @@ func TestBrowserURLClientPages(t *testing.T) {
 		t.Fatalf("refused client: %d at %s, want 400 on the authorization server", resp.Status, resp.URL)
 	}
 	shootPage(t, ctx, "", dir, "error-url-refused", authorizeURL(registered, stranger, "https://helper.example/cb"), "h1")
+	fits("error-url-refused")
 	page := bodyText(t, ctx)
-	for _, w := range []string{"no administrator of this Linkslot server has registered", "Go to your account"} {
+	for _, w := range []string{"identifies itself by the web address " + stranger + ", which no administrator of this Linkslot server has registered",
+		"Go to your account"} {
 		if !strings.Contains(page, w) {
 			t.Errorf("refused client's page does not say %q:\n%s", w, page)
 		}

@@ -131,11 +131,16 @@ func (r *Resolver) Forget(id string) {
 var (
 	refuseOff = &Refusal{Rule: "policy_off", Title: "Unknown application",
 		Message: "This Linkslot server does not accept apps that identify themselves by a web address. Ask the app's maker for a client ID registered here."}
-	refuseUnregistered = &Refusal{Rule: "not_registered", Title: "This app is not registered here",
-		Message: "The app identifies itself by a web address that no administrator of this Linkslot server has registered, so it cannot link to your account. Nothing was shared."}
 	refuseDisabled = &Refusal{Rule: "disabled", Title: "This app has been disabled",
 		Message: "An administrator of this Linkslot server has disabled this app, so it cannot link to your account. Nothing was shared."}
 )
+
+// refuseUnregistered names the address, so that the person can tell an
+// administrator what to register.
+func refuseUnregistered(id string) *Refusal {
+	return &Refusal{Rule: "not_registered", Title: "This app is not registered here",
+		Message: "The app identifies itself by the web address " + id + ", which no administrator of this Linkslot server has registered, so it cannot link to your account. Nothing was shared. If you trust this app, ask an administrator of this server to register that address."}
+}
 
 // Lookup returns the URL client id under the policy, or a *Refusal. An
 // unknown URL under the registered policy is refused without fetching.
@@ -147,7 +152,7 @@ func (r *Resolver) Lookup(ctx context.Context, id string) (Client, error) {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		if r.opts.Policy != PolicyOpen {
-			return Client{}, refuseUnregistered
+			return Client{}, refuseUnregistered(id)
 		}
 		rec = r.openRecord(id)
 	case err != nil:
@@ -155,7 +160,7 @@ func (r *Resolver) Lookup(ctx context.Context, id string) (Client, error) {
 	case rec.Disabled:
 		return Client{}, refuseDisabled
 	case rec.OpenLinked && r.opts.Policy != PolicyOpen:
-		return Client{}, refuseUnregistered
+		return Client{}, refuseUnregistered(id)
 	}
 	doc, err := r.document(ctx, rec)
 	if err != nil {
