@@ -51,6 +51,25 @@ func bogusSignatures(t *testing.T, ctx context.Context, id webauthn.Authenticato
 	})), "override bits")
 }
 
+// userVerified makes the authenticator's fingerprint check succeed or
+// fail; a failed one is what a person who cancels the prompt produces.
+func userVerified(t *testing.T, ctx context.Context, id webauthn.AuthenticatorID, ok bool) {
+	t.Helper()
+	must(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, webauthn.SetUserVerified, webauthn.SetUserVerifiedParams{AuthenticatorID: id, IsUserVerified: ok})
+		return err
+	})), "user verification")
+}
+
+// statusMessage waits for the failure a passkey form shows.
+func statusMessage(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	msg, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => { const s = document.querySelector('.passkey-status.bad'); return s && s.textContent; })()`,
+		chromedp.WithPollingTimeout(20*time.Second)))
+	must(t, err, "failure message")
+	return msg
+}
+
 func scripts(t *testing.T, ctx context.Context, on bool) {
 	t.Helper()
 	off := !on
@@ -82,8 +101,8 @@ func pressPasskey(t *testing.T, ctx context.Context, text string) int64 {
 // message and nothing changed, sign out, sign in with the passkey (no
 // address typed), see its last use, remove it and have passkey sign-in
 // refused afterwards; password sign-in with JavaScript off; then delete
-// the account confirmed by a passkey, after a passkey with a bad
-// signature deleted nothing. Phone and desktop screenshots of each page.
+// the account confirmed by a passkey, after a cancelled confirmation and
+// a passkey with a bad signature deleted nothing. Phone and desktop screenshots of each page.
 func TestBrowserPasskeys(t *testing.T) {
 	ctx := newBrowser(t)
 	e := newEnv(t, envOpts{localhost: true})
@@ -130,10 +149,7 @@ func TestBrowserPasskeys(t *testing.T) {
 	// credential), the page says so, and nothing changes.
 	typeInto(t, ctx, "Name", "Again")
 	must(t, chromedp.Do(ctx, chromedp.Click(button("Add a passkey"))), "add again")
-	msg, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => { const s = document.querySelector('.passkey-status.bad'); return s && s.textContent; })()`,
-		chromedp.WithPollingTimeout(20*time.Second)))
-	must(t, err, "failure message")
-	if !strings.HasPrefix(msg, "No passkey was added") {
+	if msg := statusMessage(t, ctx); !strings.HasPrefix(msg, "No passkey was added") {
 		t.Errorf("failure message %q", msg)
 	}
 	if ps, _ := e.store.ListPasskeys(bg, acct.ID); len(ps) != 1 {
@@ -198,7 +214,20 @@ func TestBrowserPasskeys(t *testing.T) {
 	}
 	must(t, chromedp.Do(ctx, chromedp.Navigate(e.base+"/account/delete"), chromedp.WaitVisible(button("Delete with a passkey"))), "delete page")
 	shootPage(t, ctx, e.base, dir, "delete-passkey", "/account/delete", button("Delete with a passkey"))
+	// The person does not confirm on the device (the fingerprint check
+	// fails, as when the prompt is cancelled): the browser sends nothing.
+	userVerified(t, ctx, auth, false)
+	must(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("confirm_passkey")), chromedp.Click(button("Delete with a passkey"))), "delete unverified")
+	if msg := statusMessage(t, ctx); msg != "Nothing was deleted: the passkey request was cancelled or timed out. Try again, or use your password." {
+		t.Errorf("cancelled confirmation says %q", msg)
+	}
+	if a, _ := e.store.GetAccount(bg, acct.ID); a.DeletedAt != nil {
+		t.Fatal("a cancelled confirmation deleted the account")
+	}
+	userVerified(t, ctx, auth, true)
+	// A signature that does not verify: the server refuses.
 	bogusSignatures(t, ctx, auth, true)
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.base+"/account/delete"), chromedp.WaitVisible(button("Delete with a passkey"))), "delete page")
 	must(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("confirm_passkey"))), "tick")
 	if st := pressPasskey(t, ctx, "Delete with a passkey"); st != 422 || !strings.Contains(bodyText(t, ctx), "Nothing was deleted: the passkey could not be verified") {
 		t.Fatalf("bad signature: %d %s", st, bodyText(t, ctx))
