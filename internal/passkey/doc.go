@@ -31,7 +31,9 @@
 // existing passkeys. The user handle is the account id: random, stable,
 // and not personal. The stored credential is the library's Credential as
 // JSON (public key, flags, sign counter). With a Mailer, the person gets an
-// e-mail for every passkey added, queued in the transaction that stores it.
+// e-mail for every passkey added, queued in the transaction that stores it;
+// with e-mail off (identity.ErrMailUnavailable) the passkey is added
+// without it, since the e-mail only tells of the change.
 //
 // Sign-in is discoverable: no address is typed, the authenticator returns
 // the user handle, and the credential must belong to that account. It

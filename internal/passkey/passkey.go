@@ -368,7 +368,7 @@ func (s *Service) FinishRegistration(ctx context.Context, acct store.Account, ha
 		if s.mailer == nil {
 			return nil
 		}
-		return s.mailer.QueueMail(ctx, tx, identity.Mail{To: acct.Email, Topic: identity.TopicPasskeyAdded,
+		return s.notice(ctx, tx, identity.Mail{To: acct.Email, Topic: identity.TopicPasskeyAdded,
 			Subject: "A passkey was added to your Linkslot account",
 			Text: "Hello,\n\na passkey named “" + name + "” was added to your Linkslot account on " +
 				now.Format("2 Jan 2006 at 15:04 UTC") + ". You can now sign in with it instead of your password.\n\n" +
@@ -381,6 +381,15 @@ func (s *Service) FinishRegistration(ctx context.Context, acct store.Account, ha
 		return store.Passkey{}, fmt.Errorf("passkey: store: %w", err)
 	}
 	return p, nil
+}
+
+// notice queues an e-mail that only tells of a change: with e-mail off
+// (identity.ErrMailUnavailable) the change goes ahead without it.
+func (s *Service) notice(ctx context.Context, tx store.Store, m identity.Mail) error {
+	if err := s.mailer.QueueMail(ctx, tx, m); err != nil && !errors.Is(err, identity.ErrMailUnavailable) {
+		return err
+	}
+	return nil
 }
 
 // BeginLogin starts a discoverable sign-in: no account is named, the

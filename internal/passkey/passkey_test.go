@@ -30,11 +30,15 @@ func (cheapHasher) Check(_ context.Context, h, pw string) (bool, string, error) 
 type mailbox struct {
 	mu    sync.Mutex
 	mails []identity.Mail
+	off   bool // answers identity.ErrMailUnavailable, as with LINKSLOT_SMTP_URL=off
 }
 
 func (m *mailbox) QueueMail(_ context.Context, _ store.Store, mail identity.Mail) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.off {
+		return identity.ErrMailUnavailable
+	}
 	m.mails = append(m.mails, mail)
 	return nil
 }
@@ -444,5 +448,16 @@ func TestPasskeySignInThrottled(t *testing.T) {
 	f.clock.Add(2 * time.Minute)
 	if _, err := f.login(auth); err != nil {
 		t.Errorf("after the wait: %v", err)
+	}
+}
+
+// With e-mail off a passkey is still added, without its notice.
+func TestPasskeyAddedWithMailOff(t *testing.T) {
+	f := newFixture(t, sqltest.SQLite(t), identity.ThrottlePolicy{})
+	f.mail.off = true
+	ada := f.account("ada@example.com")
+	f.register(&softkey.Authenticator{}, ada, "phone")
+	if ps := f.passkeys(ada.ID); len(ps) != 1 {
+		t.Fatalf("passkeys %d", len(ps))
 	}
 }
