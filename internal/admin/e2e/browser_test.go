@@ -327,7 +327,10 @@ func shoot(t *testing.T, ctx context.Context, base, name, path, wait string) {
 			opts = []chromedp.EmulateViewportOption{chromedp.EmulateMobile, chromedp.EmulateScale(2)}
 		}
 		must(t, chromedp.Do(ctx, chromedp.EmulateViewport(sz.w, sz.h, opts...), chromedp.Navigate(base+path), chromedp.WaitVisible(wait)), "open "+name)
-		overflow, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
+		// On a phone the layout viewport grows to fit wide content, so
+		// innerWidth alone would not tell.
+		overflow, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(
+			`document.documentElement.scrollWidth > Math.min(window.innerWidth, %d)`, sz.w)))
 		must(t, err, "overflow")
 		if overflow {
 			t.Errorf("%s at %s scrolls sideways", name, sz.name)
