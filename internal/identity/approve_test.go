@@ -27,12 +27,7 @@ func (unavailableMailer) QueueMail(context.Context, store.Store, identity.Mail) 
 func TestApprove(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
-		clk := start()
-		svc, mb := newMailingService(t, s, clk)
-		acct, err := svc.SignUp(ctx, "ada@example.com", pw)
-		if err != nil {
-			t.Fatal(err)
-		}
+		clk, svc, mb, acct := signedUp(t, s)
 		now := clk.Now()
 		client := store.Client{ID: "trip-planner", Name: "Trip Planner", Public: true, RedirectURIs: []string{"http://127.0.0.1/cb"},
 			AllowedScopes: []string{"openid", "bookings:read", "bookings:write"}, GrantTypes: []string{"authorization_code"},

@@ -76,15 +76,23 @@ func newMailingService(t *testing.T, s *sqlstore.Store, clk *fakeClock) (*identi
 	return svc, mb
 }
 
+// signedUp is a mailing Service with one account just signed up (its
+// address not yet verified).
+func signedUp(t *testing.T, s *sqlstore.Store) (*fakeClock, *identity.Service, *mailbox, store.Account) {
+	t.Helper()
+	clk := start()
+	svc, mb := newMailingService(t, s, clk)
+	a, err := svc.SignUp(context.Background(), "ada@example.com", pw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return clk, svc, mb, a
+}
+
 func TestVerifyEmail(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
-		clk := start()
-		svc, mb := newMailingService(t, s, clk)
-		a, err := svc.SignUp(ctx, "ada@example.com", pw)
-		if err != nil {
-			t.Fatal(err)
-		}
+		clk, svc, mb, a := signedUp(t, s)
 		if identity.EmailVerified(a) {
 			t.Fatal("a new sign-up is verified")
 		}
@@ -165,12 +173,7 @@ func TestVerifyEmail(t *testing.T) {
 func TestPasswordReset(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
-		clk := start()
-		svc, mb := newMailingService(t, s, clk)
-		a, err := svc.SignUp(ctx, "ada@example.com", pw)
-		if err != nil {
-			t.Fatal(err)
-		}
+		clk, svc, mb, a := signedUp(t, s)
 		sess, err := svc.CreateSession(ctx, a.ID)
 		if err != nil {
 			t.Fatal(err)

@@ -78,12 +78,18 @@ func (t *faultTx) Rollback() error { return t.tx.Rollback() }
 
 // ApplyTokenBatch implements store.Tokens.
 func (f *Faults) ApplyTokenBatch(ctx context.Context, b store.TokenBatch) error {
-	fault := f.afterTokenWrite()
+	return f.failAfter(ctx, f.afterTokenWrite(), func(s store.Store) error { return s.ApplyTokenBatch(ctx, b) })
+}
+
+// failAfter runs write on the wrapped store when fault is nil. Otherwise it
+// runs write in a transaction of its own (a savepoint inside one) and
+// answers fault after it succeeded, so the write rolls back.
+func (f *Faults) failAfter(ctx context.Context, fault error, write func(store.Store) error) error {
 	if fault == nil {
-		return f.Store.ApplyTokenBatch(ctx, b)
+		return write(f.Store)
 	}
 	return f.Store.InTx(ctx, func(tx store.Store) error {
-		if err := tx.ApplyTokenBatch(ctx, b); err != nil {
+		if err := write(tx); err != nil {
 			return err
 		}
 		return fault
@@ -92,29 +98,19 @@ func (f *Faults) ApplyTokenBatch(ctx context.Context, b store.TokenBatch) error 
 
 // InsertBooking implements store.Bookings.
 func (f *Faults) InsertBooking(ctx context.Context, b store.Booking) error {
-	fault := f.afterBookingWrite()
-	if fault == nil {
-		return f.Store.InsertBooking(ctx, b)
-	}
-	return f.Store.InTx(ctx, func(tx store.Store) error {
-		if err := tx.InsertBooking(ctx, b); err != nil {
-			return err
-		}
-		return fault
-	})
+	return f.failAfter(ctx, f.afterBookingWrite(), func(s store.Store) error { return s.InsertBooking(ctx, b) })
 }
 
 // UpdateBooking implements store.Bookings.
 func (f *Faults) UpdateBooking(ctx context.Context, id string, fn func(store.Booking) (store.Booking, error)) (store.Booking, error) {
-	fault := f.afterBookingWrite()
-	if fault == nil {
-		return f.Store.UpdateBooking(ctx, id, fn)
-	}
-	err := f.Store.InTx(ctx, func(tx store.Store) error {
-		if _, err := tx.UpdateBooking(ctx, id, fn); err != nil {
-			return err
-		}
-		return fault
+	var out store.Booking
+	err := f.failAfter(ctx, f.afterBookingWrite(), func(s store.Store) error {
+		var err error
+		out, err = s.UpdateBooking(ctx, id, fn)
+		return err
 	})
-	return store.Booking{}, err
+	if err != nil {
+		return store.Booking{}, err
+	}
+	return out, nil
 }
