@@ -20,7 +20,8 @@
 //     resource server serves the mutations)
 //   - refresh and code-flow at 64 workers on a 4-connection pool
 //     (PostgreSQL): must complete with 0 failures and no stall
-//   - code-flow-grown (PostgreSQL): the code flow at 16 workers again after
+//   - code-flow-fresh, code-flow-grown (PostgreSQL): the code flow at 16
+//     workers just before and again after
 //     a growth step of 500,000 spent token rows that nothing has analyzed
 //     (testkit.FillSpentTokens; -growth sets the size, 0 skips it); the
 //     report gives grown/fresh

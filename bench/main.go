@@ -178,7 +178,9 @@ func main() {
 		escalate("code-flow", backend, func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) })
 		if backend == "postgres" && len(people) >= 16 && *growth > 0 {
 			// The growth step: half a million spent token rows that
-			// nothing has analyzed yet, then the code flow again.
+			// nothing has analyzed yet, then the code flow again; the
+			// fresh figure is taken just before, at the same 16 workers.
+			record(run(ctx, "code-flow-fresh", backend, 16, *dur, *maxOps, func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }))
 			t0 := time.Now()
 			if err := testkit.FillSpentTokens(sys.store.DB(), *growth, demo.ClientID, sys.accounts[0].ID); err != nil {
 				fatal(fmt.Errorf("growth step: %w", err))

@@ -68,7 +68,7 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 		}
 	}
 	if g, ok := find("code-flow-grown", "postgres", 16); ok {
-		if f, ok := find("code-flow", "postgres", 16); ok {
+		if f, ok := find("code-flow-fresh", "postgres", 16); ok {
 			fmt.Fprintf(&b, "  postgres code flow after the growth step (%d spent rows, not analyzed): %.0f/s, p99 %.1f ms; grown/fresh = %.2f (target ≥ 0.90)\n",
 				growthRows, g.Throughput(), msf(g.P99), g.Throughput()/f.Throughput())
 		}
