@@ -70,6 +70,16 @@ func TestWebhooksCLI(t *testing.T) {
 		if ws, _ := svc.ListWebhooks(ctx, ""); len(ws) != 1 {
 			t.Fatalf("refused creates wrote endpoints: %+v", ws)
 		}
+		upd := mustRun(t, svc, "", "webhooks", "update", created.ID, "--url", "https://hooks.example/v2", "--events", "")
+		if ep, _ := s.GetWebhookEndpoint(ctx, created.ID); ep.URL != "https://hooks.example/v2" || len(ep.Events) != 3 || strings.Contains(upd, "whsec_") {
+			t.Fatalf("update: %+v\n%s", ep, upd)
+		}
+		if _, err := run(t, svc, "", "webhooks", "update", created.ID, "--url", "http://hooks.example/v3"); !errors.Is(err, admin.ErrInvalid) {
+			t.Errorf("update to http: %v", err)
+		}
+		if _, err := run(t, svc, "", "webhooks", "update", created.ID); err == nil {
+			t.Error("update without a change ran")
+		}
 		mustRun(t, svc, "", "webhooks", "disable", created.ID)
 		if ep, _ := s.GetWebhookEndpoint(ctx, created.ID); ep.Enabled {
 			t.Fatal("disable did not disable")
@@ -112,7 +122,7 @@ func TestWebhooksCLI(t *testing.T) {
 				}
 			}
 		}
-		want := "webhook.create webhook.disable webhook.enable webhook.rotate_secret delivery.replay webhook.delete"
+		want := "webhook.create webhook.update webhook.disable webhook.enable webhook.rotate_secret delivery.replay webhook.delete"
 		if strings.Join(actions, " ") != want {
 			t.Fatalf("audit %v, want %s", actions, want)
 		}

@@ -14,7 +14,7 @@ import (
 
 func webhooksCmd(env Env) *cobra.Command {
 	return group("webhooks", "Business webhook endpoints: booking events signed with Standard Webhooks",
-		webhookCreateCmd(env), webhookListCmd(env),
+		webhookCreateCmd(env), webhookListCmd(env), webhookUpdateCmd(env),
 		webhookSetEnabledCmd(env, "disable"), webhookSetEnabledCmd(env, "enable"),
 		webhookDeleteCmd(env), webhookRotateCmd(env), webhookDeliveriesCmd(env), webhookReplayCmd(env))
 }
@@ -120,6 +120,43 @@ func webhookSetEnabledCmd(env Env, verb string) *cobra.Command {
 			return err
 		},
 	}
+}
+
+func webhookUpdateCmd(env Env) *cobra.Command {
+	var url, events string
+	cmd := &cobra.Command{
+		Use:   "update ID [--url URL] [--events booking.created,…]",
+		Short: "Change an endpoint's URL or events (its secret and state stay)",
+		Args:  cmdline.ExactArgs(1, "one endpoint id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var p admin.WebhookPatch
+			if cmd.Flags().Changed("url") {
+				p.URL = &url
+			}
+			if cmd.Flags().Changed("events") {
+				ev := splitList(events)
+				p.Events = &ev
+			}
+			if p.URL == nil && p.Events == nil {
+				return cmdline.Usagef("%s: give --url, --events or both", cmd.CommandPath())
+			}
+			svc, err := env.Service(cmd.Context())
+			if err != nil {
+				return err
+			}
+			w, err := svc.UpdateWebhook(cmd.Context(), actor, args[0], p)
+			if err != nil {
+				return err
+			}
+			if jsonOut(cmd) {
+				return writeJSON(cmd.OutOrStdout(), w)
+			}
+			return printEndpoint(cmd.OutOrStdout(), w, "")
+		},
+	}
+	cmd.Flags().StringVar(&url, "url", "", "the new https URL")
+	cmd.Flags().StringVar(&events, "events", "", "the new event types, comma separated (empty: all three)")
+	return cmd
 }
 
 func webhookDeleteCmd(env Env) *cobra.Command {
