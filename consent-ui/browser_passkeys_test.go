@@ -258,6 +258,7 @@ func TestBrowserPasskeysUnavailable(t *testing.T) {
 		t.Fatalf("sign-in answered %d", st)
 	}
 	shootPage(t, ctx, e.base, screenshotDir(t), "passkeys-unavailable", "/account/passkeys", heading("Passkeys"))
+	shootPage(t, ctx, e.base, screenshotDir(t), "account-passkeys-unavailable", "/account", heading("Your account"))
 	if text := bodyText(t, ctx); !strings.Contains(text, "Passkeys are not available on this server: browsers only allow passkeys for a host name") {
 		t.Errorf("page:\n%s", text)
 	}

@@ -65,8 +65,8 @@
 // its "credential" field. The script makes no request of its own, so the
 // CSP needs nothing beyond script-src 'self'; the forms are hidden until
 // the script shows them, so without JavaScript the pages work as before.
-// With an issuer whose host is an IP address the passkeys page says why
-// passkeys are unavailable and no page offers them.
+// With an issuer whose host is an IP address the account and passkeys
+// pages say why passkeys are unavailable and no page offers them.
 //
 // Sign-up answers a new and an already registered address the same way
 // (identity.SignUpNotice) and never signs in automatically, so the page does

@@ -407,14 +407,16 @@ func (u *UI) getAccount(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Query().Get("calendar") != "":
 		v.Notice = calendarNotices[r.URL.Query().Get("calendar")]
 	}
+	d := accountData{PasskeysUnavailable: u.pk.UnavailableReason()}
 	if u.feeds != nil {
 		url, err := u.feeds.Account(r.Context(), acct.ID)
 		if err != nil {
 			u.serverError(w, r, err)
 			return
 		}
-		v.Data = accountData{Feeds: true, FeedURL: url}
+		d.Feeds, d.FeedURL = true, url
 	}
+	v.Data = d
 	u.render(w, r, http.StatusOK, "account", v, nil)
 }
 
@@ -422,6 +424,9 @@ func (u *UI) getAccount(w http.ResponseWriter, r *http.Request) {
 type accountData struct {
 	Feeds   bool   // calendar feeds are available
 	FeedURL string // the person's private feed, "" when off
+	// PasskeysUnavailable says why passkeys do not work on this server
+	// ("" when they do).
+	PasskeysUnavailable string
 }
 
 var calendarNotices = map[string]string{

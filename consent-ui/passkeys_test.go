@@ -84,8 +84,8 @@ func TestPasskeyPages(t *testing.T) {
 	if regexp.MustCompile(`<script(?:[^>]*)>[^<]`).MatchString(page.body) || strings.Contains(page.body, " onclick=") {
 		t.Error("inline script on the passkeys page")
 	}
-	if !strings.Contains(c.get("/account").body, `href="/account/passkeys"`) {
-		t.Error("the account page does not link to the passkeys")
+	if b := c.get("/account").body; !strings.Contains(b, `href="/account/passkeys"`) || strings.Contains(b, "Not available") {
+		t.Error("the account page does not offer the passkeys")
 	}
 	js := c.get("/static/passkey.js")
 	if js.status != 200 || !strings.Contains(js.header.Get("Content-Type"), "javascript") || !strings.Contains(js.body, "navigator.credentials.create") {
@@ -183,6 +183,9 @@ func TestPasskeysUnavailableForIPIssuer(t *testing.T) {
 	page := c.get("/account/passkeys")
 	if page.status != 200 || !strings.Contains(page.body, "IP address 127.0.0.1") || strings.Contains(page.body, "data-passkey") || strings.Contains(page.body, "<script") {
 		t.Fatalf("passkeys page: %d %s", page.status, page.body)
+	}
+	if b := c.get("/account").body; !strings.Contains(b, "Not available on this server") || !strings.Contains(b, "this server is set up with the IP address 127.0.0.1") {
+		t.Errorf("the account page does not say why passkeys are unavailable:\n%s", b)
 	}
 	c.post("/account", "/logout", url.Values{})
 	if b := c.get("/login").body; strings.Contains(b, "passkey") {
