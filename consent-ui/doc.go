@@ -1,6 +1,7 @@
 // Package consentui serves the pages a person sees on the Linkslot
 // authorization server: sign-up, sign-in, sign-out, the consent page, the
-// account page (change password), Connected apps (disconnect) and Activity.
+// account page (change password), My bookings (cancel), Connected apps
+// (disconnect) and Activity.
 // Pages are html/template templates, one stylesheet and one script
 // (static/passkey.js), embedded in the binary; nothing but passkeys needs
 // JavaScript.
@@ -48,6 +49,15 @@
 // link answers a page that says whether it expired, was used or is not
 // valid, and offers a new one; the token is never logged (only paths are)
 // and Referrer-Policy: no-referrer keeps it out of other sites' logs.
+//
+// My bookings: /account/bookings lists the person's bookings in three tabs
+// (upcoming, past, cancelled) through the booking engine's MyBookings, in
+// the business's zone; /account/bookings/cancel (bookings.go) is the web
+// front end of mutation.Service.Cancel with Channel ChannelWeb: the GET is
+// the preview and renders the service's summary as is, the POST sends the
+// five confirmation fields (the summary from the form, a key generated for
+// that form, a fixed confirmation text naming the button) and renders the
+// Outcome; problem.Error refusals are put in words for a person.
 //
 // Your data: /account/export answers the account's JSON document
 // (export.go); /account/delete (delete.go) re-checks the password, cancels

@@ -56,6 +56,7 @@ type exportBooking struct {
 type exportActivity struct {
 	At               time.Time       `json:"at"`
 	App              string          `json:"app"`
+	Via              string          `json:"via"` // "agent" (through App) or "web" (the person on these pages)
 	Action           string          `json:"action"`
 	Summary          string          `json:"summary"`
 	ConfirmationText string          `json:"confirmation_text"`
@@ -106,8 +107,11 @@ func (u *UI) export(ctx context.Context, acct store.Account) (Export, error) {
 			return Export{}, err
 		}
 		for _, a := range ap.Entries {
-			e := exportActivity{At: a.CreatedAt, App: u.clientName(ctx, names, a.ClientID), Action: toolWords(a.Tool),
+			e := exportActivity{At: a.CreatedAt, App: u.clientName(ctx, names, a.ClientID), Via: a.Via, Action: toolWords(a.Tool),
 				Summary: a.Summary, ConfirmationText: a.ConfirmationText}
+			if a.Via == store.ViaWeb {
+				e.App = "Linkslot on the web"
+			}
 			if json.Valid(a.Arguments) {
 				e.Arguments = a.Arguments
 			}

@@ -24,6 +24,7 @@ import (
 	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/mutation"
+	"github.com/linkslot/linkslot/internal/notify"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -82,8 +83,9 @@ type envOpts struct {
 	issuer   string
 	throttle identity.ThrottlePolicy
 	store    *sqlstore.Store
-	// mutations gives the pages the mutation service (account deletion
-	// cancels upcoming bookings through it).
+	// mutations gives the pages the mutation service, with the
+	// notifications outbox as its Notifier (My bookings and account
+	// deletion cancel through it).
 	mutations bool
 	// localhost serves on a port picked first and makes the issuer
 	// http://localhost:PORT, a secure context with a host name, as
@@ -120,7 +122,16 @@ func newEnv(t *testing.T, o envOpts) *env {
 	}
 	var muts *mutation.Service
 	if o.mutations {
-		muts = &mutation.Service{Engine: booking.NewService(e.store, e.clock.Now), Keeper: idempotency.New(e.store, e.clock.Now, 0), Clock: e.clock.Now}
+		issuer := o.issuer
+		if issuer == "" {
+			issuer = "http://127.0.0.1:8080"
+		}
+		n, err := notify.New(notify.Options{Issuer: issuer, Clock: e.clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		muts = &mutation.Service{Engine: booking.NewService(e.store, e.clock.Now), Keeper: idempotency.New(e.store, e.clock.Now, 0),
+			Notifier: n, Clock: e.clock.Now}
 	}
 	e.ui, err = consentui.New(consentui.Config{Store: e.store, Identity: id, SecretKey: bytes.Repeat([]byte("k"), 32),
 		Issuer: o.issuer, Logger: logger, Clock: e.clock.Now, Mutations: muts})

@@ -644,8 +644,10 @@ func scopeText(name string) scope.Scope {
 	return scope.Scope{Name: name, Description: "Use the permission “" + name + "”"}
 }
 
+// toolWords names an Activity entry's operation; a web caller's carry the
+// prefix "web:" (internal/mutation) and read the same.
 func toolWords(tool string) string {
-	switch tool {
+	switch strings.TrimPrefix(tool, "web:") {
 	case "create_my_booking":
 		return "Booked an appointment"
 	case "reschedule_my_booking":

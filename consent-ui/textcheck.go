@@ -11,8 +11,9 @@ import (
 // controlCharError is the form error for a posted field holding a control
 // character (internal/textcheck; PostgreSQL cannot store U+0000, SQLite
 // can), or "" when the form is clean. Passwords are not checked: they are
-// only ever hashed; nor is "next", which nextParam sanitizes.
-func controlCharError(r *http.Request) string {
+// only ever hashed; nor is "next", which nextParam sanitizes. Fields named
+// in multiline may carry tab, CR and LF.
+func controlCharError(r *http.Request, multiline ...string) string {
 	if err := r.ParseForm(); err != nil {
 		return ""
 	}
@@ -22,7 +23,7 @@ func controlCharError(r *http.Request) string {
 			form[k] = v
 		}
 	}
-	field, _, bad := textcheck.Form(form)
+	field, _, bad := textcheck.Form(form, multiline...)
 	if !bad {
 		return ""
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/feed"
@@ -38,7 +39,8 @@ type Store interface {
 	ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error)
 	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
 	store.AccountErasure
-	feed.Store // the account page's calendar feed
+	feed.Store    // the account page's calendar feed
+	booking.Store // My bookings
 	store.Passkeys
 	store.WebAuthnCeremonies
 }
@@ -66,9 +68,10 @@ type Config struct {
 	ClientAddr func(r *http.Request) string
 	// ActivityPerPage is the Activity page size (default 20).
 	ActivityPerPage int
-	// Mutations cancels a deleted account's upcoming bookings, as the
-	// person on the web (notified like any change). Without it, an account
-	// with upcoming bookings cannot be deleted.
+	// Mutations cancels bookings as the person on the web (notified like
+	// any change): from My bookings, and a deleted account's upcoming
+	// ones. Without it, My bookings offers no Cancel and an account with
+	// upcoming bookings cannot be deleted.
 	Mutations *mutation.Service
 	// Mailer queues account e-mail for the identity service built here
 	// when Identity is nil (verification and reset links, notices), and
@@ -93,7 +96,8 @@ type UI struct {
 	perPage    int
 	pages      map[string]*template.Template
 	mut        *mutation.Service
-	feeds      *feed.Feeds // nil without an issuer: no calendar feed on the account page
+	bookings   *booking.Service // reads My bookings
+	feeds      *feed.Feeds      // nil without an issuer: no calendar feed on the account page
 
 	sessionCookie string
 	anonCookie    string
@@ -158,6 +162,7 @@ func New(cfg Config) (*UI, error) {
 	if u.secure {
 		u.sessionCookie, u.anonCookie = "__Host-linkslot_session", "__Host-linkslot_csrf"
 	}
+	u.bookings = booking.NewService(cfg.Store, u.clock)
 	pages, err := parsePages()
 	if err != nil {
 		return nil, err
@@ -209,6 +214,9 @@ func (u *UI) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /account/connections", u.getConnections)
 	mux.HandleFunc("POST /account/connections/disconnect", u.postDisconnect)
 	mux.HandleFunc("GET /account/activity", u.getActivity)
+	mux.HandleFunc("GET /account/bookings", u.getBookings)
+	mux.HandleFunc("GET /account/bookings/cancel", u.getCancel)
+	mux.HandleFunc("POST /account/bookings/cancel", u.postCancel)
 	mux.HandleFunc("GET /account/export", u.getExport)
 	mux.HandleFunc("GET /account/passkeys", u.getPasskeys)
 	mux.HandleFunc("POST /account/passkeys", u.postPasskeyAdd)
