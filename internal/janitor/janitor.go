@@ -26,6 +26,11 @@
 //   - passkey ceremonies once expired (internal/passkey.CeremonyLifetime,
 //     10 min): every page that offers a passkey starts one, and those
 //     never finished would otherwise stay.
+//   - e-mail links (verification and password reset), used or not, once
+//     they have been expired for EmailLinkGrace (24 h). Until then a
+//     person who opens an old link is told it expired or was used; after,
+//     that it is not valid — both pages offer a new link. The resend
+//     throttle counts only the last hour's links, which are never due.
 //
 // Sharing the work: each pass over a task first takes a lease on it in the
 // database (store.Leases: an upsert that only succeeds on a free or expired
@@ -61,12 +66,13 @@ import (
 
 // Defaults of Config.
 const (
-	Grace    = time.Hour
-	Batch    = 500
-	Pause    = 20 * time.Millisecond
-	Budget   = 10 * time.Second
-	Interval = time.Minute
-	LeaseTTL = time.Minute
+	Grace          = time.Hour
+	EmailLinkGrace = 24 * time.Hour
+	Batch          = 500
+	Pause          = 20 * time.Millisecond
+	Budget         = 10 * time.Second
+	Interval       = time.Minute
+	LeaseTTL       = time.Minute
 )
 
 // Task is one kind of row to forget.
@@ -92,6 +98,9 @@ func Tasks(s store.Sweeps) []Task {
 	}})
 	ts = append(ts, Task{Name: "client_assertions", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
 		return s.SweepClientAssertions(ctx, now, limit)
+	}})
+	ts = append(ts, Task{Name: "account_tokens", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
+		return s.SweepAccountTokens(ctx, now.Add(-EmailLinkGrace), limit)
 	}})
 	ts = append(ts, Task{Name: "webauthn_ceremonies", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
 		return s.SweepWebAuthnCeremonies(ctx, now, limit)

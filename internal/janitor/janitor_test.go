@@ -18,11 +18,17 @@ import (
 var kinds = []store.TokenKind{store.KindAuthorizeCode, store.KindPKCE, store.KindOpenID, store.KindAccessToken, store.KindRefreshToken}
 
 // fill creates, per token kind, due rows (expired 2 h ago: past the grace),
-// rows in the grace hour and live rows, half of each spent; and expired and
-// live idempotency records, client-assertion ids and passkey ceremonies.
+// rows in the grace hour and live rows, half of each spent; expired and
+// live idempotency records and client-assertion ids; e-mail links expired
+// past their day of grace (half of them used), one within it and a live
+// one; expired and live passkey ceremonies.
 func fill(t *testing.T, s *sqlstore.Store, now time.Time, due int) {
 	t.Helper()
 	ctx := context.Background()
+	acct := store.Account{ID: store.NewID("acc"), Email: "sweep@example.com", PasswordHash: "x", CreatedAt: now, UpdatedAt: now}
+	if err := s.CreateAccount(ctx, acct); err != nil {
+		t.Fatal(err)
+	}
 	for _, k := range kinds {
 		for i := range due + 4 {
 			exp := now.Add(-2 * time.Hour)
@@ -52,9 +58,29 @@ func fill(t *testing.T, s *sqlstore.Store, now time.Time, due int) {
 		if err := s.UseClientAssertion(ctx, fmt.Sprintf("jti-%d", i), exp, exp.Add(-5*time.Minute)); err != nil {
 			t.Fatal(err)
 		}
-		// Passkey ceremonies: due ones expired unfinished, the others live.
+		linkExp := now.Add(-janitor.EmailLinkGrace - time.Minute)
+		switch i {
+		case due:
+			linkExp = now.Add(-time.Hour) // expired, within the grace
+		case due + 1:
+			linkExp = now.Add(20 * time.Minute) // live
+		}
+		purpose := store.TokenVerifyEmail
+		if i%3 == 0 {
+			purpose = store.TokenResetPassword
+		}
+		tok := store.AccountToken{TokenHash: fmt.Sprintf("link-%d", i), AccountID: acct.ID, Purpose: purpose, Email: acct.Email,
+			CreatedAt: linkExp.Add(-30 * time.Minute), ExpiresAt: linkExp}
+		if err := s.CreateAccountToken(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			if err := s.UseAccountToken(ctx, tok.TokenHash, tok.CreatedAt.Add(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := s.CreateWebAuthnCeremony(ctx, store.WebAuthnCeremony{IDHash: fmt.Sprintf("cer-%d", i), Purpose: store.CeremonyLogin,
-			Data: []byte("{}"), ExpiresAt: exp}); err != nil {
+			Data: []byte(`{"challenge":"c"}`), ExpiresAt: exp}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -84,7 +110,7 @@ func TestRunOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := j.RunOnce(ctx)
-		if len(res) != len(kinds)+3 {
+		if len(res) != len(kinds)+4 {
 			t.Fatalf("results %+v", res)
 		}
 		for _, r := range res {
@@ -101,6 +127,14 @@ func TestRunOnce(t *testing.T) {
 		}
 		if n := count(t, s, "webauthn_ceremonies"); n != 2 {
 			t.Fatalf("%d passkey ceremonies left, want the 2 live ones", n)
+		}
+		if n := count(t, s, "account_tokens"); n != 2 {
+			t.Fatalf("%d e-mail links left, want the one within its grace and the live one", n)
+		}
+		for _, h := range []string{fmt.Sprintf("link-%d", due), fmt.Sprintf("link-%d", due+1)} {
+			if _, err := s.GetAccountToken(ctx, h); err != nil {
+				t.Fatalf("e-mail link %s: %v", h, err)
+			}
 		}
 		if n := count(t, s, "token_sessions"); n != int64(4*len(kinds)) {
 			t.Fatalf("%d token sessions left, want the %d live or in grace", n, 4*len(kinds))

@@ -32,6 +32,9 @@ type Sweeps interface {
 	// SweepClientAssertions deletes the used client-assertion ids
 	// (private_key_jwt jti's) whose assertions expired before before.
 	SweepClientAssertions(ctx context.Context, before time.Time, limit int) (int64, error)
+	// SweepAccountTokens deletes e-mail links (verification and reset),
+	// used or not, that expired before before.
+	SweepAccountTokens(ctx context.Context, before time.Time, limit int) (int64, error)
 	// SweepWebAuthnCeremonies deletes passkey ceremonies that expired
 	// before before, unfinished (every page that offers a passkey starts
 	// one).

@@ -50,7 +50,14 @@ SELECT jti_hash FROM client_assertions WHERE expires_at < ? ORDER BY expires_at 
 		store.UTC(before), limit)
 }
 
-// SweepWebAuthnCeremonies implements store.Sweeps.
+// SweepAccountTokens implements store.Sweeps, by the expiry index.
+func (s *Store) SweepAccountTokens(ctx context.Context, before time.Time, limit int) (int64, error) {
+	return s.sweep(ctx, `DELETE FROM account_tokens WHERE token_hash IN (
+SELECT token_hash FROM account_tokens WHERE expires_at < ? ORDER BY expires_at LIMIT ?`+s.skipLocked()+`)`,
+		store.UTC(before), limit)
+}
+
+// SweepWebAuthnCeremonies implements store.Sweeps, by the expiry index.
 func (s *Store) SweepWebAuthnCeremonies(ctx context.Context, before time.Time, limit int) (int64, error) {
 	return s.sweep(ctx, `DELETE FROM webauthn_ceremonies WHERE id_hash IN (
 SELECT id_hash FROM webauthn_ceremonies WHERE expires_at < ? ORDER BY expires_at LIMIT ?`+s.skipLocked()+`)`,

@@ -45,6 +45,7 @@ func RunTests(t *testing.T, open func(t testing.TB) store.Store) {
 		{"AccountTokens", testAccountTokens},
 		{"Passkeys", testPasskeys},
 		{"WebAuthnCeremonies", testCeremonies},
+		{"SweepAccountTokens", testSweepAccountTokens},
 		{"EraseAccount", testEraseAccount},
 		{"Outbox", testOutbox},
 		{"OutboxConcurrentLease", testOutboxConcurrent},
