@@ -1,30 +1,21 @@
 package consentui_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"golang.org/x/oauth2"
-
-	"github.com/linkslot/linkslot/authserver/authhttp"
-	consentui "github.com/linkslot/linkslot/consent-ui"
-	"github.com/linkslot/linkslot/internal/config"
-	"github.com/linkslot/linkslot/internal/store"
-	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
-	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
 
 // TestBrowserAuthorizationFlow drives the real authorization server with
-// these pages in headless Chromium: sign up, start an authorization with
+// these pages in headless Chromium: sign up (the verification e-mail goes
+// through the outbox to an SMTP server), start an authorization with
 // golang.org/x/oauth2 (PKCE S256), sign in, deny (access_denied), allow (a
 // code the client exchanges), remembered consent through the sign-in form,
 // and Disconnect, after which the refresh token is refused and the resource
@@ -32,46 +23,9 @@ import (
 func TestBrowserAuthorizationFlow(t *testing.T) {
 	ctx := newBrowser(t)
 	bg := context.Background()
-	s := sqltest.SQLite(t)
-	logs := &syncBuffer{}
-	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-
-	var h http.Handler
-	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	secret := bytes.Repeat([]byte("s"), 32)
-	mb := &mailbox{}
-	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: srv.URL, Logger: logger, Mailer: mb})
-	must(t, err, "consent UI")
-	// The resource server the tokens are for, on the same store, with a
-	// clock the test moves past its ≤ 5 s link cache.
-	var rsh http.Handler
-	rs := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rsh.ServeHTTP(w, r) }))
-	var rsSkew atomic.Int64
-	rsClock := func() time.Time { return store.UTC(time.Now().Add(time.Duration(rsSkew.Load()))) }
-	cfg := config.Config{Issuer: srv.URL, Resource: rs.URL + "/mcp", SecretKey: secret,
-		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour}
-	h, err = authhttp.New(bg, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: logger})
-	must(t, err, "authorization server")
-	rsh, err = rshttp.New(bg, rshttp.Deps{Store: s, Config: cfg, Logger: logger, Clock: rsClock})
-	must(t, err, "resource server")
-	toolsList := func(token string) int {
-		t.Helper()
-		req, _ := http.NewRequest("POST", rs.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		res, err := http.DefaultClient.Do(req)
-		must(t, err, "call the resource server")
-		res.Body.Close()
-		return res.StatusCode
-	}
-	now := store.SystemClock()
-	must(t, s.CreateClient(bg, store.Client{ID: "demo-mcp-client", Name: "Demo MCP client", Public: true,
-		RedirectURIs:  []string{"http://127.0.0.1/callback", "http://localhost/callback"},
-		AllowedScopes: []string{"openid", "profile", "email", "offline_access", "bookings:read", "bookings:write"},
-		DefaultScopes: []string{"bookings:read", "bookings:write"}, GrantTypes: []string{"authorization_code", "refresh_token"},
-		CreatedAt: now, UpdatedAt: now}), "client")
+	sy := newSystem(t)
+	logs, srv := sy.logs, struct{ URL string }{sy.url}
+	toolsList := sy.toolsList
 
 	cl, got := clientListener(t)
 	conf := &oauth2.Config{ClientID: "demo-mcp-client", RedirectURL: cl.URL + "/callback", Scopes: []string{"openid"},
@@ -134,8 +88,10 @@ func TestBrowserAuthorizationFlow(t *testing.T) {
 	if q := waitClient("deny"); q.Get("error") != "access_denied" || q.Get("state") != "deny-state" || q.Get("code") != "" {
 		t.Fatalf("deny: client got %v", q)
 	}
-	// The verification e-mail's link confirms the address.
-	verifyLink := mb.lastLink(t, srv.URL, "/verify")
+	// The verification e-mail, delivered by the outbox worker to the SMTP
+	// server and parsed with the MIME libraries: its link confirms the
+	// address.
+	verifyLink := sy.mailLink(1, email, "/verify")
 	must(t, chromedp.Do(ctx, chromedp.Navigate(verifyLink), chromedp.WaitVisible(heading("confirmed"))), "open the verification link")
 	snapshot()
 	must(t, chromedp.Do(ctx, chromedp.Navigate(verifyLink), chromedp.WaitVisible(heading("used already"))), "open it again")
@@ -191,7 +147,7 @@ func TestBrowserAuthorizationFlow(t *testing.T) {
 		t.Fatalf("refresh after disconnect: %v, want invalid_grant", err)
 	}
 	// The resource server refuses the link's access token within 5 s.
-	rsSkew.Store(int64(5 * time.Second))
+	sy.rsSkew.Store(int64(5 * time.Second))
 	if code := toolsList(tok.AccessToken); code != http.StatusUnauthorized {
 		t.Fatalf("the resource server answered %d to a disconnected link's token 5 s later, want 401", code)
 	}

@@ -305,13 +305,14 @@ func shootPage(t *testing.T, ctx context.Context, base, dir, name, path, wait st
 }
 
 // TestBrowserPasswordReset: "Forgot your password?" from the sign-in page,
-// the same answer for a known and an unknown address, the e-mailed link,
+// the same answer for a known and an unknown address, the link e-mailed
+// through the outbox to an SMTP server (parsed with the MIME libraries),
 // a new password that ends every session, sign-in with it; the used,
 // tampered and expired links each get a page that says so and offers a
 // new one. Screenshots of every new page.
 func TestBrowserPasswordReset(t *testing.T) {
 	ctx := newBrowser(t)
-	e := newEnv(t, envOpts{})
+	e := newEnv(t, envOpts{smtp: true})
 	const email, next = "grace@example.com", "A-Brand-New-Passphrase-77"
 	other := e.client()
 	other.signUpAndIn(email, testPassword) // signed in elsewhere
@@ -333,7 +334,12 @@ func TestBrowserPasswordReset(t *testing.T) {
 	if known := strings.ReplaceAll(bodyText(t, ctx), email, "ADDRESS"); known != unknown {
 		t.Errorf("the answer tells a known address from an unknown one:\n%s\n---\n%s", known, unknown)
 	}
-	link := e.mail.lastLink(t, "", "/password/reset")
+	// The sign-up's verification e-mail, then the reset link, both over
+	// SMTP; the unknown address got none.
+	link := e.mailLink(2, email, "/password/reset")
+	if ms := e.smtp.Mails(); len(ms) != 2 {
+		t.Fatalf("%d e-mails after two requests, want the sign-up's and the known address's", len(ms))
+	}
 
 	// A tampered link.
 	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+link+"x"), chromedp.WaitVisible(heading("not valid"))), "tampered link")
@@ -376,7 +382,10 @@ func TestBrowserPasswordReset(t *testing.T) {
 	typeInto(t, ctx, "Email", email)
 	press(t, ctx, "Send me a link")
 	shootPage(t, ctx, e.srv.URL, dir, "forgot-sent", "/password/forgot", heading("Forgot"))
-	late := e.mail.lastLink(t, "", "/password/reset")
+	late := e.mailLink(4, email, "/password/reset") // after the password-changed notice
+	if late == link {
+		t.Fatal("the second request did not get a new link")
+	}
 	e.clock.Advance(31 * time.Minute)
 	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+late), chromedp.WaitVisible(heading("expired"))), "expired link")
 	if !strings.Contains(bodyText(t, ctx), "Get a new link") {
@@ -388,11 +397,12 @@ func TestBrowserPasswordReset(t *testing.T) {
 }
 
 // TestBrowserVerificationPages: the account and consent pages of an
-// unverified account, the resend, and the verification link's pages
+// unverified account, the resend (both links e-mailed over SMTP), and the
+// verification link's pages
 // (confirmed, used, tampered), with screenshots.
 func TestBrowserVerificationPages(t *testing.T) {
 	ctx := newBrowser(t)
-	e := newEnv(t, envOpts{})
+	e := newEnv(t, envOpts{smtp: true})
 	const email = "ada@example.com"
 	dir := screenshotDir(t)
 	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/signup")), "sign-up")
@@ -419,10 +429,10 @@ func TestBrowserVerificationPages(t *testing.T) {
 	if !strings.Contains(bodyText(t, ctx), "We have sent a new confirmation link to "+email) {
 		t.Errorf("after resend: %s", bodyText(t, ctx))
 	}
-	if n := len(e.mail.all()); n != 2 {
+	link := e.mailLink(2, email, "/verify")
+	if n := len(e.smtp.Mails()); n != 2 {
 		t.Errorf("%d e-mails, want the sign-up's and the resend's", n)
 	}
-	link := e.mail.lastLink(t, "", "/verify")
 	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+link+"A"), chromedp.WaitVisible(heading("not valid"))), "tampered")
 	if !strings.Contains(bodyText(t, ctx), "Ask for a new link") {
 		t.Error("the tampered link's page offers no new link to a signed-in person")

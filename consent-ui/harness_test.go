@@ -19,16 +19,20 @@ import (
 	"time"
 
 	consentui "github.com/linkslot/linkslot/consent-ui"
+	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/identity"
+	lsmail "github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/notify"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
+	"github.com/linkslot/linkslot/internal/testkit"
 )
 
 type fakeClock struct {
@@ -68,11 +72,14 @@ type env struct {
 	// redirectTo is where the fake authorize endpoint sends an allowed or
 	// denied consent (the client's redirect URI).
 	redirectTo string
-	// mail keeps the account e-mails (verification and reset links).
+	// mail keeps the account e-mails (verification and reset links),
+	// unless smtp is set.
 	mail *mailbox
 	// base is the address a browser opens: srv.URL, or with
 	// envOpts.localhost the issuer http://localhost:PORT.
 	base string
+	// smtp receives every e-mail the outbox worker delivers (envOpts.smtp).
+	smtp *testkit.SMTPServer
 }
 
 type envOpts struct {
@@ -91,6 +98,11 @@ type envOpts struct {
 	// http://localhost:PORT, a secure context with a host name, as
 	// browsers require for passkeys.
 	localhost bool
+	// smtp sends every e-mail (account links, booking notifications)
+	// through the notifications outbox, delivered by its worker to an
+	// in-process SMTP server (env.smtp); the issuer defaults to the test
+	// server's URL.
+	smtp bool
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -107,42 +119,8 @@ func newEnv(t *testing.T, o envOpts) *env {
 		}
 		o.issuer = fmt.Sprintf("http://localhost:%d", ln.Addr().(*net.TCPAddr).Port)
 	}
-	logger := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	var hasher identity.Hasher = cheapHasher{}
-	if o.argon2 {
-		hasher = nil // internal/password
-	}
-	if o.hasher != nil {
-		hasher = o.hasher
-	}
-	id, err := identity.New(identity.Config{Store: e.store, Clock: e.clock.Now, Throttle: o.throttle, Hasher: hasher,
-		Mailer: e.mail, Issuer: o.issuer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var muts *mutation.Service
-	if o.mutations {
-		issuer := o.issuer
-		if issuer == "" {
-			issuer = "http://127.0.0.1:8080"
-		}
-		n, err := notify.New(notify.Options{Issuer: issuer, Clock: e.clock.Now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		muts = &mutation.Service{Engine: booking.NewService(e.store, e.clock.Now), Keeper: idempotency.New(e.store, e.clock.Now, 0),
-			Notifier: n, Clock: e.clock.Now}
-	}
-	e.ui, err = consentui.New(consentui.Config{Store: e.store, Identity: id, SecretKey: bytes.Repeat([]byte("k"), 32),
-		Issuer: o.issuer, Logger: logger, Clock: e.clock.Now, Mutations: muts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	e.ui.Mount(mux)
-	mux.HandleFunc("GET /test/authorize", e.testAuthorize)
-	mux.HandleFunc("POST /test/authorize", e.testAuthorize)
-	e.srv = httptest.NewUnstartedServer(mux)
+	var h http.Handler
+	e.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	if ln != nil {
 		e.srv.Listener.Close()
 		e.srv.Listener = ln
@@ -153,6 +131,71 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if e.base == "" {
 		e.base = e.srv.URL
 	}
+	var mailer identity.Mailer = e.mail
+	var notifier mutation.Notifier
+	if o.smtp {
+		// The outbox and its worker, delivering to an SMTP server.
+		if o.issuer == "" {
+			o.issuer = e.srv.URL
+		}
+		e.smtp = testkit.NewSMTPServer(t)
+		settings, err := lsmail.ParseURL(e.smtp.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := config.Config{Issuer: o.issuer, SecretKey: bytes.Repeat([]byte("k"), 32)}
+		host := strings.TrimPrefix(strings.TrimPrefix(o.issuer, "http://"), "https://")
+		host, _, _ = strings.Cut(host, ":")
+		notes, err := app.NewNotifications(cfg, e.store, app.NotificationOptions{Clock: e.clock.Now,
+			Mail: &lsmail.SMTP{Composer: lsmail.Composer{From: lsmail.DefaultFrom(host), Host: host}, Settings: settings}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes.Worker.Poll = 50 * time.Millisecond
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		go notes.Worker.Run(ctx)
+		mailer, notifier = app.AccountMailer(notes.Notifier), notes.Notifier
+	}
+	logger := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var hasher identity.Hasher = cheapHasher{}
+	if o.argon2 {
+		hasher = nil // internal/password
+	}
+	if o.hasher != nil {
+		hasher = o.hasher
+	}
+	id, err := identity.New(identity.Config{Store: e.store, Clock: e.clock.Now, Throttle: o.throttle, Hasher: hasher,
+		Mailer: mailer, Issuer: o.issuer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var muts *mutation.Service
+	if o.mutations {
+		issuer := o.issuer
+		if issuer == "" {
+			issuer = "http://127.0.0.1:8080"
+		}
+		if notifier == nil {
+			n, err := notify.New(notify.Options{Issuer: issuer, Clock: e.clock.Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			notifier = n
+		}
+		muts = &mutation.Service{Engine: booking.NewService(e.store, e.clock.Now), Keeper: idempotency.New(e.store, e.clock.Now, 0),
+			Notifier: notifier, Clock: e.clock.Now}
+	}
+	e.ui, err = consentui.New(consentui.Config{Store: e.store, Identity: id, SecretKey: bytes.Repeat([]byte("k"), 32),
+		Issuer: o.issuer, Logger: logger, Clock: e.clock.Now, Mutations: muts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	e.ui.Mount(mux)
+	mux.HandleFunc("GET /test/authorize", e.testAuthorize)
+	mux.HandleFunc("POST /test/authorize", e.testAuthorize)
+	h = mux
 	if err := e.store.CreateClient(context.Background(), store.Client{ID: "agent", Name: "Trip Planner", Public: true,
 		RedirectURIs: []string{"http://127.0.0.1/callback"}, AllowedScopes: []string{"openid", "bookings:read", "bookings:write"},
 		CreatedAt: e.clock.Now(), UpdatedAt: e.clock.Now()}); err != nil {
@@ -334,16 +377,42 @@ func (m *mailbox) all() []identity.Mail {
 	return append([]identity.Mail(nil), m.mails...)
 }
 
-// lastLink returns the newest link to base+path in the e-mails.
-func (m *mailbox) lastLink(t *testing.T, base, path string) string {
+// linkRE finds a link of the account e-mails' in a text part.
+var linkRE = regexp.MustCompile(`https?://[^\s"<>]+\?token=[A-Za-z0-9_%-]+`)
+
+// mailLink waits until the SMTP server has received at least n e-mails,
+// and returns the link to path (relative to the server) of the newest one
+// that has such a link, after checking it went to addr and parsing it with
+// the MIME libraries: a text part with the link (and any HTML part with
+// it too).
+func (e *env) mailLink(n int, addr, path string) string {
+	e.t.Helper()
+	return mailLink(e.t, e.smtp, e.base, n, addr, path)
+}
+
+func mailLink(t *testing.T, smtp *testkit.SMTPServer, base string, n int, addr, path string) string {
 	t.Helper()
-	re := regexp.MustCompile(regexp.QuoteMeta(base+path) + `\?token=[A-Za-z0-9_%-]+`)
-	ms := m.all()
+	ms := smtp.WaitFor(t, n, 15*time.Second)
 	for i := len(ms) - 1; i >= 0; i-- {
-		if l := re.FindString(ms[i].Text); l != "" {
-			return l
+		msg, parts := testkit.ParseMail(t, ms[i].Data)
+		text, htmlPart := testkit.FindPart(parts, "text/plain", false), testkit.FindPart(parts, "text/html", false)
+		if text == nil {
+			t.Fatalf("e-mail %q lacks a text part", testkit.Subject(t, msg))
+		}
+		for _, l := range linkRE.FindAllString(text.Body, -1) {
+			u, err := url.Parse(l)
+			if err != nil || u.Path != path || !strings.HasPrefix(l, base) {
+				continue
+			}
+			if len(ms[i].To) != 1 || ms[i].To[0] != addr {
+				t.Fatalf("the e-mail with the link to %s went to %v, want %s", path, ms[i].To, addr)
+			}
+			if htmlPart != nil && !strings.Contains(htmlPart.Body, html.EscapeString(l)) {
+				t.Errorf("the HTML part of %q lacks the link", testkit.Subject(t, msg))
+			}
+			return strings.TrimPrefix(l, base)
 		}
 	}
-	t.Fatalf("no link to %s in %d e-mails", path, len(ms))
+	t.Fatalf("none of %d e-mails has a link to %s", len(ms), path)
 	return ""
 }

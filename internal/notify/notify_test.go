@@ -1,14 +1,7 @@
 package notify_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
-	"io"
-	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
-	"net/mail"
 	"strings"
 	"testing"
 	"time"
@@ -125,67 +118,6 @@ func (f *fixture) change(t *testing.T, n *notify.Notifier, action string, start 
 		t.Fatal(err)
 	}
 	return out
-}
-
-// part is one decoded leaf of a MIME message.
-type part struct {
-	contentType string
-	params      map[string]string
-	disposition string
-	body        string
-}
-
-// parseMessage reads an RFC 5322 message with net/mail and every MIME part
-// with mime/multipart, decoding the transfer encodings.
-func parseMessage(t *testing.T, raw []byte) (*mail.Message, []part) {
-	t.Helper()
-	m, err := mail.ReadMessage(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatalf("not an RFC 5322 message: %v", err)
-	}
-	var parts []part
-	var walk func(ct, cte, disp string, r io.Reader)
-	walk = func(ct, cte, disp string, r io.Reader) {
-		mt, params, err := mime.ParseMediaType(ct)
-		if err != nil {
-			t.Fatalf("Content-Type %q: %v", ct, err)
-		}
-		if strings.HasPrefix(mt, "multipart/") {
-			mr := multipart.NewReader(r, params["boundary"])
-			for {
-				p, err := mr.NextRawPart()
-				if err == io.EOF {
-					return
-				}
-				if err != nil {
-					t.Fatalf("multipart: %v", err)
-				}
-				walk(p.Header.Get("Content-Type"), p.Header.Get("Content-Transfer-Encoding"), p.Header.Get("Content-Disposition"), p)
-			}
-		}
-		switch strings.ToLower(cte) {
-		case "quoted-printable":
-			r = quotedprintable.NewReader(r)
-		case "base64":
-			r = base64.NewDecoder(base64.StdEncoding, r)
-		}
-		b, err := io.ReadAll(r)
-		if err != nil {
-			t.Fatalf("part %s: %v", mt, err)
-		}
-		parts = append(parts, part{contentType: mt, params: params, disposition: disp, body: string(b)})
-	}
-	walk(m.Header.Get("Content-Type"), m.Header.Get("Content-Transfer-Encoding"), "", m.Body)
-	return m, parts
-}
-
-func find(parts []part, ct string, attachment bool) *part {
-	for i := range parts {
-		if parts[i].contentType == ct && strings.HasPrefix(parts[i].disposition, "attachment") == attachment {
-			return &parts[i]
-		}
-	}
-	return nil
 }
 
 // invitation is what a calendar reads from a text/calendar part.
@@ -342,7 +274,7 @@ func TestBookingEmailsThroughSMTP(t *testing.T) {
 			}
 			mails := smtpd.WaitFor(t, 2*(i+1), 10*time.Second)[2*i:]
 			for _, m := range mails {
-				msg, parts := parseMessage(t, m.Data)
+				msg, parts := testkit.ParseMail(t, m.Data)
 				to := msg.Header.Get("To")
 				isBusiness := strings.Contains(to, "desk@harbor.example")
 				if !isBusiness && !strings.Contains(to, "pat@example.com") {
@@ -351,39 +283,38 @@ func TestBookingEmailsThroughSMTP(t *testing.T) {
 				if from := msg.Header.Get("From"); !strings.Contains(from, "no-reply@auth.linkslot.test") {
 					t.Fatalf("From %q", from)
 				}
-				subj, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
-				if err != nil || !strings.HasPrefix(subj, st.subject) {
+				if subj := testkit.Subject(t, msg); !strings.HasPrefix(subj, st.subject) {
 					t.Fatalf("Subject %q, want %q", subj, st.subject)
 				}
 				if id := msg.Header.Get("Message-Id"); !strings.HasSuffix(id, "@auth.linkslot.test>") {
 					t.Fatalf("Message-ID %q", id)
 				}
-				text, html := find(parts, "text/plain", false), find(parts, "text/html", false)
+				text, html := testkit.FindPart(parts, "text/plain", false), testkit.FindPart(parts, "text/html", false)
 				if text == nil || html == nil {
 					t.Fatalf("%s: parts %v", st.action, parts)
 				}
 				for _, want := range []string{st.text, "Harbor Barbers, 12 Water St, Brooklyn", "Classic cut", "Ana Ruiz", "LS-7Q2K9"} {
-					if !strings.Contains(text.body, want) {
-						t.Errorf("%s text lacks %q:\n%s", st.action, want, text.body)
+					if !strings.Contains(text.Body, want) {
+						t.Errorf("%s text lacks %q:\n%s", st.action, want, text.Body)
 					}
-					if !strings.Contains(html.body, strings.ReplaceAll(want, "'", "&#39;")) {
+					if !strings.Contains(html.Body, strings.ReplaceAll(want, "'", "&#39;")) {
 						t.Errorf("%s HTML lacks %q", st.action, want)
 					}
 				}
-				if isBusiness && !strings.Contains(text.body, "pat@example.com") {
-					t.Errorf("business e-mail does not name the customer:\n%s", text.body)
+				if isBusiness && !strings.Contains(text.Body, "pat@example.com") {
+					t.Errorf("business e-mail does not name the customer:\n%s", text.Body)
 				}
-				if st.action == "create" && !strings.Contains(text.body, "USD 45.00") {
-					t.Errorf("create e-mail lacks the price:\n%s", text.body)
+				if st.action == "create" && !strings.Contains(text.Body, "USD 45.00") {
+					t.Errorf("create e-mail lacks the price:\n%s", text.Body)
 				}
-				cal := find(parts, "text/calendar", false)
-				if cal == nil || !strings.EqualFold(cal.params["method"], st.method) {
+				cal := testkit.FindPart(parts, "text/calendar", false)
+				if cal == nil || !strings.EqualFold(cal.Params["method"], st.method) {
 					t.Fatalf("%s: text/calendar part %+v", st.action, cal)
 				}
-				if att := find(parts, "application/ics", true); att == nil || att.body != cal.body {
+				if att := testkit.FindPart(parts, "application/ics", true); att == nil || att.Body != cal.Body {
 					t.Fatalf("%s: invite.ics attachment missing or different", st.action)
 				}
-				inv := parseInvitation(t, cal.body)
+				inv := parseInvitation(t, cal.Body)
 				if uid == "" {
 					uid = inv.uid
 				}
@@ -458,11 +389,11 @@ func TestQueueEmail(t *testing.T) {
 	if len(m.To) != 1 || m.To[0] != "new@example.com" {
 		t.Fatalf("envelope to %v", m.To)
 	}
-	msg, parts := parseMessage(t, m.Data)
-	if msg.Header.Get("Subject") != "Confirm your address" || find(parts, "text/plain", false) == nil || find(parts, "text/html", false) == nil {
+	msg, parts := testkit.ParseMail(t, m.Data)
+	if msg.Header.Get("Subject") != "Confirm your address" || testkit.FindPart(parts, "text/plain", false) == nil || testkit.FindPart(parts, "text/html", false) == nil {
 		t.Fatalf("message %v parts %+v", msg.Header, parts)
 	}
-	if !strings.Contains(find(parts, "text/plain", false).body, "verify?token=abc") {
+	if !strings.Contains(testkit.FindPart(parts, "text/plain", false).Body, "verify?token=abc") {
 		t.Fatal("text part lost the link")
 	}
 	off, _ := notify.New(notify.Options{Issuer: "http://localhost:8080", MailOff: true})

@@ -150,7 +150,7 @@ func TestThreeServersExactlyOnce(t *testing.T) {
 
 			ids := map[string]int{}
 			for _, m := range smtpd.Mails() {
-				msg, _ := parseMessage(t, m.Data)
+				msg, _ := testkit.ParseMail(t, m.Data)
 				ids[msg.Header.Get("Message-Id")]++
 			}
 			if len(mails) < 2*bookings || len(ids) != 2*bookings {
