@@ -272,22 +272,37 @@ func TestBrowserScreenshots(t *testing.T) {
 	t.Logf("screenshots in %s", dir)
 }
 
+// viewports are the screenshot sizes: a phone and a desktop.
+var viewports = []struct {
+	name   string
+	w, h   int64
+	mobile bool
+}{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}}
+
 // shootPage saves phone and desktop screenshots of base+path as
 // NAME-phone.png and NAME-desktop.png in dir, and fails when the page
 // scrolls sideways at either size.
 func shootPage(t *testing.T, ctx context.Context, base, dir, name, path, wait string) {
 	t.Helper()
-	for _, sz := range []struct {
-		name   string
-		w, h   int64
-		mobile bool
-	}{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}} {
+	shoot(t, ctx, dir, name, chromedp.Navigate(base+path), chromedp.WaitVisible(wait))
+}
+
+// shootCurrent is shootPage for the page the browser shows (the answer to
+// a form), without loading it again.
+func shootCurrent(t *testing.T, ctx context.Context, dir, name string) {
+	t.Helper()
+	shoot(t, ctx, dir, name)
+}
+
+// shoot takes the screenshots, running load at each size first.
+func shoot(t *testing.T, ctx context.Context, dir, name string, load ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	for _, sz := range viewports {
 		opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
 		if sz.mobile {
 			opts = []chromedp.EmulateViewportOption{chromedp.EmulateMobile, chromedp.EmulateScale(2)}
 		}
-		must(t, chromedp.Do(ctx, chromedp.EmulateViewport(sz.w, sz.h, opts...),
-			chromedp.Navigate(base+path), chromedp.WaitVisible(wait)), "open "+name)
+		must(t, chromedp.Do(ctx, append([]chromedp.Action[chromedp.Void]{chromedp.EmulateViewport(sz.w, sz.h, opts...)}, load...)...), "open "+name)
 		// The layout fits the width: nothing scrolls sideways. (On a phone
 		// the layout viewport grows to fit wide content, so innerWidth
 		// alone would not tell.)
@@ -396,6 +411,21 @@ func TestBrowserPasswordReset(t *testing.T) {
 	}
 }
 
+// signUpInBrowser creates an account on the sign-up page and signs in with
+// it on the sign-in page that follows.
+func signUpInBrowser(t *testing.T, ctx context.Context, base, email, pw string) {
+	t.Helper()
+	must(t, chromedp.Do(ctx, chromedp.Navigate(base+"/signup")), "sign-up")
+	typeInto(t, ctx, "Email", email)
+	typeInto(t, ctx, "Password", pw)
+	typeInto(t, ctx, "Repeat password", pw)
+	press(t, ctx, "Create account")
+	typeInto(t, ctx, "Password", pw)
+	if st := press(t, ctx, "Sign in"); st != 200 {
+		t.Fatalf("sign in: %d", st)
+	}
+}
+
 // TestBrowserVerificationPages: the account and consent pages of an
 // unverified account, the resend (both links e-mailed over SMTP), and the
 // verification link's pages
@@ -405,15 +435,7 @@ func TestBrowserVerificationPages(t *testing.T) {
 	e := newEnv(t, envOpts{smtp: true})
 	const email = "ada@example.com"
 	dir := screenshotDir(t)
-	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/signup")), "sign-up")
-	typeInto(t, ctx, "Email", email)
-	typeInto(t, ctx, "Password", testPassword)
-	typeInto(t, ctx, "Repeat password", testPassword)
-	press(t, ctx, "Create account")
-	typeInto(t, ctx, "Password", testPassword)
-	if st := press(t, ctx, "Sign in"); st != 200 {
-		t.Fatalf("sign in: %d", st)
-	}
+	signUpInBrowser(t, ctx, e.srv.URL, email, testPassword)
 	if !strings.Contains(bodyText(t, ctx), "not confirmed yet") {
 		t.Error("the account page does not say the address is unconfirmed")
 	}
@@ -439,9 +461,7 @@ func TestBrowserVerificationPages(t *testing.T) {
 	}
 	shootPage(t, ctx, e.srv.URL, dir, "verify-link-invalid", link+"A", heading("not valid"))
 	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+link), chromedp.WaitVisible(heading("confirmed"))), "verify")
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	must(t, err, "screenshot")
-	must(t, os.WriteFile(filepath.Join(dir, "verified-desktop.png"), png, 0o644), "write")
+	shootCurrent(t, ctx, dir, "verified")
 	shootPage(t, ctx, e.srv.URL, dir, "verify-link-used", link, heading("used already"))
 	if a, _ := e.store.GetAccountByEmail(context.Background(), email); a.EmailVerifiedAt == nil {
 		t.Error("the address is not verified")
