@@ -26,9 +26,14 @@ import (
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
+	"github.com/linkslot/linkslot/internal/testkit"
+	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
 
 const resource = "http://127.0.0.1:8081/mcp"
+
+// adminSecret is the servers' LINKSLOT_SECRET_KEY.
+var adminSecret = []byte("e2e-admin-secret-key-e2e-admin-secret-key")
 
 // newBrowser starts a headless Chromium with a fresh profile; it skips when
 // Chromium is missing, except under CI=true, where it fails.
@@ -61,12 +66,11 @@ func newAdminServer(t *testing.T, s store.Store, svc *admin.Service) (*httptest.
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
-	secret := []byte("e2e-admin-secret-key-e2e-admin-secret-key")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: srv.URL, Logger: log})
+	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: adminSecret, Issuer: srv.URL, Logger: log})
 	must(t, err, "consent ui")
 	auth, err := authhttp.New(context.Background(), authhttp.Deps{Store: s, UI: ui, Logger: log, Config: config.Config{Issuer: srv.URL,
-		Resource: resource, SecretKey: secret, RefreshIdle: time.Hour, RefreshAbsolute: 2 * time.Hour}})
+		Resource: resource, SecretKey: adminSecret, RefreshIdle: time.Hour, RefreshAbsolute: 2 * time.Hour}})
 	must(t, err, "auth server")
 	pages, err := adminui.New(svc, ui, log)
 	must(t, err, "admin pages")
@@ -219,7 +223,8 @@ func TestAdminRegistersClientThatAuthorizes(t *testing.T) {
 
 // TestAdminDisablesAccountOnPages: an administrator finds a person on the
 // People page with the keyboard, disables the account (its browser session
-// ends and sign-in is refused), enables it again, and cannot disable their
+// ends, sign-in is refused, and the resource server refuses the access
+// token of the agent it had linked within 5 s), enables it again, and cannot disable their
 // own account. Phone and desktop screenshots of both pages go to
 // LINKSLOT_SCREENSHOT_DIR (default var/screenshots).
 func TestAdminDisablesAccountOnPages(t *testing.T) {
@@ -238,6 +243,27 @@ func TestAdminDisablesAccountOnPages(t *testing.T) {
 	}
 
 	srv, ui := newAdminServer(t, s, svc)
+
+	// The person's agent holds an access token for the resource server
+	// (linked through the sign-in and consent pages).
+	now := store.SystemClock()
+	must(t, s.CreateClient(bg, store.Client{ID: "agent-y", Name: "Agent Y", Public: true, RedirectURIs: []string{"http://127.0.0.1/callback"},
+		AllowedScopes: []string{"openid", "bookings:read"}, DefaultScopes: []string{"bookings:read"}, GrantTypes: []string{"authorization_code"},
+		CreatedAt: now, UpdatedAt: now}), "client")
+	tok, err := testkit.LinkThroughPages(bg, testkit.LinkRequest{OAuth: &oauth2.Config{ClientID: "agent-y",
+		RedirectURL: "http://127.0.0.1:45679/callback", Scopes: []string{"openid"}, Endpoint: oauth2.Endpoint{AuthURL: srv.URL + "/oauth2/authorize",
+			TokenURL: srv.URL + "/oauth2/token", AuthStyle: oauth2.AuthStyleInParams}}, Email: email, Password: pw, Resource: resource})
+	must(t, err, "link the agent")
+	rsClock := &offsetClock{}
+	rsH, err := rshttp.New(bg, rshttp.Deps{Store: s, Config: config.Config{Issuer: srv.URL, Resource: resource, SecretKey: adminSecret,
+		RefreshIdle: time.Hour, RefreshAbsolute: 2 * time.Hour}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: rsClock.now, NoRateLimits: true})
+	must(t, err, "resource server")
+	rs := httptest.NewServer(rsH)
+	t.Cleanup(rs.Close)
+	toolsList := func() int { t.Helper(); return toolsList(t, rs.URL+"/mcp", tok.AccessToken) }
+	if st := toolsList(); st != 200 {
+		t.Fatalf("the agent's token before the disable: %d", st)
+	}
 
 	// The person is signed in somewhere else.
 	person := ui.Identity()
@@ -287,6 +313,11 @@ func TestAdminDisablesAccountOnPages(t *testing.T) {
 	}
 	if _, err := person.Authenticate(bg, email, pw, "192.0.2.1"); err == nil {
 		t.Error("a disabled account signed in")
+	}
+	// The resource server refuses the agent's token within 5 s.
+	rsClock.advance(5 * time.Second)
+	if st := toolsList(); st != http.StatusUnauthorized {
+		t.Errorf("5 s after the disable on the pages the resource server answered %d, want 401", st)
 	}
 	if st := press(t, ctx, "Enable this account"); st != 200 {
 		t.Fatalf("enable: %d", st)

@@ -114,29 +114,33 @@ func newLinked(t *testing.T) *linked {
 		State: "state-0123456789", Resource: resourceURL})
 	must(t, err, "link through the sign-in and consent pages")
 
-	l.call = func() int {
-		t.Helper()
-		req, _ := http.NewRequest("POST", resourceURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
-		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		resp, err := http.DefaultClient.Do(req)
-		must(t, err, "call the resource server")
-		defer resp.Body.Close()
-		if resp.StatusCode == 200 {
-			var m map[string]any
-			b, _ := io.ReadAll(resp.Body)
-			if json.Unmarshal(b, &m) != nil || m["result"] == nil {
-				t.Fatalf("tools/list: %s", b)
-			}
-		}
-		return resp.StatusCode
-	}
+	l.call = func() int { t.Helper(); return toolsList(t, resourceURL, tok.AccessToken) }
 	if st := l.call(); st != 200 {
 		t.Fatalf("token refused before any change: %d", st)
 	}
 	return l
+}
+
+// toolsList calls tools/list at the resource server with an access token
+// and returns the HTTP status; a 200 must carry a JSON-RPC result.
+func toolsList(t *testing.T, resourceURL, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest("POST", resourceURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	must(t, err, "call the resource server")
+	defer resp.Body.Close()
+	if resp.StatusCode == 200 {
+		var m map[string]any
+		b, _ := io.ReadAll(resp.Body)
+		if json.Unmarshal(b, &m) != nil || m["result"] == nil {
+			t.Fatalf("tools/list: %s", b)
+		}
+	}
+	return resp.StatusCode
 }
 
 // TestDisabledClientRefusedByResourceServer: a client registered through
