@@ -538,7 +538,7 @@ func (h *Handler) getUser(w http.ResponseWriter, r *http.Request, p *page) {
 		h.fail(w, r, err)
 		return
 	}
-	p.Title, p.Nav, p.Notice = d.Account.Email, "users", notice(r)
+	p.Title, p.Nav, p.Notice = d.Account.Label, "users", notice(r)
 	p.Data = struct {
 		admin.UserDetail
 		Self bool

@@ -547,9 +547,12 @@ func (s *Service) DeleteClient(ctx context.Context, a Actor, id string) error {
 // ---- users ----
 
 // AccountInfo is an account as administrators see it (no password hash).
+// An erased account's Email is its placeholder (store.ErasedEmail) and its
+// Label "Deleted account".
 type AccountInfo struct {
 	ID              string     `json:"id"`
 	Email           string     `json:"email"`
+	Label           string     `json:"label"` // store.AccountLabel: the address, or "Deleted account"
 	Admin           bool       `json:"admin"`
 	Disabled        bool       `json:"disabled"`
 	EmailVerifiedAt *time.Time `json:"email_verified_at,omitempty"`
@@ -558,7 +561,7 @@ type AccountInfo struct {
 }
 
 func accountInfo(a store.Account) AccountInfo {
-	return AccountInfo{ID: a.ID, Email: a.Email, Admin: a.Admin, Disabled: a.Disabled, EmailVerifiedAt: a.EmailVerifiedAt,
+	return AccountInfo{ID: a.ID, Email: a.Email, Label: store.AccountLabel(a), Admin: a.Admin, Disabled: a.Disabled, EmailVerifiedAt: a.EmailVerifiedAt,
 		DeletedAt: a.DeletedAt, CreatedAt: a.CreatedAt}
 }
 

@@ -182,6 +182,8 @@ func (f *Feeds) Render(ctx context.Context, token string) (string, error) {
 		return "", err
 	}
 	cats := map[string]store.Catalog{}
+	forBusiness := feed.Kind != store.FeedAccount
+	customers := map[string]string{}
 	var events []ical.Event
 	name := "Linkslot bookings"
 	for _, b := range bs {
@@ -192,7 +194,20 @@ func (f *Feeds) Render(ctx context.Context, token string) (string, error) {
 			}
 			cats[b.BusinessID] = cat
 		}
-		ev, err := f.event(cat, b, now, feed.Kind != store.FeedAccount)
+		customer := ""
+		if forBusiness {
+			if customer, ok = customers[b.AccountID]; !ok {
+				acct, err := f.store.GetAccount(ctx, b.AccountID)
+				switch {
+				case err == nil:
+					customer = store.AccountLabel(acct)
+				case !errors.Is(err, store.ErrNotFound):
+					return "", err
+				}
+				customers[b.AccountID] = customer
+			}
+		}
+		ev, err := f.event(cat, b, now, forBusiness, customer)
 		if err != nil {
 			return "", err
 		}
@@ -213,8 +228,10 @@ func (f *Feeds) Render(ctx context.Context, token string) (string, error) {
 	return ical.Feed(name, events)
 }
 
-// event is one booking of a feed; the business's feeds name the customer.
-func (f *Feeds) event(cat store.Catalog, b store.Booking, now time.Time, forBusiness bool) (ical.Event, error) {
+// event is one booking of a feed; the business's feeds name the customer
+// (store.AccountLabel: "Deleted account" once the person erased theirs)
+// and show the notes.
+func (f *Feeds) event(cat store.Catalog, b store.Booking, now time.Time, forBusiness bool, customer string) (ical.Event, error) {
 	loc, err := time.LoadLocation(cat.Business.TimeZone)
 	if err != nil {
 		return ical.Event{}, err
@@ -231,6 +248,9 @@ func (f *Feeds) event(cat store.Catalog, b store.Booking, now time.Time, forBusi
 		}
 	}
 	desc := fmt.Sprintf("Booking %s with %s.", b.Reference, staff)
+	if forBusiness && customer != "" {
+		desc += " Customer: " + customer + "."
+	}
 	if forBusiness && b.Notes != "" {
 		desc += " Notes: " + b.Notes
 	}

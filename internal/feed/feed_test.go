@@ -21,7 +21,9 @@ import (
 // TestFeeds: a person's feed lists their upcoming bookings and those of the
 // last 30 days (cancelled ones with STATUS:CANCELLED), with the invitations'
 // UID and SEQUENCE; a business's and a staff member's feeds list theirs; a
-// tampered, revoked or replaced URL answers 404.
+// tampered, revoked or replaced URL answers 404. The business's feeds name
+// the customer, "Deleted account" once the person deleted theirs, which
+// also turns their own feed off.
 func TestFeeds(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		ctx := context.Background()
@@ -101,6 +103,11 @@ func TestFeeds(t *testing.T) {
 		if _, _, body := get(biz); len(events(t, body)) != 4 {
 			t.Fatalf("business feed %v", events(t, body))
 		}
+		// The business's feed names the customer; once the person erased
+		// their account, "Deleted account".
+		if _, _, body := get(biz); descriptions(t, body)["LS-NEXT1@auth.linkslot.test"] != "Booking LS-NEXT1 with Ana. Customer: pat@example.com." {
+			t.Fatalf("business feed descriptions %v", descriptions(t, body))
+		}
 		bo, err := f.BusinessFeed(ctx, "biz-harbor", "bo", false)
 		if err != nil {
 			t.Fatal(err)
@@ -135,6 +142,22 @@ func TestFeeds(t *testing.T) {
 		if code, _, _ := get(biz); code != 200 {
 			t.Fatal("turning the person's feed off closed the business's")
 		}
+
+		// Deleting the account turns the person's feed off.
+		again, err := f.NewAccountFeed(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.EraseAccount(ctx, p.ID, now); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, body := get(biz); descriptions(t, body)["LS-NEXT1@auth.linkslot.test"] != "Booking LS-NEXT1 with Ana. Customer: Deleted account." ||
+			strings.Contains(body, "erased.invalid") || strings.Contains(body, "pat@") {
+			t.Fatalf("business feed after the erasure: %v", descriptions(t, body))
+		}
+		if code, _, _ := get(again); code != 404 {
+			t.Fatalf("the feed of a deleted account: %d", code)
+		}
 	})
 }
 
@@ -151,6 +174,24 @@ func events(t *testing.T, body string) map[string]string {
 			t.Fatalf("DTSTART: %v", err)
 		}
 		out[e.Props.Get(goical.PropUID).Value] = e.Props.Get(goical.PropStatus).Value + "/" + e.Props.Get(goical.PropSequence).Value
+	}
+	return out
+}
+
+// descriptions decodes a feed: UID → DESCRIPTION.
+func descriptions(t *testing.T, body string) map[string]string {
+	t.Helper()
+	cal, err := goical.NewDecoder(strings.NewReader(body)).Decode()
+	if err != nil {
+		t.Fatalf("feed is not iCalendar: %v", err)
+	}
+	out := map[string]string{}
+	for _, e := range cal.Events() {
+		d, err := e.Props.Text(goical.PropDescription)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Props.Get(goical.PropUID).Value] = d
 	}
 	return out
 }

@@ -29,7 +29,7 @@ type fact struct{ Label, Value string }
 // with the facts of the summary the person confirmed: business and address,
 // service, staff member, local time with the zone's name, price,
 // cancellation terms, notes or reason.
-func (n *Notifier) letters(c Change, v booking.BookingView, email string) letters {
+func (n *Notifier) letters(c Change, v booking.BookingView, customer string) letters {
 	f := c.Facts
 	loc := v.StartsAt.Location()
 	when := confirm.LocalSpan(v.StartsAt, v.EndsAt, loc)
@@ -82,11 +82,11 @@ func (n *Notifier) letters(c Change, v booking.BookingView, email string) letter
 		"Your calendar invitation is attached; it updates the same event if the booking moves or is cancelled.",
 		"To change this booking, ask the app you booked with, or visit " + n.issuer + "/account.",
 	}
-	bizFacts := append([]fact{{"Customer", email}}, facts...)
+	bizFacts := append([]fact{{"Customer", customer}}, facts...)
 	bizOutro := []string{"The calendar invitation attached keeps this appointment up to date in your calendar."}
 	return letters{
 		person:   render(subject, personIntro, facts, personOutro),
-		business: render(subject+" ("+email+")", bizIntro, bizFacts, bizOutro),
+		business: render(subject+" ("+customer+")", bizIntro, bizFacts, bizOutro),
 	}
 }
 

@@ -206,17 +206,22 @@ func (n *Notifier) BookingChanged(ctx context.Context, tx Tx, c Change) (Notifie
 	out := Notified{Person: Off, Business: None}
 	now := n.clock()
 	view := booking.ViewFromFacts(c.Facts, c.Booking)
+	// An erased account's bookings name "Deleted account" and have no
+	// address to write to.
+	customerName, customerEmail := store.CustomerOf(acct)
 	if !n.mailOff {
-		letters := n.letters(c, view, acct.Email)
-		inv, method, err := n.invitation(c, view, acct.Email, now)
+		letters := n.letters(c, view, store.AccountLabel(acct))
+		inv, method, err := n.invitation(c, view, customerEmail, now)
 		if err != nil {
 			return Notified{}, err
 		}
-		p := letters.person
-		if err := n.enqueueMail(ctx, tx, n.message(acct.Email, p.subject, p.text, p.html, inv, method), event, biz.ID, c.Booking.ID); err != nil {
-			return Notified{}, err
+		if customerEmail != "" {
+			p := letters.person
+			if err := n.enqueueMail(ctx, tx, n.message(customerEmail, p.subject, p.text, p.html, inv, method), event, biz.ID, c.Booking.ID); err != nil {
+				return Notified{}, err
+			}
+			out.Person = Queued
 		}
-		out.Person = Queued
 		if biz.ContactEmail != "" {
 			b := letters.business
 			if err := n.enqueueMail(ctx, tx, n.message(biz.ContactEmail, b.subject, b.text, b.html, inv, method), event, biz.ID, c.Booking.ID); err != nil {
@@ -236,7 +241,7 @@ func (n *Notifier) BookingChanged(ctx context.Context, tx Tx, c Change) (Notifie
 		}
 		id := store.NewID("msg")
 		body, err := json.Marshal(WebhookEvent{Type: event, Timestamp: now.UTC(), Data: WebhookData{
-			Booking: view, Customer: Customer{Name: customerName(acct), Email: acct.Email}}})
+			Booking: view, Customer: Customer{Name: customerName, Email: customerEmail}}})
 		if err != nil {
 			return Notified{}, err
 		}
@@ -259,13 +264,6 @@ func subscribed(events []string, event string) bool {
 	return false
 }
 
-// customerName is the name the business is given for the person. Accounts
-// have no name field yet, so it is the part of the address before the @.
-func customerName(a store.Account) string {
-	name, _, _ := strings.Cut(a.Email, "@")
-	return name
-}
-
 // WebhookEvent is the JSON body of a webhook delivery.
 type WebhookEvent struct {
 	Type      string      `json:"type"`
@@ -280,7 +278,8 @@ type WebhookData struct {
 	Customer Customer            `json:"customer"`
 }
 
-// Customer is the person who booked.
+// Customer is the person who booked (store.CustomerOf): for an erased
+// account the name is "Deleted account" and the email empty.
 type Customer struct {
 	Name  string `json:"name"`
 	Email string `json:"email"`

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -96,12 +97,38 @@ type WebAuthnCeremonies interface {
 // that the real address is free for a new sign-up and unique per account.
 func ErasedEmail(accountID string) string { return "deleted+" + accountID + "@erased.invalid" }
 
+// DeletedAccountLabel is the customer of an erased account's bookings,
+// wherever a business or an administrator sees them (e-mails, webhooks,
+// calendar feeds, admin pages): the booking stays, the person is gone.
+const DeletedAccountLabel = "Deleted account"
+
+// CustomerOf is how a business is shown the person who booked: a name (the
+// part of the address before the @: accounts have no name field) and the
+// address; for an erased account DeletedAccountLabel and no address.
+func CustomerOf(a Account) (name, email string) {
+	if a.DeletedAt != nil {
+		return DeletedAccountLabel, ""
+	}
+	name, _, _ = strings.Cut(a.Email, "@")
+	return name, a.Email
+}
+
+// AccountLabel is the account as a business or an administrator reads it:
+// its address, or DeletedAccountLabel once erased.
+func AccountLabel(a Account) string {
+	if a.DeletedAt != nil {
+		return DeletedAccountLabel
+	}
+	return a.Email
+}
+
 // AccountErasure erases what a person's account holds.
 type AccountErasure interface {
 	// EraseAccount, in one transaction: ends every browser session,
 	// revokes every link with its token sessions, deletes the account's
 	// e-mail links, passkeys and activity, clears the notes of its
-	// bookings, and turns the account into a tombstone (address
+	// bookings, turns off its calendar feed, and turns the account into a
+	// tombstone (address
 	// ErasedEmail, no password, disabled, DeletedAt = now). The bookings
 	// stay, for the businesses, without personal data.
 	EraseAccount(ctx context.Context, accountID string, now time.Time) error

@@ -127,6 +127,9 @@ func userRole(a admin.AccountInfo) string {
 }
 
 func userStatus(a admin.AccountInfo) string {
+	if a.DeletedAt != nil {
+		return "deleted (" + a.Label + ")"
+	}
 	if a.Disabled {
 		return "disabled"
 	}

@@ -235,6 +235,7 @@ func (s *Store) EraseAccount(ctx context.Context, accountID string, now time.Tim
 			tx.Delete(&ceremonyRow{}, "account_id = ?", accountID),
 			tx.Delete(&activityRow{}, "account_id = ?", accountID),
 			tx.Model(&bookingRow{}).Where("account_id = ? AND notes <> ''", accountID).Update("notes", ""),
+			tx.Model(&feedRow{}).Where("kind = ? AND account_id = ? AND revoked_at IS NULL", store.FeedAccount, accountID).Update("revoked_at", now),
 		}
 		for _, st := range steps {
 			if st.Error != nil {

@@ -183,7 +183,14 @@ func testEraseAccount(t *testing.T, s store.Store) {
 	b.AccountID, b.Notes = a.ID, "my phone is 555-0100"
 	must(t, s.InsertBooking(ctx, b))
 
+	must(t, s.CreateCalendarFeed(ctx, store.CalendarFeed{ID: "erase-feed", Kind: store.FeedAccount, AccountID: a.ID, CreatedAt: t0}))
+	must(t, s.CreateCalendarFeed(ctx, store.CalendarFeed{ID: "keep-feed", Kind: store.FeedAccount, AccountID: keep.ID, CreatedAt: t0}))
 	must(t, s.EraseAccount(ctx, a.ID, t0.Add(time.Minute)))
+	_, err = s.ActiveCalendarFeed(ctx, store.FeedAccount, a.ID, "")
+	wantErr(t, err, store.ErrNotFound)
+	if f, err := s.ActiveCalendarFeed(ctx, store.FeedAccount, keep.ID, ""); err != nil || f.ID != "keep-feed" {
+		t.Errorf("another account's feed: %+v %v", f, err)
+	}
 	got, err := s.GetAccount(ctx, a.ID)
 	must(t, err)
 	if got.Email != store.ErasedEmail(a.ID) || got.PasswordHash != "" || !got.Disabled || got.DeletedAt == nil || got.EmailVerifiedAt != nil {
