@@ -420,7 +420,9 @@ func signUpInBrowser(t *testing.T, ctx context.Context, base, email, pw string) 
 	typeInto(t, ctx, "Email", email)
 	typeInto(t, ctx, "Password", pw)
 	typeInto(t, ctx, "Repeat password", pw)
-	press(t, ctx, "Create account")
+	if st := press(t, ctx, "Create account"); st != 200 {
+		t.Fatalf("sign-up answered %d: %s", st, bodyText(t, ctx))
+	}
 	typeInto(t, ctx, "Password", pw)
 	if st := press(t, ctx, "Sign in"); st != 200 {
 		t.Fatalf("sign in: %d", st)

@@ -377,6 +377,11 @@ func (m *mailbox) all() []identity.Mail {
 	return append([]identity.Mail(nil), m.mails...)
 }
 
+// mailWait bounds the wait for an e-mail: the outbox worker polls every
+// 50 ms, but a first delivery that fails on a loaded machine is retried
+// 5–10 s later.
+const mailWait = 45 * time.Second
+
 // linkRE finds a link of the account e-mails' in a text part.
 var linkRE = regexp.MustCompile(`https?://[^\s"<>]+\?token=[A-Za-z0-9_%-]+`)
 
@@ -392,7 +397,7 @@ func (e *env) mailLink(n int, addr, path string) string {
 
 func mailLink(t *testing.T, smtp *testkit.SMTPServer, base string, n int, addr, path string) string {
 	t.Helper()
-	ms := smtp.WaitFor(t, n, 15*time.Second)
+	ms := smtp.WaitFor(t, n, mailWait)
 	for i := len(ms) - 1; i >= 0; i-- {
 		msg, parts := testkit.ParseMail(t, ms[i].Data)
 		text, htmlPart := testkit.FindPart(parts, "text/plain", false), testkit.FindPart(parts, "text/html", false)
