@@ -17,6 +17,15 @@ type Export struct {
 	Links      []exportLink     `json:"links"`
 	Bookings   []exportBooking  `json:"bookings"`
 	Activity   []exportActivity `json:"activity"`
+	Passkeys   []exportPasskey  `json:"passkeys"`
+}
+
+// exportPasskey is a passkey as the person named it; its key and
+// credential id are the authenticator's, not personal data.
+type exportPasskey struct {
+	Name       string     `json:"name"`
+	CreatedAt  time.Time  `json:"created_at"`
+	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
 }
 
 type exportAccount struct {
@@ -65,7 +74,7 @@ type exportActivity struct {
 
 // export gathers the document for an account.
 func (u *UI) export(ctx context.Context, acct store.Account) (Export, error) {
-	doc := Export{ExportedAt: store.UTC(u.clock()), Links: []exportLink{}, Bookings: []exportBooking{}, Activity: []exportActivity{},
+	doc := Export{ExportedAt: store.UTC(u.clock()), Links: []exportLink{}, Bookings: []exportBooking{}, Activity: []exportActivity{}, Passkeys: []exportPasskey{},
 		Account: exportAccount{ID: acct.ID, Email: acct.Email, EmailVerifiedAt: acct.EmailVerifiedAt, CreatedAt: acct.CreatedAt}}
 	names := map[string]string{}
 	links, err := u.store.ListAccountLinks(ctx, acct.ID)
@@ -120,6 +129,13 @@ func (u *UI) export(ctx context.Context, acct store.Account) (Export, error) {
 		if !ap.HasMore {
 			break
 		}
+	}
+	pks, err := u.pk.List(ctx, acct.ID)
+	if err != nil {
+		return Export{}, err
+	}
+	for _, p := range pks {
+		doc.Passkeys = append(doc.Passkeys, exportPasskey{Name: p.Name, CreatedAt: p.CreatedAt, LastUsedAt: p.LastUsedAt})
 	}
 	return doc, nil
 }

@@ -2,12 +2,15 @@ package consentui_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"html"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/passkey/softkey"
@@ -140,6 +143,19 @@ func TestPasskeyPages(t *testing.T) {
 	}
 
 	ps, _ := e.store.ListPasskeys(bg, acct.ID)
+	// The export lists the passkey by name, without its key.
+	var doc struct {
+		Passkeys []struct {
+			Name       string
+			LastUsedAt *time.Time `json:"last_used_at"`
+		}
+	}
+	exp := c.get("/account/export")
+	must(t, json.Unmarshal([]byte(exp.body), &doc), "export")
+	if len(doc.Passkeys) != 1 || doc.Passkeys[0].Name != "Ada's phone" || doc.Passkeys[0].LastUsedAt == nil ||
+		strings.Contains(exp.body, "publicKey") || strings.Contains(exp.body, base64.RawURLEncoding.EncodeToString(ps[0].CredentialID)) {
+		t.Errorf("export: %+v\n%s", doc.Passkeys, exp.body)
+	}
 	csrf = c.csrf("/account/passkeys")
 	if r := c.do(http.MethodPost, "/account/passkeys/rename", url.Values{"csrf_token": {csrf}, "passkey_id": {ps[0].ID}, "name": {"Work\x00laptop"}}); r.status != http.StatusUnprocessableEntity {
 		t.Errorf("bad name: %d", r.status)
