@@ -405,15 +405,25 @@ func TestNotificationsAcrossProcesses(t *testing.T) {
 		}
 		var byVictim int
 		c.SQL.QueryRow(`SELECT count(*) FROM delivery_attempts WHERE owner = $1`, tr.owner).Scan(&byVictim)
-		recovered := 0
+		// Each held message is delivered: again by a survivor, or — when
+		// the dead process's last statement (its outcome) reached the
+		// database and committed after the kill — by that one attempt.
+		recovered, posthumous := 0, 0
 		for _, id := range held {
-			if m := ms[id]; m.status == store.OutboxDelivered && m.attempts >= 2 {
+			m := ms[id]
+			var okOwner string
+			c.SQL.QueryRow(`SELECT owner FROM delivery_attempts WHERE message_id = $1 AND ok ORDER BY attempt DESC LIMIT 1`, id).Scan(&okOwner)
+			switch {
+			case m.status == store.OutboxDelivered && m.attempts >= 2 && okOwner != tr.owner:
 				recovered++
+			case m.status == store.OutboxDelivered && m.attempts == 1 && okOwner == tr.owner:
+				posthumous++
+			default:
+				t.Errorf("held message %s: %s after %d attempts, last successful one by %s", id, m.status, m.attempts, c.procOfOwner(okOwner))
 			}
 		}
-		if recovered != len(held) {
-			t.Errorf("%d of the %d messages the killed process held were delivered again", recovered, len(held))
-		}
+		t.Logf("of the %d held messages, %d were delivered again by the survivors and %d by the killed process's own last, already sent, outcome",
+			len(held), recovered, posthumous)
 		t.Logf("%s killed with SIGKILL holding %d leased messages (one of them, webhook-id %s, in flight at the endpoint); "+
 			"its lease ran to %s; after %s the survivors delivered all %d new messages, the held one again with its webhook-id "+
 			"(by %s, attempt %d); the killed process recorded %d attempts in its life; attempts by process %v",
