@@ -143,10 +143,17 @@ func TestCodeFlow(t *testing.T) {
 		if tok2.RefreshToken == "" || tok2.RefreshToken == old || tok2.AccessToken == tok.AccessToken {
 			t.Fatal("refresh did not rotate")
 		}
-		// The ID token came with the code; a refresh answer carries none
-		// (OpenID Connect Core §12.2 allows it; README "Tokens").
-		if idt, ok := tok2.Extra("id_token").(string); ok && idt != "" {
-			t.Fatalf("a refresh answered an ID token")
+		// A refresh answers a new ID token for the same person and client
+		// (OpenID Connect Core §12.2: same iss, sub and aud), as OIDC relying
+		// parties that keep their session by refreshing expect.
+		rawID2, _ := tok2.Extra("id_token").(string)
+		secrets = append(secrets, rawID2)
+		idt2, err := p.Verifier(&oidc.Config{ClientID: publicID}).Verify(ctx, rawID2)
+		if err != nil {
+			t.Fatalf("refreshed ID token: %v", err)
+		}
+		if idt2.Subject != idt.Subject || idt2.Issuer != idt.Issuer || rawID2 == rawID {
+			t.Fatalf("refreshed ID token sub %q iss %q (first: %q %q)", idt2.Subject, idt2.Issuer, idt.Subject, idt.Issuer)
 		}
 		c2 := verifyAccessToken(t, e, tok2.AccessToken)
 		if c2["link_id"] != link.ID || c2["sub"] != e.account.ID {
