@@ -56,8 +56,8 @@ func formOf(body string) url.Values {
 // TestMyBookings: the three tabs list the person's own bookings with the
 // business's local time and zone; Cancel shows the service's summary (the
 // policy and the fee due now) and changes nothing; the confirmed form
-// cancels through the mutation service (Activity "web", queued
-// notifications) and a second submit of the same form replays the answer;
+// cancels through the mutation service (Activity "web", the person's and
+// the business's e-mails and the business's webhook queued in the outbox) and a second submit of the same form replays the answer;
 // a changed summary, a stale or forged form, another person's booking and
 // a booking with a deposit held are refused in words and change nothing.
 func TestMyBookings(t *testing.T) {
@@ -67,6 +67,10 @@ func TestMyBookings(t *testing.T) {
 	acct := c.signUpAndIn("ada@example.com", testPassword)
 	cat := studio(t, e.store)
 	now := e.clock.Now()
+	// The studio's booking system takes webhooks of cancellations.
+	must(t, e.store.CreateWebhookEndpoint(bg, store.WebhookEndpoint{ID: store.NewID("whe"), BusinessID: cat.Business.ID,
+		URL: "https://hooks.studio.example/linkslot", Events: []string{"booking.cancelled"}, SecretEncrypted: []byte("sealed"),
+		Enabled: true, CreatedAt: now, UpdatedAt: now}), "webhook endpoint")
 	// Berlin is UTC+1 in winter, UTC+2 in summer: a fixed January date.
 	soon := time.Date(now.Year()+1, time.January, 14, 9, 0, 0, 0, time.UTC) // 10:00 CET
 	up := book(t, e.store, cat, acct, "LS-UPCMG", soon, now)
@@ -178,7 +182,7 @@ func TestMyBookings(t *testing.T) {
 	if b.Status != store.BookingCancelled || b.CancellationFeeCents != 1000 || b.Version != 2 {
 		t.Fatalf("booking after cancel: %+v", b)
 	}
-	for _, want := range []string{"We are e-mailing you a confirmation", "The business is told by e-mail"} {
+	for _, want := range []string{"We are e-mailing you a confirmation", "The business is told by e-mail and through its booking system"} {
 		if !strings.Contains(r.body, want) {
 			t.Errorf("answer page lacks %q", want)
 		}
@@ -193,6 +197,12 @@ func TestMyBookings(t *testing.T) {
 	}
 	if !to["ada@example.com"] || !to["desk@studio.example"] || len(to) != 2 {
 		t.Errorf("queued cancellation e-mails to %v", to)
+	}
+	hooks, err := e.store.ListMessages(bg, store.OutboxFilter{Channel: store.ChannelWebhook})
+	must(t, err, "outbox")
+	if len(hooks) != 1 || hooks[0].BookingID != late.ID || hooks[0].Topic != "booking.cancelled" ||
+		!strings.Contains(string(hooks[0].Payload), `"email":"ada@example.com"`) {
+		t.Errorf("queued webhooks: %+v", hooks)
 	}
 	acts, _ := e.store.ListActivity(bg, acct.ID, 10, 0)
 	if len(acts) != 1 || acts[0].Via != store.ViaWeb || acts[0].LinkID != "" || acts[0].Summary != sum ||
