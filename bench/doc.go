@@ -29,7 +29,7 @@
 //     connections): the rotation's floor (floor.go) — the product's own two
 //     token statements (sqlstore.PrefetchStatement,
 //     sqlstore.TokenBatchStatement) sent bare over database/sql, plus the
-//     new tokens' HMAC, hashes and two ES256 signatures (access and ID token) — measured in
+//     new tokens' HMAC, hashes and one ES256 signature (the ID token the product also signs is its own cost) — measured in
 //     alternating windows with the product's rotation (refresh-vs-floor)
 //     and with a floor that stores no access-token row
 //     (refresh-floor-no-access-row); the report gives refresh/floor

@@ -27,9 +27,11 @@ import (
 // sqlstore.TokenBatchStatement (deactivate the presented token, insert the
 // new access and refresh token sessions: one statement, one commit) — and
 // does the cryptography a rotation needs: an HMAC and a hash for each new
-// token and two ES256 signatures (the access token JWT and the ID token a
-// refresh answers when openid was granted). The stored request
-// is a copy of a real refresh session's, so the rows are the size of the
+// token and one ES256 signature (the access token JWT), as the floor the
+// performance targets are set against is defined. The product also signs
+// the ID token a refresh answers when openid was granted; the floor leaves
+// it out on purpose, so the ratio counts it as the product's cost. The
+// stored request is a copy of a real refresh session's, so the rows are the size of the
 // product's. With accessRow false the access-token session is not
 // inserted: the floor of a design that keeps no row per JWT access token.
 type floor struct {
@@ -131,15 +133,11 @@ func (f *floor) rotate(ctx context.Context, w int) error {
 	if !found {
 		return fmt.Errorf("floor: prefetch found nothing")
 	}
-	// 2. The new tokens: the access token JWT and the ID token (one ES256
-	// signature each) and the refresh token (random, HMAC), the access and
-	// refresh tokens stored by their hash.
+	// 2. The new tokens: the access token JWT (one ES256 signature) and
+	// the refresh token (random, HMAC), each stored by its hash.
 	now := time.Now()
-	jwt, err := f.sign(now, accessHeader, f.accessClaims(now))
+	jwt, err := f.sign(now)
 	if err != nil {
-		return err
-	}
-	if _, err := f.sign(now, idHeader, f.idClaims(now)); err != nil {
 		return err
 	}
 	refresh := randHex(32)
@@ -159,27 +157,12 @@ func (f *floor) rotate(ctx context.Context, w int) error {
 	return nil
 }
 
-const (
-	accessHeader = `{"alg":"ES256","kid":"floor-key-0000000000000000","typ":"at+jwt"}`
-	idHeader     = `{"alg":"ES256","kid":"floor-key-0000000000000000","typ":"JWT"}`
-)
-
-// accessClaims are an access token's claims, the size of the product's.
-func (f *floor) accessClaims(now time.Time) string {
-	return fmt.Sprintf(`{"aud":["http://127.0.0.1:8081/mcp"],"client_id":%q,"exp":%d,"iat":%d,"iss":"http://127.0.0.1:8080","jti":%q,"link_id":%q,"scope":"openid bookings:read bookings:write","sub":%q}`,
-		f.tmpl.ClientID, now.Add(15*time.Minute).Unix(), now.Unix(), randHex(16), f.tmpl.LinkID, f.tmpl.AccountID)
-}
-
-// idClaims are an ID token's claims, the size of the product's.
-func (f *floor) idClaims(now time.Time) string {
-	return fmt.Sprintf(`{"at_hash":%q,"aud":[%q],"auth_time":%d,"exp":%d,"iat":%d,"iss":"http://127.0.0.1:8080","jti":%q,"rat":%d,"sub":%q}`,
-		randHex(11), f.tmpl.ClientID, now.Unix(), now.Add(time.Hour).Unix(), now.Unix(), randHex(16), now.Unix(), f.tmpl.AccountID)
-}
-
-// sign makes an ES256 JWT of header and claims.
-func (f *floor) sign(now time.Time, header, claims string) (string, error) {
+// sign makes an access-token-sized ES256 JWT.
+func (f *floor) sign(now time.Time) (string, error) {
 	enc := base64.RawURLEncoding
-	head := enc.EncodeToString([]byte(header))
+	head := enc.EncodeToString([]byte(`{"alg":"ES256","kid":"floor-key-0000000000000000","typ":"at+jwt"}`))
+	claims := fmt.Sprintf(`{"aud":["http://127.0.0.1:8081/mcp"],"client_id":%q,"exp":%d,"iat":%d,"iss":"http://127.0.0.1:8080","jti":%q,"link_id":%q,"scope":"openid bookings:read bookings:write","sub":%q}`,
+		f.tmpl.ClientID, now.Add(15*time.Minute).Unix(), now.Unix(), randHex(16), f.tmpl.LinkID, f.tmpl.AccountID)
 	signing := head + "." + enc.EncodeToString([]byte(claims))
 	sum := sha256.Sum256([]byte(signing))
 	r, s, err := ecdsa.Sign(rand.Reader, f.key, sum[:])

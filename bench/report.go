@@ -79,7 +79,7 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 				w, r.Ops, r.Throughput(), msf(r.P99), msf(r.Max), r.Failures)
 		}
 	}
-	fmt.Fprintf(&b, "\nRefresh rotation against its floor (16 workers; the floor sends the product's own two statements bare, plus the access and ID tokens' ES256 signatures: bench/floor.go):\n")
+	fmt.Fprintf(&b, "\nRefresh rotation against its floor (16 workers; the floor sends the product's own two statements bare, plus one ES256 signature; the product also signs the refresh's ID token: bench/floor.go):\n")
 	for _, be := range []string{"postgres", "pg-pool4"} {
 		r, ok1 := find("refresh-vs-floor", be, 16)
 		f, ok2 := find("refresh-floor", be, 16)
