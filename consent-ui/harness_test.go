@@ -103,6 +103,8 @@ type envOpts struct {
 	// in-process SMTP server (env.smtp); the issuer defaults to the test
 	// server's URL.
 	smtp bool
+	// mailer, when set, queues the account e-mails instead of env.mail.
+	mailer identity.Mailer
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -156,6 +158,9 @@ func newEnv(t *testing.T, o envOpts) *env {
 		t.Cleanup(cancel)
 		go notes.Worker.Run(ctx)
 		mailer, notifier = app.AccountMailer(notes.Notifier), notes.Notifier
+	}
+	if o.mailer != nil {
+		mailer = o.mailer
 	}
 	logger := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var hasher identity.Hasher = cheapHasher{}

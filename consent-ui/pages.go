@@ -315,6 +315,8 @@ func (u *UI) postSignUp(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, identity.ErrBusy):
 		u.busy(w, r)
 		u.signUpPage(w, r, http.StatusServiceUnavailable, email, next, "", msgBusy)
+	case errors.Is(err, identity.ErrMailUnavailable):
+		u.signUpPage(w, r, http.StatusServiceUnavailable, email, next, "", msgSignUpMailOff)
 	case errors.Is(err, identity.ErrInvalidEmail):
 		u.signUpPage(w, r, http.StatusUnprocessableEntity, email, next, "", sentence.Of(err.Error()))
 	case errors.Is(err, identity.ErrWeakPassword):
@@ -323,6 +325,11 @@ func (u *UI) postSignUp(w http.ResponseWriter, r *http.Request) {
 		u.serverError(w, r, err)
 	}
 }
+
+// msgSignUpMailOff is what the sign-up page says on a server with e-mail
+// switched off (LINKSLOT_SMTP_URL=off), where no address can be confirmed.
+const msgSignUpMailOff = "This Linkslot server cannot send e-mail, so a new account could not confirm its address. " +
+	"Nothing was created. Ask the server's administrator to create your account."
 
 // msgBusy is what a sign-in or sign-up page says when every
 // password-hashing slot stayed busy (identity.ErrBusy).

@@ -2,6 +2,7 @@ package consentui_test
 
 import (
 	"context"
+	"errors"
 	"html"
 	"net/http"
 	"net/http/httptest"
@@ -564,5 +565,42 @@ func TestNoPasswordInPagesOrLogs(t *testing.T) {
 		if strings.Contains(logs, s) {
 			t.Errorf("logs contain a secret %q", s[:6])
 		}
+	}
+}
+
+// mailOffMailer answers what the outbox's account mailer answers with
+// LINKSLOT_SMTP_URL=off.
+type mailOffMailer struct{}
+
+func (mailOffMailer) QueueMail(context.Context, store.Store, identity.Mail) error {
+	return identity.ErrMailUnavailable
+}
+func (mailOffMailer) MailOff() bool { return true }
+
+// TestSignUpWithMailOff: on a server that cannot send e-mail the sign-up
+// page says so and what to do instead, creates nothing, and answers an
+// address that has an account the same way.
+func TestSignUpWithMailOff(t *testing.T) {
+	e := newEnv(t, envOpts{mailer: mailOffMailer{}})
+	ctx := context.Background()
+	now := time.Now().UTC()
+	if err := e.store.CreateAccount(ctx, store.Account{ID: store.NewID("acct"), Email: "known@example.com", PasswordHash: "x", CreatedAt: now, UpdatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	var bodies []string
+	for _, addr := range []string{"new@example.com", "known@example.com"} {
+		c := e.client()
+		r := c.post("/signup", "/signup", url.Values{"email": {addr}, "password": {"a long passphrase"}, "password_repeat": {"a long passphrase"}})
+		if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "cannot send e-mail") || !strings.Contains(r.body, "Nothing was created") {
+			t.Fatalf("sign-up of %s with e-mail off: %d %s", addr, r.status, r.body)
+		}
+		bodies = append(bodies, strings.ReplaceAll(r.body, addr, ""))
+	}
+	if _, err := e.store.GetAccountByEmail(ctx, "new@example.com"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("an account was created with e-mail off: %v", err)
+	}
+	strip := func(b string) string { return csrfRE.ReplaceAllString(b, "") }
+	if strip(bodies[0]) != strip(bodies[1]) {
+		t.Error("the page tells a known address from a new one")
 	}
 }

@@ -102,6 +102,10 @@ func AccountMailer(n *notify.Notifier) identity.Mailer { return accountMailer{n}
 
 type accountMailer struct{ n *notify.Notifier }
 
+// MailOff tells identity that e-mail is switched off, so sign-up, which
+// needs a verification e-mail, is refused before anything is written.
+func (a accountMailer) MailOff() bool { return a.n.MailOff() }
+
 func (a accountMailer) QueueMail(ctx context.Context, tx store.Store, m identity.Mail) error {
 	queued, err := a.n.QueueEmail(ctx, tx, notify.Email{To: m.To, Topic: m.Topic, Subject: m.Subject, Text: m.Text})
 	if err != nil {

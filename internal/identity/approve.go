@@ -40,8 +40,8 @@ func (a Approvals) Approve(ctx context.Context, tx store.Store, acct store.Accou
 	if err != nil {
 		return store.Link{}, err
 	}
-	if first && a.Mailer != nil {
-		if err := a.Mailer.QueueMail(ctx, tx, a.appConnected(acct, client.Name, now)); err != nil && !errors.Is(err, ErrMailUnavailable) {
+	if first {
+		if err := QueueNotice(ctx, a.Mailer, tx, a.appConnected(acct, client.Name, now)); err != nil {
 			return store.Link{}, err
 		}
 	}

@@ -20,6 +20,8 @@ func (unavailableMailer) QueueMail(context.Context, store.Store, identity.Mail) 
 	return identity.ErrMailUnavailable
 }
 
+func (unavailableMailer) MailOff() bool { return true }
+
 // TestApprove: the first approval creates the link and queues one "app
 // connected" e-mail in the same transaction; a second one replaces the
 // scopes and sends nothing; a failed e-mail leaves no link; a server

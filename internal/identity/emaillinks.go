@@ -293,13 +293,27 @@ func (s *Service) ResetPassword(ctx context.Context, token, pw string) (store.Ac
 	return out, err
 }
 
-// queuePasswordChanged tells the person their password changed (nothing
-// when no mailer is configured: the change itself must not fail for it).
-func (s *Service) queuePasswordChanged(ctx context.Context, tx store.Store, acct store.Account) error {
-	if s.mailer == nil {
+// QueueNotice queues through m, in tx, an e-mail that only tells of a
+// change already made (password changed, app connected, passkey added):
+// with no mailer, or a server that cannot send e-mail (ErrMailUnavailable,
+// LINKSLOT_SMTP_URL=off), the change goes ahead without it. Any other
+// failure is the change's failure, so the notice and the change commit
+// together. Links a person must follow (verification, reset) are not
+// notices: without e-mail they fail with ErrMailUnavailable.
+func QueueNotice(ctx context.Context, m Mailer, tx store.Store, mail Mail) error {
+	if m == nil {
 		return nil
 	}
-	return s.mailer.QueueMail(ctx, tx, Mail{To: acct.Email, Topic: TopicPasswordChanged, Subject: "Your Linkslot password was changed",
+	if err := m.QueueMail(ctx, tx, mail); err != nil && !errors.Is(err, ErrMailUnavailable) {
+		return err
+	}
+	return nil
+}
+
+// queuePasswordChanged tells the person their password changed (a notice:
+// the change itself must not fail for want of e-mail).
+func (s *Service) queuePasswordChanged(ctx context.Context, tx store.Store, acct store.Account) error {
+	return QueueNotice(ctx, s.mailer, tx, Mail{To: acct.Email, Topic: TopicPasswordChanged, Subject: "Your Linkslot password was changed",
 		Text: "Hello,\n\nthe password of your Linkslot account was changed on " + s.clock().UTC().Format("2 January 2006 at 15:04 UTC") +
 			", and every browser signed in to your account was signed out.\n\nIf this was not you, reset your password now at " +
 			s.issuer + "/password/forgot and check the apps connected at " + s.issuer + "/account/connections.\n"})

@@ -284,3 +284,35 @@ func TestPasswordChangeMails(t *testing.T) {
 		}
 	}
 }
+
+// TestMailOff: with e-mail off (LINKSLOT_SMTP_URL=off) sign-up is refused
+// with ErrMailUnavailable and creates nothing, for a new address and an
+// existing one alike; a password change still goes through, without its
+// notice, and the new password signs in while the old one does not.
+func TestMailOff(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		clk, _, _, existing := signedUp(t, s)
+		off, err := identity.New(identity.Config{Store: s, Clock: clk.Now, Hasher: cheapHasher{}, Mailer: unavailableMailer{}, Issuer: "https://linkslot.example/"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, addr := range []string{"new.person@example.com", existing.Email} {
+			if _, err := off.SignUp(ctx, addr, pw); !errors.Is(err, identity.ErrMailUnavailable) {
+				t.Errorf("sign-up of %s with e-mail off = %v, want ErrMailUnavailable", addr, err)
+			}
+		}
+		if _, err := s.GetAccountByEmail(ctx, "new.person@example.com"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("an account was created with e-mail off: %v", err)
+		}
+		if err := off.ChangePassword(ctx, existing.ID, pw, "a changed passphrase", "", "192.0.2.1"); err != nil {
+			t.Fatalf("password change with e-mail off: %v", err)
+		}
+		if _, err := off.Authenticate(ctx, existing.Email, "a changed passphrase", "192.0.2.1"); err != nil {
+			t.Errorf("new password: %v", err)
+		}
+		if _, err := off.Authenticate(ctx, existing.Email, pw, "192.0.2.1"); err == nil {
+			t.Error("the old password still signs in")
+		}
+	})
+}

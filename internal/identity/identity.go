@@ -150,7 +150,17 @@ func CheckPassword(email, pw string) error {
 	return nil
 }
 
-// SignUp creates an account. A duplicate address answers
+// mailOff reports whether the Mailer says e-mail is switched off
+// (LINKSLOT_SMTP_URL=off): a Mailer that can be switched off has a
+// MailOff() bool method, as the outbox's account mailer does.
+func (s *Service) mailOff() bool {
+	m, ok := s.mailer.(interface{ MailOff() bool })
+	return ok && m.MailOff()
+}
+
+// SignUp creates an account. With e-mail switched off it answers
+// ErrMailUnavailable and creates nothing: administrators create accounts
+// (verified) on such a server. A duplicate address answers
 // ErrEmailUnavailable after the same work as a success; callers show both
 // the same way.
 func (s *Service) SignUp(ctx context.Context, email, pw string) (store.Account, error) {
@@ -160,6 +170,12 @@ func (s *Service) SignUp(ctx context.Context, email, pw string) (store.Account, 
 	}
 	if err := CheckPassword(e, pw); err != nil {
 		return store.Account{}, err
+	}
+	if s.mailOff() {
+		// The address could never be confirmed, so the account could never
+		// approve an app. Refused before the store is read, so the answer
+		// is the same whether or not the address has an account.
+		return store.Account{}, ErrMailUnavailable
 	}
 	hash, err := s.hasher.Hash(ctx, pw)
 	if err != nil {

@@ -386,10 +386,7 @@ func (s *Service) FinishRegistration(ctx context.Context, acct store.Account, ha
 // notice queues an e-mail that only tells of a change: with e-mail off
 // (identity.ErrMailUnavailable) the change goes ahead without it.
 func (s *Service) notice(ctx context.Context, tx store.Store, m identity.Mail) error {
-	if err := s.mailer.QueueMail(ctx, tx, m); err != nil && !errors.Is(err, identity.ErrMailUnavailable) {
-		return err
-	}
-	return nil
+	return identity.QueueNotice(ctx, s.mailer, tx, m)
 }
 
 // BeginLogin starts a discoverable sign-in: no account is named, the
