@@ -31,6 +31,11 @@
 //     person who opens an old link is told it expired or was used; after,
 //     that it is not valid — both pages offer a new link. The resend
 //     throttle counts only the last hour's links, which are never due.
+//   - notifications (outbox messages and their delivery attempts) that
+//     were delivered or failed, OutboxRetention (30 days) after they were
+//     queued: the delivery log and the replay of a failed message reach
+//     back that far. Their bodies hold addresses, names and notes, so they
+//     are not kept for ever. A queued message is never swept.
 //
 // Sharing the work: each pass over a task first takes a lease on it in the
 // database (store.Leases: an upsert that only succeeds on a free or expired
@@ -68,11 +73,14 @@ import (
 const (
 	Grace          = time.Hour
 	EmailLinkGrace = 24 * time.Hour
-	Batch          = 500
-	Pause          = 20 * time.Millisecond
-	Budget         = 10 * time.Second
-	Interval       = time.Minute
-	LeaseTTL       = time.Minute
+	// OutboxRetention is how long a delivered or failed notification is
+	// kept, for the delivery log and replay.
+	OutboxRetention = 30 * 24 * time.Hour
+	Batch           = 500
+	Pause           = 20 * time.Millisecond
+	Budget          = 10 * time.Second
+	Interval        = time.Minute
+	LeaseTTL        = time.Minute
 )
 
 // Task is one kind of row to forget.
@@ -104,6 +112,9 @@ func Tasks(s store.Sweeps) []Task {
 	}})
 	ts = append(ts, Task{Name: "webauthn_ceremonies", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
 		return s.SweepWebAuthnCeremonies(ctx, now, limit)
+	}})
+	ts = append(ts, Task{Name: "outbox_messages", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
+		return s.SweepOutbox(ctx, now.Add(-OutboxRetention), limit)
 	}})
 	return ts
 }

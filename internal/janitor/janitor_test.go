@@ -83,6 +83,22 @@ func fill(t *testing.T, s *sqlstore.Store, now time.Time, due int) {
 			Data: []byte(`{"challenge":"c"}`), ExpiresAt: exp}); err != nil {
 			t.Fatal(err)
 		}
+		// Notifications: due ones delivered or failed past the retention;
+		// one delivered recently and one still queued from long ago stay.
+		created, status := now.Add(-janitor.OutboxRetention-time.Minute), store.OutboxDelivered
+		switch {
+		case i == due:
+			created = now.Add(-time.Hour)
+		case i == due+1:
+			status = store.OutboxQueued
+		case i%2 == 1:
+			status = store.OutboxFailed
+		}
+		if err := s.EnqueueMessages(ctx, store.OutboxMessage{ID: fmt.Sprintf("msg-%d", i), Channel: store.ChannelEmail,
+			Topic: "booking.created", Recipient: acct.Email, Payload: []byte(`{}`), Status: status, CreatedAt: created,
+			NextAttemptAt: now.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -110,7 +126,7 @@ func TestRunOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := j.RunOnce(ctx)
-		if len(res) != len(kinds)+4 {
+		if len(res) != len(kinds)+5 {
 			t.Fatalf("results %+v", res)
 		}
 		for _, r := range res {
@@ -124,6 +140,9 @@ func TestRunOnce(t *testing.T) {
 		}
 		if n := count(t, s, "client_assertions"); n != 2 {
 			t.Fatalf("%d client assertions left, want the 2 live ones", n)
+		}
+		if n := count(t, s, "outbox_messages"); n != 2 {
+			t.Fatalf("%d notifications left, want the recent one and the queued one", n)
 		}
 		if n := count(t, s, "webauthn_ceremonies"); n != 2 {
 			t.Fatalf("%d passkey ceremonies left, want the 2 live ones", n)

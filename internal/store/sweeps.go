@@ -39,4 +39,8 @@ type Sweeps interface {
 	// before before, unfinished (every page that offers a passkey starts
 	// one).
 	SweepWebAuthnCeremonies(ctx context.Context, before time.Time, limit int) (int64, error)
+	// SweepOutbox deletes outbox messages that were delivered or failed
+	// and were created before before, with their delivery attempts;
+	// queued messages are never swept.
+	SweepOutbox(ctx context.Context, before time.Time, limit int) (int64, error)
 }

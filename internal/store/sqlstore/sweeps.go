@@ -78,3 +78,11 @@ func (s *Store) skipLocked() string {
 	}
 	return ""
 }
+
+// SweepOutbox implements store.Sweeps, by the (status, created_at) index;
+// the delivery attempts go with their message (ON DELETE CASCADE).
+func (s *Store) SweepOutbox(ctx context.Context, before time.Time, limit int) (int64, error) {
+	return s.sweep(ctx, `DELETE FROM outbox_messages WHERE id IN (
+SELECT id FROM outbox_messages WHERE status IN ('delivered', 'failed') AND created_at < ? ORDER BY created_at LIMIT ?`+s.skipLocked()+`)`,
+		store.UTC(before), limit)
+}

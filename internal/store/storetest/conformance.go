@@ -46,6 +46,7 @@ func RunTests(t *testing.T, open func(t testing.TB) store.Store) {
 		{"Passkeys", testPasskeys},
 		{"WebAuthnCeremonies", testCeremonies},
 		{"SweepAccountTokens", testSweepAccountTokens},
+		{"SweepOutbox", testSweepOutbox},
 		{"EraseAccount", testEraseAccount},
 		{"Outbox", testOutbox},
 		{"OutboxConcurrentLease", testOutboxConcurrent},
@@ -266,20 +267,10 @@ func testClientAssertions(t *testing.T, s store.Store) {
 	for _, j := range []string{"jti_old1", "jti_old2", "jti_old3"} {
 		must(t, s.UseClientAssertion(ctx, j, exp, t0))
 	}
-	sw, ok := s.(store.Sweeps)
-	if !ok {
-		t.Fatalf("%T does not implement store.Sweeps", s)
-	}
-	swept, err := sw.SweepClientAssertions(ctx, exp.Add(time.Second), 2)
-	must(t, err)
-	if swept != 2 {
-		t.Fatalf("first sweep batch deleted %d, want 2", swept)
-	}
-	swept, err = sw.SweepClientAssertions(ctx, exp.Add(time.Second), 2)
-	must(t, err)
-	if swept != 1 {
-		t.Fatalf("second sweep batch deleted %d, want 1", swept)
-	}
+	sw := sweeps(t, s)
+	sweepBatches(t, "SweepClientAssertions", 3, func(limit int) (int64, error) {
+		return sw.SweepClientAssertions(ctx, exp.Add(time.Second), limit)
+	})
 	if used, _ := s.ClientAssertionUsed(ctx, "jti_a", exp.Add(time.Second)); !used {
 		t.Fatal("the sweep removed an id whose assertion has not expired")
 	}

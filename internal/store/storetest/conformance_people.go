@@ -140,17 +140,10 @@ func testCeremonies(t *testing.T, s store.Store) {
 		must(t, s.CreateWebAuthnCeremony(ctx, store.WebAuthnCeremony{IDHash: fmt.Sprintf("cer-sweep-%d", i), Purpose: store.CeremonyRegister,
 			AccountID: "acct_x", Data: []byte("{}"), ExpiresAt: t0.Add(exp)}))
 	}
-	sw, ok := s.(store.Sweeps)
-	if !ok {
-		t.Fatalf("%T does not implement store.Sweeps", s)
-	}
-	for _, want := range []int64{2, 1, 0} {
-		n, err := sw.SweepWebAuthnCeremonies(ctx, t0.Add(10*time.Minute), 2)
-		must(t, err)
-		if n != want {
-			t.Fatalf("sweep deleted %d, want %d", n, want)
-		}
-	}
+	sw := sweeps(t, s)
+	sweepBatches(t, "SweepWebAuthnCeremonies", 3, func(limit int) (int64, error) {
+		return sw.SweepWebAuthnCeremonies(ctx, t0.Add(10*time.Minute), limit)
+	})
 	if _, err := s.TakeWebAuthnCeremony(ctx, "cer-sweep-3"); err != nil {
 		t.Errorf("the sweep removed an unexpired ceremony: %v", err)
 	}
