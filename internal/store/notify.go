@@ -81,7 +81,8 @@ type Outbox interface {
 	// FinishAttempt records an attempt and, while owner still holds the
 	// lease, sets the message's outcome: delivered (a.OK), queued again at
 	// retryAt, or failed (retryAt zero and not OK). It answers ErrConflict
-	// when the lease was lost (the attempt is still recorded).
+	// when the lease was lost (the attempt is still recorded). The attempt
+	// and the outcome commit together, or neither does.
 	FinishAttempt(ctx context.Context, owner string, a DeliveryAttempt, retryAt time.Time) error
 	GetMessage(ctx context.Context, id string) (OutboxMessage, error)
 	// ListMessages returns messages newest first.

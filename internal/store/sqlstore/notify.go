@@ -140,30 +140,42 @@ RETURNING *`, owner, until, now, now, now, limit).Scan(&rows).Error
 	return out, nil
 }
 
-// FinishAttempt records an attempt and its outcome; see store.Outbox.
+// FinishAttempt records an attempt and its outcome; see store.Outbox. The
+// attempt row and the outcome commit together, so a process that dies in
+// between leaves neither and its lease runs out as for any other crash; a
+// lost lease still commits the attempt row and answers ErrConflict.
 func (s *Store) FinishAttempt(ctx context.Context, owner string, a store.DeliveryAttempt, retryAt time.Time) error {
 	at := store.UTC(a.At)
 	errText := clipText(a.Error, 1000)
-	if err := s.create(ctx, &attemptRow{MessageID: a.MessageID, Attempt: a.Attempt, Owner: owner, OK: a.OK,
-		StatusCode: a.StatusCode, Error: errText, DurationMs: a.Duration.Milliseconds(), At: at}); err != nil {
+	lost := false
+	err := s.InTx(ctx, func(tx store.Store) error {
+		t := tx.(*Store)
+		if err := t.create(ctx, &attemptRow{MessageID: a.MessageID, Attempt: a.Attempt, Owner: owner, OK: a.OK,
+			StatusCode: a.StatusCode, Error: errText, DurationMs: a.Duration.Milliseconds(), At: at}); err != nil {
+			return err
+		}
+		set := map[string]any{"lease_owner": "", "lease_until": nil, "updated_at": at}
+		switch {
+		case a.OK:
+			set["status"], set["delivered_at"], set["last_error"] = store.OutboxDelivered, at, ""
+		case !retryAt.IsZero():
+			set["next_attempt_at"], set["last_error"] = store.UTC(retryAt), errText
+		default:
+			set["status"], set["last_error"] = store.OutboxFailed, errText
+		}
+		res := t.q(ctx).Model(&outboxRow{}).
+			Where("id = ? AND lease_owner = ? AND attempts = ? AND status = ?", a.MessageID, owner, a.Attempt, store.OutboxQueued).
+			Updates(set)
+		if res.Error != nil {
+			return translate(res.Error)
+		}
+		lost = res.RowsAffected == 0
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	set := map[string]any{"lease_owner": "", "lease_until": nil, "updated_at": at}
-	switch {
-	case a.OK:
-		set["status"], set["delivered_at"], set["last_error"] = store.OutboxDelivered, at, ""
-	case !retryAt.IsZero():
-		set["next_attempt_at"], set["last_error"] = store.UTC(retryAt), errText
-	default:
-		set["status"], set["last_error"] = store.OutboxFailed, errText
-	}
-	res := s.q(ctx).Model(&outboxRow{}).
-		Where("id = ? AND lease_owner = ? AND attempts = ? AND status = ?", a.MessageID, owner, a.Attempt, store.OutboxQueued).
-		Updates(set)
-	if res.Error != nil {
-		return translate(res.Error)
-	}
-	if res.RowsAffected == 0 {
+	if lost {
 		return store.ErrConflict
 	}
 	return nil
