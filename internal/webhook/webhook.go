@@ -31,6 +31,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/linkslot/linkslot/internal/outbox"
@@ -131,6 +132,9 @@ type Deliverer struct {
 	Client      *http.Client
 	Development bool
 	Clock       store.Clock // default store.SystemClock
+
+	once   sync.Once
+	client *http.Client // Client, or the default built once and shared by every delivery
 }
 
 // NewClient is the HTTP client for deliveries: safefetch's address rules, no
@@ -168,10 +172,11 @@ func (d *Deliverer) Deliver(ctx context.Context, m store.OutboxMessage) outbox.R
 	if clock == nil {
 		clock = store.SystemClock
 	}
-	client := d.Client
-	if client == nil {
-		client = NewClient(d.Development, safefetch.DialOptions{})
-	}
+	d.once.Do(func() {
+		if d.client = d.Client; d.client == nil {
+			d.client = NewClient(d.Development, safefetch.DialOptions{})
+		}
+	})
 	ts := clock()
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
@@ -184,7 +189,7 @@ func (d *Deliverer) Deliver(ctx context.Context, m store.OutboxMessage) outbox.R
 	req.Header.Set("webhook-id", m.ID)
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts.Unix(), 10))
 	req.Header.Set("webhook-signature", Sign(key, m.ID, ts, m.Payload))
-	resp, err := client.Do(req)
+	resp, err := d.client.Do(req)
 	if err != nil {
 		return outbox.Result{Err: describe(err)}
 	}
