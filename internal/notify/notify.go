@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -235,17 +236,18 @@ func (n *Notifier) BookingChanged(ctx context.Context, tx Tx, c Change) (Notifie
 		return Notified{}, fmt.Errorf("notify: webhook endpoints: %w", err)
 	}
 	var hooks []store.OutboxMessage
+	var body []byte // the same event for every endpoint
 	for _, ep := range eps {
-		if !ep.Enabled || !subscribed(ep.Events, event) {
+		if !ep.Enabled || !slices.Contains(ep.Events, event) {
 			continue
 		}
-		id := store.NewID("msg")
-		body, err := json.Marshal(WebhookEvent{Type: event, Timestamp: now.UTC(), Data: WebhookData{
-			Booking: view, Customer: Customer{Name: customerName, Email: customerEmail}}})
-		if err != nil {
-			return Notified{}, err
+		if body == nil {
+			if body, err = json.Marshal(WebhookEvent{Type: event, Timestamp: now.UTC(), Data: WebhookData{
+				Booking: view, Customer: Customer{Name: customerName, Email: customerEmail}}}); err != nil {
+				return Notified{}, err
+			}
 		}
-		hooks = append(hooks, store.OutboxMessage{ID: id, Channel: store.ChannelWebhook, Topic: event, EndpointID: ep.ID,
+		hooks = append(hooks, store.OutboxMessage{ID: store.NewID("msg"), Channel: store.ChannelWebhook, Topic: event, EndpointID: ep.ID,
 			BusinessID: biz.ID, BookingID: c.Booking.ID, Payload: body, CreatedAt: now})
 	}
 	if err := tx.EnqueueMessages(ctx, hooks...); err != nil {
@@ -253,15 +255,6 @@ func (n *Notifier) BookingChanged(ctx context.Context, tx Tx, c Change) (Notifie
 	}
 	out.Webhooks = len(hooks)
 	return out, nil
-}
-
-func subscribed(events []string, event string) bool {
-	for _, e := range events {
-		if e == event {
-			return true
-		}
-	}
-	return false
 }
 
 // WebhookEvent is the JSON body of a webhook delivery.
