@@ -181,18 +181,26 @@ func (f *Feeds) Render(ctx context.Context, token string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cats := map[string]store.Catalog{}
+	// Each business's catalog and time zone are read once per feed.
+	type zoned struct {
+		cat store.Catalog
+		loc *time.Location
+	}
+	cats := map[string]zoned{}
 	forBusiness := feed.Kind != store.FeedAccount
 	customers := map[string]string{}
 	var events []ical.Event
 	name := "Linkslot bookings"
 	for _, b := range bs {
-		cat, ok := cats[b.BusinessID]
+		z, ok := cats[b.BusinessID]
 		if !ok {
-			if cat, err = f.store.LoadCatalogByID(ctx, b.BusinessID); err != nil {
+			if z.cat, err = f.store.LoadCatalogByID(ctx, b.BusinessID); err != nil {
 				return "", err
 			}
-			cats[b.BusinessID] = cat
+			if z.loc, err = time.LoadLocation(z.cat.Business.TimeZone); err != nil {
+				return "", err
+			}
+			cats[b.BusinessID] = z
 		}
 		customer := ""
 		if forBusiness {
@@ -207,20 +215,19 @@ func (f *Feeds) Render(ctx context.Context, token string) (string, error) {
 				customers[b.AccountID] = customer
 			}
 		}
-		ev, err := f.event(cat, b, now, forBusiness, customer)
-		if err != nil {
-			return "", err
-		}
-		events = append(events, ev)
+		events = append(events, f.event(z.cat, z.loc, b, forBusiness, customer))
 	}
-	switch feed.Kind {
-	case store.FeedBusiness, store.FeedStaff:
-		cat, err := f.store.LoadCatalogByID(ctx, feed.BusinessID)
-		if err == nil {
-			name = cat.Business.Name + " bookings"
-			for _, st := range cat.Staff {
+	if forBusiness {
+		z, ok := cats[feed.BusinessID]
+		if !ok {
+			z.cat, err = f.store.LoadCatalogByID(ctx, feed.BusinessID)
+			ok = err == nil
+		}
+		if ok {
+			name = z.cat.Business.Name + " bookings"
+			for _, st := range z.cat.Staff {
 				if st.ID == feed.StaffID {
-					name = st.Name + " at " + cat.Business.Name
+					name = st.Name + " at " + z.cat.Business.Name
 				}
 			}
 		}
@@ -231,11 +238,7 @@ func (f *Feeds) Render(ctx context.Context, token string) (string, error) {
 // event is one booking of a feed; the business's feeds name the customer
 // (store.AccountLabel: "Deleted account" once the person erased theirs)
 // and show the notes.
-func (f *Feeds) event(cat store.Catalog, b store.Booking, now time.Time, forBusiness bool, customer string) (ical.Event, error) {
-	loc, err := time.LoadLocation(cat.Business.TimeZone)
-	if err != nil {
-		return ical.Event{}, err
-	}
+func (f *Feeds) event(cat store.Catalog, loc *time.Location, b store.Booking, forBusiness bool, customer string) ical.Event {
 	service, staff := "", ""
 	for _, sv := range cat.Services {
 		if sv.ID == b.ServiceID {
@@ -256,7 +259,7 @@ func (f *Feeds) event(cat store.Catalog, b store.Booking, now time.Time, forBusi
 	}
 	return ical.Event{UID: b.Reference + "@" + f.host, Sequence: b.Version, Summary: service + " at " + cat.Business.Name,
 		Location: cat.Business.Address, Description: desc, Start: b.StartsAt, End: b.EndsAt, Zone: loc,
-		Cancelled: b.Status == store.BookingCancelled, Stamp: b.UpdatedAt}, nil
+		Cancelled: b.Status == store.BookingCancelled, Stamp: b.UpdatedAt}
 }
 
 // Handler serves GET /calendar/{token} (the token ends in .ics): the feed
