@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -109,6 +110,20 @@ func TestFailsAfter24Hours(t *testing.T) {
 		w.Metrics.Refresh(ctx, s)
 		if n, err := testutil.GatherAndCount(reg, "linkslot_outbox_messages"); err != nil || n != 6 {
 			t.Errorf("message gauges: %d, %v", n, err)
+		}
+		// The six gauges exist from the start; Refresh sets them from the
+		// database: the one message, delivered.
+		want := `# HELP linkslot_outbox_messages Outbox messages in the database, by channel and status (queued, delivered, failed); refreshed every 15 s.
+# TYPE linkslot_outbox_messages gauge
+linkslot_outbox_messages{channel="email",status="delivered"} 1
+linkslot_outbox_messages{channel="email",status="failed"} 0
+linkslot_outbox_messages{channel="email",status="queued"} 0
+linkslot_outbox_messages{channel="webhook",status="delivered"} 0
+linkslot_outbox_messages{channel="webhook",status="failed"} 0
+linkslot_outbox_messages{channel="webhook",status="queued"} 0
+`
+		if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "linkslot_outbox_messages"); err != nil {
+			t.Error(err)
 		}
 	})
 }
