@@ -3,14 +3,12 @@ package sqlstore_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
-	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestUpgradeFromInitialSchema fills a database at the first schema version
@@ -22,21 +20,8 @@ import (
 func TestUpgradeFromInitialSchema(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
-			var raw string
-			if backend == "sqlite" {
-				raw = "sqlite://" + filepath.Join(t.TempDir(), "old.db")
-			} else {
-				raw = sqltest.NewPostgresDatabase(t)
-			}
 			ctx := context.Background()
-			s, err := sqlstore.Open(ctx, raw, sqlstore.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			if _, err := s.MigrateTo(ctx, 1); err != nil {
-				t.Fatal(err)
-			}
+			s := openFirstSchema(t, backend)
 			fillInitialSchema(t, s)
 			n, err := s.Migrate(ctx)
 			if err != nil {

@@ -20,14 +20,7 @@ func TestUpgradeAccountsTrust(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			ctx := context.Background()
-			s, err := sqlstore.Open(ctx, sqltest.MustURL(t, backend), sqlstore.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			if err := sqlstore.MigrateTo(ctx, s, 1); err != nil {
-				t.Fatalf("migrate to the first schema: %v", err)
-			}
+			s := openFirstSchema(t, backend)
 			created := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 			db := s.DB()
 			for _, q := range []struct {
@@ -94,4 +87,21 @@ func TestUpgradeAccountsTrust(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openFirstSchema opens an empty database of backend with only the first
+// migration applied, for a test to fill as the first release wrote it and
+// then upgrade; the store is closed when the test ends.
+func openFirstSchema(t *testing.T, backend string) *sqlstore.Store {
+	t.Helper()
+	ctx := context.Background()
+	s, err := sqlstore.Open(ctx, sqltest.MustURL(t, backend), sqlstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.MigrateTo(ctx, 1); err != nil {
+		t.Fatalf("migrate to the first schema: %v", err)
+	}
+	return s
 }
