@@ -144,11 +144,7 @@ func Start(t testing.TB, o Options) *Cluster {
 		"HOME=" + os.Getenv("HOME"),
 	}, o.ExtraEnv...)
 
-	mig := exec.Command(filepath.Join(bins, "authserver"), "migrate")
-	mig.Env = c.env
-	if out, err := mig.CombinedOutput(); err != nil {
-		t.Fatalf("authserver migrate: %v\n%s", err, out)
-	}
+	migrate(t, bins, c.env)
 	ctx := context.Background()
 	s, err := sqlstore.Open(ctx, pg.URL, sqlstore.Options{})
 	if err != nil {
@@ -188,9 +184,25 @@ func Start(t testing.TB, o Options) *Cluster {
 }
 
 func (c *Cluster) newProc(name, bin string, port int, listenVar string) *Proc {
+	return newProcess(name, c.bins, bin, port, c.env, fmt.Sprintf("%s=127.0.0.1:%d", listenVar, port))
+}
+
+// migrate runs `authserver migrate` from bins with env.
+func migrate(t testing.TB, bins string, env []string) {
+	t.Helper()
+	mig := exec.Command(filepath.Join(bins, "authserver"), "migrate")
+	mig.Env = env
+	if out, err := mig.CombinedOutput(); err != nil {
+		t.Fatalf("authserver migrate: %v\n%s", err, out)
+	}
+}
+
+// newProcess returns the (not yet started) process name running bin from
+// bins on 127.0.0.1:port, with env and then extra.
+func newProcess(name, bins, bin string, port int, env []string, extra ...string) *Proc {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	return &Proc{Name: name, Base: "http://" + addr, Addr: addr, bin: filepath.Join(c.bins, bin),
-		env: append(append([]string{}, c.env...), listenVar+"="+addr), log: &bytes.Buffer{}, mu: &sync.Mutex{}}
+	return &Proc{Name: name, Base: "http://" + addr, Addr: addr, bin: filepath.Join(bins, bin),
+		env: append(append([]string{}, env...), extra...), log: &bytes.Buffer{}, mu: &sync.Mutex{}}
 }
 
 // StartExtraRS starts one more resource server with a different database

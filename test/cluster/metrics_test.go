@@ -1,15 +1,12 @@
 package cluster
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -38,19 +35,14 @@ func TestMetricsBothServers(t *testing.T) {
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + os.Getenv("HOME"),
 	}
-	mig := exec.Command(filepath.Join(bins, "authserver"), "migrate")
-	mig.Env = env
-	if out, err := mig.CombinedOutput(); err != nil {
-		t.Fatalf("authserver migrate: %v\n%s", err, out)
-	}
+	migrate(t, bins, env)
 	procs := map[string]*Proc{}
 	for _, p := range []struct {
 		name    string
 		port    int
 		metrics int
 	}{{"authserver", asPort, asMetrics}, {"resourceserver", rsPort, rsMetrics}} {
-		pr := &Proc{Name: p.name, Addr: fmt.Sprintf("127.0.0.1:%d", p.port), bin: filepath.Join(bins, p.name),
-			env: env, log: &bytes.Buffer{}, mu: &sync.Mutex{}}
+		pr := newProcess(p.name, bins, p.name, p.port, env)
 		timeToReady(t, pr)
 		procs[p.name] = pr
 	}

@@ -48,17 +48,11 @@ func TestStartupTime(t *testing.T) {
 				"HOME=" + os.Getenv("HOME"),
 			}
 			t0 := time.Now()
-			mig := exec.Command(filepath.Join(bins, "authserver"), "migrate")
-			mig.Env = env
-			if out, err := mig.CombinedOutput(); err != nil {
-				t.Fatalf("authserver migrate: %v\n%s", err, out)
-			}
+			migrate(t, bins, env)
 			var f figure
 			f.migrate = time.Since(t0)
-			as := &Proc{Name: "authserver", Addr: fmt.Sprintf("127.0.0.1:%d", asPort), bin: filepath.Join(bins, "authserver"),
-				env: append(append([]string{}, env...), fmt.Sprintf("LINKSLOT_AUTH_LISTEN=127.0.0.1:%d", asPort)), log: &bytes.Buffer{}, mu: &sync.Mutex{}}
-			rs := &Proc{Name: "resourceserver", Addr: fmt.Sprintf("127.0.0.1:%d", rsPort), bin: filepath.Join(bins, "resourceserver"),
-				env: append(append([]string{}, env...), fmt.Sprintf("LINKSLOT_RS_LISTEN=127.0.0.1:%d", rsPort)), log: &bytes.Buffer{}, mu: &sync.Mutex{}}
+			as := newProcess("authserver", bins, "authserver", asPort, env, fmt.Sprintf("LINKSLOT_AUTH_LISTEN=127.0.0.1:%d", asPort))
+			rs := newProcess("resourceserver", bins, "resourceserver", rsPort, env, fmt.Sprintf("LINKSLOT_RS_LISTEN=127.0.0.1:%d", rsPort))
 			// The authorization server first (it creates the signing key on
 			// an empty database), then the resource server beside it, as a
 			// fresh deployment starts.
