@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -16,18 +14,22 @@ type assertionRow struct {
 
 func (assertionRow) TableName() string { return "client_assertions" }
 
-// UseClientAssertion implements store.ClientAssertions: an expired use of
-// the same id is cleared and the new one inserted in one transaction; the
-// primary key refuses a second use, concurrent ones included. Other
-// expired ids are the janitor's (SweepClientAssertions), in bounded
-// batches off the token path.
+// UseClientAssertion implements store.ClientAssertions with one upsert
+// (as TryLease): the insert, or the replacement of an expired use of the
+// same id; the conflict refuses a second use of an unexpired one,
+// concurrent ones included. Other expired ids are the janitor's
+// (SweepClientAssertions), in bounded batches off the token path.
 func (s *Store) UseClientAssertion(ctx context.Context, jtiHash string, expires, now time.Time) error {
-	return s.tx(ctx, func(tx *gorm.DB) error {
-		if err := tx.Delete(&assertionRow{}, "jti_hash = ? AND expires_at <= ?", jtiHash, store.UTC(now)).Error; err != nil {
-			return err
-		}
-		return tx.Create(&assertionRow{JTIHash: jtiHash, ExpiresAt: store.UTC(expires)}).Error
-	})
+	res := s.q(ctx).Exec(`INSERT INTO client_assertions (jti_hash, expires_at) VALUES (?, ?)
+ON CONFLICT (jti_hash) DO UPDATE SET expires_at = excluded.expires_at
+WHERE client_assertions.expires_at <= ?`, jtiHash, store.UTC(expires), store.UTC(now))
+	if res.Error != nil {
+		return translate(res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return store.ErrAlreadyExists
+	}
+	return nil
 }
 
 // ClientAssertionUsed implements store.ClientAssertions.
