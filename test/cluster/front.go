@@ -33,7 +33,6 @@ func NewFront(t testing.TB, fromIP string) *Front {
 		t.Fatal(err)
 	}
 	f := &Front{URL: "http://" + l.Addr().String(), FromIP: fromIP}
-	dialer := &net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(fromIP)}}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			bs := f.backends.Load()
@@ -43,8 +42,7 @@ func NewFront(t testing.TB, fromIP string) *Front {
 			pr.SetURL((*bs)[f.next.Add(1)%uint64(len(*bs))])
 			pr.SetXForwarded() // appends the client's address to the X-Forwarded-For it sent
 		},
-		Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second},
-		ErrorLog:  nil,
+		Transport: transportFrom(fromIP),
 	}
 	srv := &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(l)
@@ -69,7 +67,12 @@ func (f *Front) SetBackends(procs []*Proc) {
 // ClientFrom returns an HTTP client whose connections come from the
 // loopback address ip: a distinct client address as the front sees it.
 func ClientFrom(ip string, jar http.CookieJar) *http.Client {
+	return &http.Client{Jar: jar, Timeout: 30 * time.Second, Transport: transportFrom(ip)}
+}
+
+// transportFrom returns a transport whose connections come from the
+// loopback address ip.
+func transportFrom(ip string) *http.Transport {
 	d := &net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
-	return &http.Client{Jar: jar, Timeout: 30 * time.Second,
-		Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}}
+	return &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
 }
