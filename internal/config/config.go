@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/internal/authheader"
+	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/scope"
@@ -202,11 +203,9 @@ func FromEnv(getenv Getenv) (Config, error) {
 	if c.RefreshIdle > c.RefreshAbsolute {
 		bad("LINKSLOT_REFRESH_IDLE (%s) must not exceed LINKSLOT_REFRESH_ABSOLUTE (%s)", c.RefreshIdle, c.RefreshAbsolute)
 	}
-	c.CIMDPolicy = get("LINKSLOT_CIMD_POLICY", "registered")
-	switch c.CIMDPolicy {
-	case "registered", "open", "off":
-	default:
-		bad("LINKSLOT_CIMD_POLICY must be registered, open or off (got %q)", c.CIMDPolicy)
+	c.CIMDPolicy = get("LINKSLOT_CIMD_POLICY", string(cimd.PolicyRegistered))
+	if _, err := cimd.ParsePolicy(c.CIMDPolicy); err != nil {
+		bad("LINKSLOT_CIMD_POLICY %v", err)
 	}
 	c.CIMDOpenScopes = strings.Fields(get("LINKSLOT_CIMD_OPEN_SCOPES", "bookings:read bookings:write"))
 	for _, s := range c.CIMDOpenScopes {
