@@ -199,28 +199,21 @@ func offset(sec int) string {
 	return s
 }
 
-// transitions lists the instants in [from, to) where loc's offset changes,
-// found by a daily scan refined to the second.
+// transitions lists the instants in [from, to) where loc's offset changes:
+// the zone boundaries Go's zone database knows (time.Time.ZoneBounds) at
+// which the offset differs.
 func transitions(loc *time.Location, from, to time.Time) []time.Time {
 	var out []time.Time
-	from = from.Truncate(time.Second)
 	_, prev := from.In(loc).Zone()
-	for t := from; t.Before(to); {
-		next := t.Add(24 * time.Hour)
-		if _, off := next.In(loc).Zone(); off != prev {
-			lo, hi := t, next // offset(lo) == prev, offset(hi) != prev
-			for hi.Sub(lo) > time.Second {
-				mid := lo.Add((hi.Sub(lo) / 2).Truncate(time.Second))
-				if _, o := mid.In(loc).Zone(); o == prev {
-					lo = mid
-				} else {
-					hi = mid
-				}
-			}
-			out = append(out, hi)
+	for t := from; ; {
+		_, end := t.In(loc).ZoneBounds()
+		if end.IsZero() || !end.Before(to) {
+			return out
+		}
+		if _, off := end.In(loc).Zone(); off != prev {
+			out = append(out, end)
 			prev = off
 		}
-		t = next
+		t = end
 	}
-	return out
 }
