@@ -147,15 +147,21 @@ func (s *summary) appointment(a Appointment) {
 	s.line("Price: %s (catalog price, paid at the business; nothing is charged here)", a.Price)
 }
 
-func (s *summary) policy(p Policy, start time.Time, loc *time.Location) {
-	if p.Fee.Cents > 0 && p.LateWindow > 0 {
-		s.line("Cancellation: free until %s; after that, cancelling costs %s.",
-			localInstant(start.Add(-p.LateWindow), loc), p.Fee)
-	} else if p.Fee.Cents > 0 {
-		s.line("Cancellation: cancelling costs %s.", p.Fee)
-	} else {
-		s.line("Cancellation: free until the appointment starts.")
+// CancellationTerms is the summary's sentence on what cancelling an
+// appointment starting at start costs, without its "Cancellation:" label
+// (the booking e-mails repeat it).
+func CancellationTerms(p Policy, start time.Time, loc *time.Location) string {
+	switch {
+	case p.Fee.Cents > 0 && p.LateWindow > 0:
+		return fmt.Sprintf("free until %s; after that, cancelling costs %s.", localInstant(start.Add(-p.LateWindow), loc), p.Fee)
+	case p.Fee.Cents > 0:
+		return fmt.Sprintf("cancelling costs %s.", p.Fee)
 	}
+	return "free until the appointment starts."
+}
+
+func (s *summary) policy(p Policy, start time.Time, loc *time.Location) {
+	s.line("Cancellation: %s", CancellationTerms(p, start, loc))
 	if t := oneLine(p.Text); t != "" {
 		s.line("Cancellation policy: %s", t)
 	}

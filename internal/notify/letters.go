@@ -93,18 +93,8 @@ func (n *Notifier) letters(c Change, v booking.BookingView, customer string) let
 // cancellation renders the business's cancellation terms, as the summary
 // does.
 func cancellation(f booking.Facts, start time.Time, loc *time.Location) string {
-	fee := confirm.Money{Cents: f.CancellationFeeCents, Currency: f.Currency}
-	var s string
-	switch {
-	case fee.Cents > 0 && f.CancellationWindowMinutes > 0:
-		until := start.Add(-time.Duration(f.CancellationWindowMinutes) * time.Minute).In(loc)
-		s = fmt.Sprintf("free until %s (%s, %s); after that, cancelling costs %s.",
-			until.Format("Monday 2 January 2006, 15:04"), loc.String(), until.Format("MST"), fee)
-	case fee.Cents > 0:
-		s = fmt.Sprintf("cancelling costs %s.", fee)
-	default:
-		s = "free until the appointment starts."
-	}
+	s := confirm.CancellationTerms(confirm.Policy{Fee: confirm.Money{Cents: f.CancellationFeeCents, Currency: f.Currency},
+		LateWindow: time.Duration(f.CancellationWindowMinutes) * time.Minute}, start, loc)
 	if p := oneLine(f.CancellationPolicy); p != "" {
 		s += " " + p
 	}

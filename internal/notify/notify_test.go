@@ -307,6 +307,12 @@ func TestBookingEmailsThroughSMTP(t *testing.T) {
 				if st.action == "create" && !strings.Contains(text.Body, "USD 45.00") {
 					t.Errorf("create e-mail lacks the price:\n%s", text.Body)
 				}
+				// The summary's cancellation terms (confirm.CancellationTerms)
+				// and the business's own words.
+				if terms := "; after that, cancelling costs USD 15.00. Please give a day's notice."; st.action != "cancel" &&
+					(!strings.Contains(text.Body, "Cancellation: free until ") || !strings.Contains(text.Body, terms)) {
+					t.Errorf("%s e-mail lacks the summary's cancellation terms:\n%s", st.action, text.Body)
+				}
 				cal := testkit.FindPart(parts, "text/calendar", false)
 				if cal == nil || !strings.EqualFold(cal.Params["method"], st.method) {
 					t.Fatalf("%s: text/calendar part %+v", st.action, cal)
