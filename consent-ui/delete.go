@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/store"
-	"time"
 )
 
 // deletionConfirmation is what the person agreed to, recorded with each
@@ -34,8 +34,9 @@ func (u *UI) deletePage(w http.ResponseWriter, r *http.Request, status int, acct
 		return
 	}
 	var d deleteData
+	cats := map[string]store.Catalog{}
 	for _, b := range ups {
-		c, err := u.store.LoadCatalogByID(r.Context(), b.BusinessID)
+		c, err := u.catalogOf(r.Context(), cats, b.BusinessID)
 		if err != nil {
 			u.serverError(w, r, err)
 			return

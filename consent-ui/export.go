@@ -97,12 +97,9 @@ func (u *UI) export(ctx context.Context, acct store.Account) (Export, error) {
 			bs = bs[:page]
 		}
 		for _, b := range bs {
-			c, ok := cats[b.BusinessID]
-			if !ok {
-				if c, err = u.store.LoadCatalogByID(ctx, b.BusinessID); err != nil {
-					return Export{}, err
-				}
-				cats[b.BusinessID] = c
+			c, err := u.catalogOf(ctx, cats, b.BusinessID)
+			if err != nil {
+				return Export{}, err
 			}
 			doc.Bookings = append(doc.Bookings, bookingExport(c, b))
 		}
@@ -138,6 +135,20 @@ func (u *UI) export(ctx context.Context, acct store.Account) (Export, error) {
 		doc.Passkeys = append(doc.Passkeys, exportPasskey{Name: p.Name, CreatedAt: p.CreatedAt, LastUsedAt: p.LastUsedAt})
 	}
 	return doc, nil
+}
+
+// catalogOf returns the catalog of a business, loading each business once
+// per cache.
+func (u *UI) catalogOf(ctx context.Context, cache map[string]store.Catalog, businessID string) (store.Catalog, error) {
+	if c, ok := cache[businessID]; ok {
+		return c, nil
+	}
+	c, err := u.store.LoadCatalogByID(ctx, businessID)
+	if err != nil {
+		return store.Catalog{}, err
+	}
+	cache[businessID] = c
+	return c, nil
 }
 
 func bookingExport(c store.Catalog, b store.Booking) exportBooking {
