@@ -140,11 +140,7 @@ func (u *UI) cancelUpcoming(ctx context.Context, acct store.Account) (string, er
 		req := mutation.CancelRequest{BookingRef: b.Reference, Reason: "The person deleted their Linkslot account."}
 		preview, err := u.mut.Cancel(ctx, caller, req, mutation.Confirmation{})
 		if err != nil {
-			var pe *problem.Error
-			if errors.As(err, &pe) {
-				return fmt.Sprintf("Nothing was deleted: booking %s cannot be cancelled here (%s). Contact the business, then try again.", b.Reference, pe.Message), nil
-			}
-			return "", err
+			return cancelRefused(b, err)
 		}
 		if preview.AlreadyCancelled {
 			continue
@@ -153,15 +149,22 @@ func (u *UI) cancelUpcoming(ctx context.Context, acct store.Account) (string, er
 		out, err := u.mut.Cancel(ctx, caller, req, mutation.Confirmation{ConfirmedSummary: &sum, SummaryPresented: &yes,
 			ConfirmationObtained: &yes, UserConfirmationText: &text, IdempotencyKey: &key})
 		if err != nil {
-			var pe *problem.Error
-			if errors.As(err, &pe) {
-				return fmt.Sprintf("Nothing was deleted: booking %s cannot be cancelled here (%s). Contact the business, then try again.", b.Reference, pe.Message), nil
-			}
-			return "", err
+			return cancelRefused(b, err)
 		}
 		if out.Status != mutation.StatusCancelled {
 			return "Nothing was deleted: one of your bookings changed while we were cancelling it. Please try again.", nil
 		}
 	}
 	return "", nil
+}
+
+// cancelRefused is cancelUpcoming's answer when the mutation service
+// refuses to cancel b: a message for the person when the refusal is a
+// problem they can read, else the error.
+func cancelRefused(b store.Booking, err error) (string, error) {
+	var pe *problem.Error
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("Nothing was deleted: booking %s cannot be cancelled here (%s). Contact the business, then try again.", b.Reference, pe.Message), nil
+	}
+	return "", err
 }
