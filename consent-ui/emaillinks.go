@@ -3,7 +3,6 @@ package consentui
 import (
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/linkslot/linkslot/consent-ui/internal/sentence"
@@ -142,7 +141,7 @@ func (u *UI) postForgot(w http.ResponseWriter, r *http.Request) {
 		u.forgotPage(w, r, http.StatusOK, forgotData{Email: strings.ToLower(email), Sent: true}, "")
 	case errors.As(err, &te):
 		u.log.WarnContext(r.Context(), "consent-ui: password reset throttled", "client_addr", u.clientAddr(r))
-		w.Header().Set("Retry-After", strconv.Itoa(int(te.RetryAfter.Seconds()+0.999)))
+		setThrottledRetryAfter(w, te)
 		u.forgotPage(w, r, http.StatusTooManyRequests, forgotData{Email: email},
 			"Too many requests for a new password. For your safety, wait "+identity.HumanDuration(te.RetryAfter)+" and try again.")
 	case errors.Is(err, identity.ErrInvalidEmail):

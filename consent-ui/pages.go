@@ -234,7 +234,7 @@ func (u *UI) postLogin(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case errors.As(err, &te):
 			u.log.WarnContext(r.Context(), "consent-ui: sign-in throttled", "client_addr", u.clientAddr(r))
-			w.Header().Set("Retry-After", strconv.Itoa(int(te.RetryAfter.Seconds()+0.999)))
+			setThrottledRetryAfter(w, te)
 			u.loginPage(w, r, http.StatusTooManyRequests, email, next, notice,
 				"Too many failed sign-in attempts. For your safety, wait "+identity.HumanDuration(te.RetryAfter)+
 					" and try again. Your account is not locked: the right password will work after the wait.")
@@ -344,6 +344,12 @@ const busyRetryAfter = "2"
 func (u *UI) busy(w http.ResponseWriter, r *http.Request) {
 	u.log.WarnContext(r.Context(), "consent-ui: password hashing slots busy", "path", r.URL.Path, "client_addr", u.clientAddr(r))
 	w.Header().Set("Retry-After", busyRetryAfter)
+}
+
+// setThrottledRetryAfter sets the Retry-After of a 429 for a throttled
+// attempt: its wait in whole seconds, rounded up.
+func setThrottledRetryAfter(w http.ResponseWriter, te *identity.ThrottledError) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(te.RetryAfter.Seconds()+0.999)))
 }
 
 func (u *UI) getLogout(w http.ResponseWriter, r *http.Request) {

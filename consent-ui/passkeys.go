@@ -3,7 +3,6 @@ package consentui
 import (
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/linkslot/linkslot/consent-ui/internal/sentence"
@@ -191,7 +190,7 @@ func (u *UI) postLoginPasskey(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case known:
 		case errors.As(err, &te):
-			w.Header().Set("Retry-After", strconv.Itoa(int(te.RetryAfter.Seconds()+0.999)))
+			setThrottledRetryAfter(w, te)
 			status, msg = http.StatusTooManyRequests, "Too many failed sign-in attempts from your network. For your safety, wait "+
 				identity.HumanDuration(te.RetryAfter)+" and try again."
 		case errors.Is(err, identity.ErrAccountDisabled):
