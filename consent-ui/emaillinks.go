@@ -30,6 +30,12 @@ func (u *UI) linkPage(w http.ResponseWriter, r *http.Request, status int, d link
 	u.render(w, r, status, "link", v, nil)
 }
 
+// linkRefused reports whether err is a refused e-mail link (invalid,
+// expired or used), which linkProblem words, rather than a failure.
+func linkRefused(err error) bool {
+	return errors.Is(err, identity.ErrLinkInvalid) || errors.Is(err, identity.ErrLinkExpired) || errors.Is(err, identity.ErrLinkUsed)
+}
+
 // linkProblem is what a refused link's page says.
 func linkProblem(err error, what string) (status int, title, message string) {
 	switch {
@@ -57,7 +63,7 @@ func (u *UI) getVerify(w http.ResponseWriter, r *http.Request) {
 		u.linkPage(w, r, http.StatusOK, d)
 		return
 	}
-	if !errors.Is(err, identity.ErrLinkInvalid) && !errors.Is(err, identity.ErrLinkExpired) && !errors.Is(err, identity.ErrLinkUsed) {
+	if !linkRefused(err) {
 		u.serverError(w, r, err)
 		return
 	}
@@ -167,7 +173,7 @@ func (u *UI) resetLinkRefused(w http.ResponseWriter, r *http.Request, err error)
 func (u *UI) getReset(w http.ResponseWriter, r *http.Request) {
 	tok := r.URL.Query().Get("token")
 	if err := u.id.CheckResetLink(r.Context(), tok); err != nil {
-		if errors.Is(err, identity.ErrLinkInvalid) || errors.Is(err, identity.ErrLinkExpired) || errors.Is(err, identity.ErrLinkUsed) {
+		if linkRefused(err) {
 			u.resetLinkRefused(w, r, err)
 			return
 		}
@@ -211,7 +217,7 @@ func (u *UI) postReset(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, identity.ErrBusy):
 		u.busy(w, r)
 		again(http.StatusServiceUnavailable, msgBusy)
-	case errors.Is(err, identity.ErrLinkInvalid), errors.Is(err, identity.ErrLinkExpired), errors.Is(err, identity.ErrLinkUsed):
+	case linkRefused(err):
 		u.resetLinkRefused(w, r, err)
 	default:
 		u.serverError(w, r, err)
