@@ -18,6 +18,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/testkit"
+	"github.com/linkslot/linkslot/internal/testkit/chromium"
 )
 
 // TestBrowserMyBookingsExportDelete drives the whole system (pages, outbox
@@ -33,10 +34,10 @@ import (
 // booking (e-mailed too), and the resource server refuses the agent's
 // access token within 5 s. Screenshots of every page on the way.
 func TestBrowserMyBookingsExportDelete(t *testing.T) {
-	ctx := newBrowser(t)
+	ctx := chromium.New(t)
 	bg := context.Background()
 	sy := newSystem(t)
-	dir := screenshotDir(t)
+	dir := chromium.ScreenshotDir(t)
 	const email, pw = "ada@example.com", "Bookings-Canary-Passphrase-5"
 
 	// Sign up and confirm the address from the e-mail.
@@ -213,7 +214,7 @@ func TestBrowserMyBookingsExportDelete(t *testing.T) {
 	}
 	// The downloaded file as Chromium shows it (its own text viewer, not
 	// a page of ours: long lines may run past a phone's width).
-	shoot(t, ctx, dir, "export", false, chromedp.Navigate("file://"+file), chromedp.WaitVisible("body"))
+	chromium.Shoot(t, ctx, dir, "export", false, chromedp.Navigate("file://"+file), chromedp.WaitVisible("body"))
 
 	// Delete: a wrong password deletes nothing.
 	shootPage(t, ctx, sy.url, dir, "delete", "/account/delete", heading("Delete your account"))

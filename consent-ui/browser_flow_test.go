@@ -11,6 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"golang.org/x/oauth2"
+
+	"github.com/linkslot/linkslot/internal/testkit/chromium"
 )
 
 // TestBrowserAuthorizationFlow drives the real authorization server with
@@ -21,7 +23,7 @@ import (
 // and Disconnect, after which the refresh token is refused and the resource
 // server refuses the link's access token within 5 seconds.
 func TestBrowserAuthorizationFlow(t *testing.T) {
-	ctx := newBrowser(t)
+	ctx := chromium.New(t)
 	bg := context.Background()
 	sy := newSystem(t)
 	logs, srv := sy.logs, struct{ URL string }{sy.url}

@@ -10,6 +10,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
+
+	"github.com/linkslot/linkslot/internal/testkit/chromium"
 )
 
 // virtualAuthenticator enables the DevTools WebAuthn domain on the tab and
@@ -104,10 +106,10 @@ func pressPasskey(t *testing.T, ctx context.Context, text string) int64 {
 // the account confirmed by a passkey, after a cancelled confirmation and
 // a passkey with a bad signature deleted nothing. Phone and desktop screenshots of each page.
 func TestBrowserPasskeys(t *testing.T) {
-	ctx := newBrowser(t)
+	ctx := chromium.New(t)
 	e := newEnv(t, envOpts{localhost: true})
 	bg := context.Background()
-	dir := screenshotDir(t)
+	dir := chromium.ScreenshotDir(t)
 	auth := virtualAuthenticator(t, ctx)
 	const email, pw = "passkey.person@example.com", "Browser-Passkey-Passphrase-7"
 	acct := e.client().signUpAndIn(email, pw) // the account; the browser signs in below
@@ -248,7 +250,7 @@ func TestBrowserPasskeys(t *testing.T) {
 // TestBrowserPasskeysUnavailable: with an IP-address issuer the passkeys
 // page says why in plain words; screenshots.
 func TestBrowserPasskeysUnavailable(t *testing.T) {
-	ctx := newBrowser(t)
+	ctx := chromium.New(t)
 	e := newEnv(t, envOpts{issuer: "http://127.0.0.1:8080"})
 	must(t, chromedp.Do(ctx, chromedp.Navigate(e.base+"/login")), "open sign-in")
 	e.client().signUp("ip.person@example.com", testPassword)
@@ -257,8 +259,8 @@ func TestBrowserPasskeysUnavailable(t *testing.T) {
 	if st := press(t, ctx, "Sign in"); st != 200 {
 		t.Fatalf("sign-in answered %d", st)
 	}
-	shootPage(t, ctx, e.base, screenshotDir(t), "passkeys-unavailable", "/account/passkeys", heading("Passkeys"))
-	shootPage(t, ctx, e.base, screenshotDir(t), "account-passkeys-unavailable", "/account", heading("Your account"))
+	shootPage(t, ctx, e.base, chromium.ScreenshotDir(t), "passkeys-unavailable", "/account/passkeys", heading("Passkeys"))
+	shootPage(t, ctx, e.base, chromium.ScreenshotDir(t), "account-passkeys-unavailable", "/account", heading("Your account"))
 	if text := bodyText(t, ctx); !strings.Contains(text, "Passkeys are not available on this server: browsers only allow passkeys for a host name") {
 		t.Errorf("page:\n%s", text)
 	}

@@ -6,9 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,36 +13,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/testkit/chromium"
 )
-
-// newBrowser starts a real headless Chromium with a fresh profile. It skips
-// when Chromium is missing, except under CI=true, where it fails.
-func newBrowser(t *testing.T) context.Context {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not installed; CI requires the browser tests (apt-get install -y chromium)")
-		}
-		t.Skip("chromium is not installed (apt-get install -y chromium)")
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("no-first-run", true),
-	)
-	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
-	if err := chromedp.Do(ctx); err != nil { // start the browser now
-		t.Fatalf("start chromium: %v", err)
-	}
-	return ctx
-}
 
 // A person finds a field by its label and a button by its text.
 func field(label string) string {
@@ -101,7 +70,7 @@ func clientListener(t *testing.T) (*httptest.Server, chan url.Values) {
 }
 
 func TestBrowserAccountFlow(t *testing.T) {
-	ctx := newBrowser(t)
+	ctx := chromium.New(t)
 	e := newEnv(t, envOpts{argon2: true})
 	cl, got := clientListener(t)
 	const email, pw = "grace@example.com", "Browser-Canary-Passphrase-42"
@@ -214,19 +183,8 @@ func TestBrowserAccountFlow(t *testing.T) {
 	}
 }
 
-// screenshotDir is LINKSLOT_SCREENSHOT_DIR, or var/screenshots at the
-// module root.
-func screenshotDir(t *testing.T) string {
-	d := os.Getenv("LINKSLOT_SCREENSHOT_DIR")
-	if d == "" {
-		d = filepath.Join("..", "var", "screenshots")
-	}
-	must(t, os.MkdirAll(d, 0o755), "screenshot folder")
-	return d
-}
-
 func TestBrowserScreenshots(t *testing.T) {
-	ctx := newBrowser(t)
+	ctx := chromium.New(t)
 	e := newEnv(t, envOpts{})
 	const email = "grace.hopper@example.com"
 	acct := e.client().signUpAndIn(email, testPassword)
@@ -245,7 +203,7 @@ func TestBrowserScreenshots(t *testing.T) {
 			Outcome: []byte("{}"), CreatedAt: e.clock.Now().Add(time.Duration(i-3) * time.Hour)})
 	}
 	e.store.UpsertLink(bg, acct.ID, "helper", []string{"bookings:read"}, e.clock.Now().Add(-24*time.Hour))
-	dir := screenshotDir(t)
+	dir := chromium.ScreenshotDir(t)
 
 	shoot := func(name, path, wait string) { t.Helper(); shootPage(t, ctx, e.srv.URL, dir, name, path, wait) }
 	shoot("login", "/login", heading("Sign in"))
@@ -272,52 +230,19 @@ func TestBrowserScreenshots(t *testing.T) {
 	t.Logf("screenshots in %s", dir)
 }
 
-// viewports are the screenshot sizes: a phone and a desktop.
-var viewports = []struct {
-	name   string
-	w, h   int64
-	mobile bool
-}{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}}
-
 // shootPage saves phone and desktop screenshots of base+path as
 // NAME-phone.png and NAME-desktop.png in dir, and fails when the page
 // scrolls sideways at either size.
 func shootPage(t *testing.T, ctx context.Context, base, dir, name, path, wait string) {
 	t.Helper()
-	shoot(t, ctx, dir, name, true, chromedp.Navigate(base+path), chromedp.WaitVisible(wait))
+	chromium.Shoot(t, ctx, dir, name, true, chromedp.Navigate(base+path), chromedp.WaitVisible(wait))
 }
 
 // shootCurrent is shootPage for the page the browser shows (the answer to
 // a form), without loading it again.
 func shootCurrent(t *testing.T, ctx context.Context, dir, name string) {
 	t.Helper()
-	shoot(t, ctx, dir, name, true)
-}
-
-// shoot takes the screenshots, running load at each size first; pages
-// (fits) must not scroll sideways.
-func shoot(t *testing.T, ctx context.Context, dir, name string, fits bool, load ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	for _, sz := range viewports {
-		opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
-		if sz.mobile {
-			opts = []chromedp.EmulateViewportOption{chromedp.EmulateMobile, chromedp.EmulateScale(2)}
-		}
-		must(t, chromedp.Do(ctx, append([]chromedp.Action[chromedp.Void]{chromedp.EmulateViewport(sz.w, sz.h, opts...)}, load...)...), "open "+name)
-		// The layout fits the width: nothing scrolls sideways. (On a phone
-		// the layout viewport grows to fit wide content, so innerWidth
-		// alone would not tell.)
-		overflow, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(
-			`document.documentElement.scrollWidth > Math.min(window.innerWidth, %d)`, sz.w)))
-		must(t, err, "overflow")
-		if overflow && fits {
-			t.Errorf("%s at %s scrolls sideways", name, sz.name)
-		}
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		must(t, err, "screenshot")
-		must(t, os.WriteFile(filepath.Join(dir, name+"-"+sz.name+".png"), png, 0o644), "write")
-	}
-	must(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)), "reset the viewport")
+	chromium.Shoot(t, ctx, dir, name, true)
 }
 
 // TestBrowserPasswordReset: "Forgot your password?" from the sign-in page,
@@ -327,12 +252,12 @@ func shoot(t *testing.T, ctx context.Context, dir, name string, fits bool, load 
 // tampered and expired links each get a page that says so and offers a
 // new one. Screenshots of every new page.
 func TestBrowserPasswordReset(t *testing.T) {
-	ctx := newBrowser(t)
+	ctx := chromium.New(t)
 	e := newEnv(t, envOpts{smtp: true})
 	const email, next = "grace@example.com", "A-Brand-New-Passphrase-77"
 	other := e.client()
 	other.signUpAndIn(email, testPassword) // signed in elsewhere
-	dir := screenshotDir(t)
+	dir := chromium.ScreenshotDir(t)
 
 	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/login"), chromedp.WaitVisible(heading("Sign in")),
 		chromedp.Click(`//a[normalize-space()="Forgot your password?"]`), chromedp.WaitVisible(heading("Forgot"))), "forgot page")
@@ -434,10 +359,10 @@ func signUpInBrowser(t *testing.T, ctx context.Context, base, email, pw string) 
 // verification link's pages
 // (confirmed, used, tampered), with screenshots.
 func TestBrowserVerificationPages(t *testing.T) {
-	ctx := newBrowser(t)
+	ctx := chromium.New(t)
 	e := newEnv(t, envOpts{smtp: true})
 	const email = "ada@example.com"
-	dir := screenshotDir(t)
+	dir := chromium.ScreenshotDir(t)
 	signUpInBrowser(t, ctx, e.srv.URL, email, testPassword)
 	if !strings.Contains(bodyText(t, ctx), "not confirmed yet") {
 		t.Error("the account page does not say the address is unconfirmed")

@@ -22,6 +22,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/testkit"
+	"github.com/linkslot/linkslot/internal/testkit/chromium"
 )
 
 // urlClientDoc is a client ID metadata document.
@@ -41,7 +42,7 @@ func urlClientDoc(u, name string, redirects ...string) string {
 // on the person's own computer, and of the error page an unregistered one
 // ends on.
 func TestBrowserURLClientPages(t *testing.T) {
-	ctx := newBrowser(t)
+	ctx := chromium.New(t)
 	bg := context.Background()
 	s := sqltest.SQLite(t)
 	logs := &syncBuffer{}
@@ -104,7 +105,7 @@ func TestBrowserURLClientPages(t *testing.T) {
 			Endpoint: oauth2.Endpoint{AuthURL: issuer + "/oauth2/authorize", TokenURL: issuer + "/oauth2/token"}}
 		return c.AuthCodeURL("url-client-state", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))
 	}
-	dir := screenshotDir(t)
+	dir := chromium.ScreenshotDir(t)
 	// Every card holds its text: a long host or address wraps instead of
 	// running past the card's edge (at the phone size, the last one shot).
 	fits := func(name string) {

@@ -8,9 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +24,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/testkit"
+	"github.com/linkslot/linkslot/internal/testkit/chromium"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
 
@@ -34,30 +32,6 @@ const resource = "http://127.0.0.1:8081/mcp"
 
 // adminSecret is the servers' LINKSLOT_SECRET_KEY.
 var adminSecret = []byte("e2e-admin-secret-key-e2e-admin-secret-key")
-
-// newBrowser starts a headless Chromium with a fresh profile; it skips when
-// Chromium is missing, except under CI=true, where it fails.
-func newBrowser(t *testing.T) context.Context {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not installed; CI requires the browser tests")
-		}
-		t.Skip("chromium is not installed (apt-get install -y chromium)")
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path), chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("no-first-run", true))
-	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	return ctx
-}
 
 // newAdminServer serves the authorization server with the admin pages and
 // the admin API (an administrator's session) on one test server.
@@ -122,7 +96,7 @@ func bodyText(t *testing.T, ctx context.Context) string {
 // through the consent page; after the administrator disables it, its
 // refresh token and a new authorization are refused.
 func TestAdminRegistersClientThatAuthorizes(t *testing.T) {
-	ctx := newBrowser(t)
+	ctx := chromium.New(t)
 	s := sqltest.SQLite(t)
 	bg := context.Background()
 	svc, err := admin.New(admin.Config{Store: s})
@@ -228,7 +202,7 @@ func TestAdminRegistersClientThatAuthorizes(t *testing.T) {
 // own account. Phone and desktop screenshots of both pages go to
 // LINKSLOT_SCREENSHOT_DIR (default var/screenshots).
 func TestAdminDisablesAccountOnPages(t *testing.T) {
-	ctx := newBrowser(t)
+	ctx := chromium.New(t)
 	s := sqltest.SQLite(t)
 	bg := context.Background()
 	svc, err := admin.New(admin.Config{Store: s})
@@ -343,32 +317,5 @@ func TestAdminDisablesAccountOnPages(t *testing.T) {
 // nothing scrolls sideways.
 func shoot(t *testing.T, ctx context.Context, base, name, path, wait string) {
 	t.Helper()
-	dir := os.Getenv("LINKSLOT_SCREENSHOT_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "var", "screenshots")
-	}
-	must(t, os.MkdirAll(dir, 0o755), "screenshot folder")
-	for _, sz := range []struct {
-		name   string
-		w, h   int64
-		mobile bool
-	}{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}} {
-		opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
-		if sz.mobile {
-			opts = []chromedp.EmulateViewportOption{chromedp.EmulateMobile, chromedp.EmulateScale(2)}
-		}
-		must(t, chromedp.Do(ctx, chromedp.EmulateViewport(sz.w, sz.h, opts...), chromedp.Navigate(base+path), chromedp.WaitVisible(wait)), "open "+name)
-		// On a phone the layout viewport grows to fit wide content, so
-		// innerWidth alone would not tell.
-		overflow, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(
-			`document.documentElement.scrollWidth > Math.min(window.innerWidth, %d)`, sz.w)))
-		must(t, err, "overflow")
-		if overflow {
-			t.Errorf("%s at %s scrolls sideways", name, sz.name)
-		}
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		must(t, err, "screenshot")
-		must(t, os.WriteFile(filepath.Join(dir, name+"-"+sz.name+".png"), png, 0o644), "write screenshot")
-	}
-	must(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)), "reset the viewport")
+	chromium.Shoot(t, ctx, chromium.ScreenshotDir(t), name, true, chromedp.Navigate(base+path), chromedp.WaitVisible(wait))
 }
