@@ -365,10 +365,7 @@ func (s *Service) FinishRegistration(ctx context.Context, acct store.Account, ha
 		if err := tx.CreatePasskey(ctx, p); err != nil {
 			return err
 		}
-		if s.mailer == nil {
-			return nil
-		}
-		return s.notice(ctx, tx, identity.Mail{To: acct.Email, Topic: identity.TopicPasskeyAdded,
+		return identity.QueueNotice(ctx, s.mailer, tx, identity.Mail{To: acct.Email, Topic: identity.TopicPasskeyAdded,
 			Subject: "A passkey was added to your Linkslot account",
 			Text: "Hello,\n\na passkey named “" + name + "” was added to your Linkslot account on " +
 				now.Format("2 Jan 2006 at 15:04 UTC") + ". You can now sign in with it instead of your password.\n\n" +
@@ -381,12 +378,6 @@ func (s *Service) FinishRegistration(ctx context.Context, acct store.Account, ha
 		return store.Passkey{}, fmt.Errorf("passkey: store: %w", err)
 	}
 	return p, nil
-}
-
-// notice queues an e-mail that only tells of a change: with e-mail off
-// (identity.ErrMailUnavailable) the change goes ahead without it.
-func (s *Service) notice(ctx context.Context, tx store.Store, m identity.Mail) error {
-	return identity.QueueNotice(ctx, s.mailer, tx, m)
 }
 
 // BeginLogin starts a discoverable sign-in: no account is named, the
