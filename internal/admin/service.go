@@ -606,7 +606,7 @@ func (s *Service) CreateUser(ctx context.Context, a Actor, email, pw string, adm
 
 // SetAdmin grants or removes the admin role of the account with email.
 func (s *Service) SetAdmin(ctx context.Context, a Actor, email string, admin bool) (AccountInfo, error) {
-	e := strings.ToLower(strings.TrimSpace(email))
+	e := normEmail(email)
 	var out store.Account
 	err := s.inTx(ctx, func(tx Tx) error {
 		acct, err := tx.GetAccountByEmail(ctx, e)
