@@ -451,11 +451,7 @@ var calendarNotices = map[string]string{
 // postCalendar turns the person's private calendar feed on, replaces its
 // address, or turns it off (CONTRACT §11).
 func (u *UI) postCalendar(w http.ResponseWriter, r *http.Request) {
-	if !u.VerifyCSRF(r) {
-		u.csrfFailed(w, r)
-		return
-	}
-	acct, _, ok := u.requireAccount(w, r)
+	acct, _, ok := u.accountForm(w, r)
 	if !ok {
 		return
 	}
