@@ -52,8 +52,12 @@
 //
 // Loaded catalogs are cached in-process by business id and revalidated by the
 // business row's UpdatedAt, which every catalog change bumps. A warm
-// availability answer costs two statements (GetBusiness, ListStaffBookings),
-// whatever the number of staff.
+// availability answer costs one statement, whatever the number of staff:
+// store.StaffDay reads the business row's UpdatedAt beside the bookings the
+// cached catalog says to read, and the answer is used only when that
+// version is the cached one. Otherwise (a changed catalog, a business gone,
+// a question the cached catalog cannot answer) the answer is made as on a
+// cold cache: GetBusiness, the catalog when it changed, ListStaffBookings.
 //
 // # Mutations
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/linkslot/linkslot/internal/store"
 )
@@ -80,8 +81,14 @@ func (s *Service) Catalog(ctx context.Context, businessRef string) (CatalogView,
 }
 
 // Availability lists the open times of a service on a local date, per staff
-// member. Two statements on a warm cache, whatever the staff count.
+// member. One statement on a warm cache (store.StaffDay), whatever the
+// staff count; three when the catalog has to be loaded.
 func (s *Service) Availability(ctx context.Context, q AvailabilityQuery) (Availability, error) {
+	if e := s.cachedByRef(q.BusinessRef); e != nil && e.bookable() == nil {
+		if a, ok, err := s.availabilityCurrent(ctx, e, q); ok || err != nil {
+			return a, err
+		}
+	}
 	e, err := s.entryByRef(ctx, q.BusinessRef)
 	if err != nil {
 		return Availability{}, err
@@ -92,50 +99,100 @@ func (s *Service) Availability(ctx context.Context, q AvailabilityQuery) (Availa
 	return s.availability(ctx, e, q.ServiceRef, q.LocalDate, q.StaffRef, "with_staff_reference", nil)
 }
 
-func (s *Service) availability(ctx context.Context, e *catalogEntry, serviceRef, localDate, staffRef, staffField string, moving *store.Booking) (Availability, error) {
-	var sv *store.Service
+// availabilityCurrent answers q from the cached catalog e with one
+// statement, the business row's version read beside the bookings. ok is
+// false, with nothing answered, when the version shows e is stale or the
+// business is gone, and when q does not check out against e (an unknown
+// service, say): the caller then answers from the current catalog, whose
+// answer and errors are authoritative.
+func (s *Service) availabilityCurrent(ctx context.Context, e *catalogEntry, q AvailabilityQuery) (Availability, bool, error) {
+	p, err := e.planDay(q.ServiceRef, q.LocalDate, q.StaffRef, "with_staff_reference", nil)
+	if err != nil {
+		return Availability{}, false, nil
+	}
+	d, err := s.store.StaffDay(ctx, e.cat.Business.Reference, staffIDs(p.staff), p.from, p.to)
+	if err != nil {
+		return Availability{}, false, fmt.Errorf("list bookings: %w", err)
+	}
+	if !d.Found || d.BusinessID != e.cat.Business.ID || !d.UpdatedAt.Equal(e.updatedAt) {
+		return Availability{}, false, nil
+	}
+	bks := make([]store.Booking, len(d.Busy))
+	for i, b := range d.Busy {
+		bks[i] = store.Booking{ID: b.BookingID, StaffID: b.StaffID, Status: store.BookingConfirmed, BlockStart: b.BlockStart, BlockEnd: b.BlockEnd}
+	}
+	return s.fillDay(e, p, bks), true, nil
+}
+
+// dayPlan is an availability question checked against a catalog: the
+// service, the date, the staff members to list and the window of bookings
+// that can block their slots.
+type dayPlan struct {
+	sv       *store.Service
+	d        date
+	staff    []*store.Staff
+	from, to time.Time
+	ignore   string // the booking being moved, which blocks nothing
+	answer   Availability
+}
+
+func (e *catalogEntry) planDay(serviceRef, localDate, staffRef, staffField string, moving *store.Booking) (dayPlan, error) {
+	var p dayPlan
 	var err error
 	if moving != nil {
-		sv = e.svcByID[moving.ServiceID]
-		if sv == nil {
-			return Availability{}, fmt.Errorf("booking %s: service %s not in catalog", moving.Reference, moving.ServiceID)
+		p.sv = e.svcByID[moving.ServiceID]
+		if p.sv == nil {
+			return dayPlan{}, fmt.Errorf("booking %s: service %s not in catalog", moving.Reference, moving.ServiceID)
 		}
-	} else if sv, err = e.service(serviceRef); err != nil {
-		return Availability{}, err
+	} else if p.sv, err = e.service(serviceRef); err != nil {
+		return dayPlan{}, err
 	}
 	d, ok := parseDate(strings.TrimSpace(localDate))
 	if !ok {
-		return Availability{}, fieldErr(CodeInvalidArgument, "local_date", "local_date must be a calendar date YYYY-MM-DD in the business's time zone (%s).", e.cat.Business.TimeZone)
+		return dayPlan{}, fieldErr(CodeInvalidArgument, "local_date", "local_date must be a calendar date YYYY-MM-DD in the business's time zone (%s).", e.cat.Business.TimeZone)
 	}
-	sts, err := e.staffFor(sv, staffRef, staffField)
-	if err != nil {
-		return Availability{}, err
+	p.d = d
+	if p.staff, err = e.staffFor(p.sv, staffRef, staffField); err != nil {
+		return dayPlan{}, err
 	}
-	a := Availability{BusinessReference: e.cat.Business.Reference, BusinessName: e.cat.Business.Name,
-		ServiceReference: sv.Reference, ServiceName: sv.Name, DurationMinutes: sv.DurationMinutes,
+	p.answer = Availability{BusinessReference: e.cat.Business.Reference, BusinessName: e.cat.Business.Name,
+		ServiceReference: p.sv.Reference, ServiceName: p.sv.Name, DurationMinutes: p.sv.DurationMinutes,
 		TimeZone: e.cat.Business.TimeZone, LocalDate: d.String(), Staff: []StaffSlots{}}
-	ignore := ""
 	if moving != nil {
-		a.BookingReference, ignore = moving.Reference, moving.ID
+		p.answer.BookingReference, p.ignore = moving.Reference, moving.ID
 	}
-	from, to := e.dayBounds(d, sv)
-	bks, err := s.store.ListStaffBookings(ctx, staffIDs(sts), from, to)
-	if err != nil {
-		return Availability{}, fmt.Errorf("list bookings: %w", err)
-	}
+	p.from, p.to = e.dayBounds(d, p.sv)
+	return p, nil
+}
+
+// fillDay lists each planned staff member's open slots around bks.
+func (s *Service) fillDay(e *catalogEntry, p dayPlan, bks []store.Booking) Availability {
 	byStaff := map[string][]store.Booking{}
 	for _, b := range bks {
 		byStaff[b.StaffID] = append(byStaff[b.StaffID], b)
 	}
+	a := p.answer
 	r := e.rulesAt(s.now())
-	for _, st := range sts {
-		sl := e.slots(st, sv, d, byStaff[st.ID], ignore, &r)
+	for _, st := range p.staff {
+		sl := e.slots(st, p.sv, p.d, byStaff[st.ID], p.ignore, &r)
 		if sl == nil {
 			sl = []Slot{}
 		}
 		a.Staff = append(a.Staff, StaffSlots{StaffReference: st.Reference, StaffName: st.Name, Slots: sl})
 	}
-	return a, nil
+	return a
+}
+
+func (s *Service) availability(ctx context.Context, e *catalogEntry, serviceRef, localDate, staffRef, staffField string, moving *store.Booking) (Availability, error) {
+	p, err := e.planDay(serviceRef, localDate, staffRef, staffField, moving)
+	if err != nil {
+		return Availability{}, err
+	}
+	bks, err := s.store.ListStaffBookings(ctx, staffIDs(p.staff), p.from, p.to)
+	if err != nil {
+		return Availability{}, fmt.Errorf("list bookings: %w", err)
+	}
+	return s.fillDay(e, p, bks), nil
 }
 
 // MyBookings lists a person's bookings: status is upcoming (default), past,

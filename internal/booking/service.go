@@ -27,6 +27,7 @@ type Store interface {
 	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
 	SearchBusinesses(ctx context.Context, q store.BusinessQuery) ([]store.Business, error)
 	ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]store.Booking, error)
+	StaffDay(ctx context.Context, reference string, staffIDs []string, from, to time.Time) (store.StaffDay, error)
 	ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error)
 	GetBookingByReference(ctx context.Context, reference string) (store.Booking, error)
 }
@@ -41,6 +42,7 @@ type Service struct {
 
 	mu    sync.RWMutex
 	cache map[string]*catalogEntry // by business id
+	refs  map[string]string        // business id by reference, for cache
 }
 
 // NewService returns a booking engine over s, reading the time from clock
@@ -49,7 +51,7 @@ func NewService(s Store, clock store.Clock) *Service {
 	if clock == nil {
 		clock = store.SystemClock
 	}
-	return &Service{store: s, clock: clock, cache: map[string]*catalogEntry{}}
+	return &Service{store: s, clock: clock, cache: map[string]*catalogEntry{}, refs: map[string]string{}}
 }
 
 func (s *Service) now() time.Time { return store.UTC(s.clock()) }
@@ -146,12 +148,27 @@ func (s *Service) put(id string, e *catalogEntry) {
 		return
 	}
 	if _, ok := s.cache[id]; !ok && len(s.cache) >= maxCached {
-		for k := range s.cache {
+		for k, old := range s.cache {
 			delete(s.cache, k)
+			delete(s.refs, old.cat.Business.Reference)
 			break
 		}
 	}
 	s.cache[id] = e
+	s.refs[e.cat.Business.Reference] = id
+}
+
+// cachedByRef returns the cached catalog of a business reference, current
+// or not (nil when none is cached): the caller checks its version.
+func (s *Service) cachedByRef(ref string) *catalogEntry {
+	ref = strings.TrimSpace(ref)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.cache[s.refs[ref]]
+	if e == nil || e.cat.Business.Reference != ref {
+		return nil
+	}
+	return e
 }
 
 // entryByRef resolves a business reference (unknown_business when none).

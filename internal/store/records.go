@@ -223,6 +223,24 @@ const (
 	PaymentPaid        = "paid"
 )
 
+// StaffDay is what Store.StaffDay reads: a business's version and the
+// blocked spans of its staff members' confirmed bookings in a window.
+type StaffDay struct {
+	Found      bool
+	BusinessID string
+	UpdatedAt  time.Time
+	Busy       []BusySpan
+}
+
+// BusySpan is the blocked span (BlockStart, BlockEnd) of one confirmed
+// booking of a staff member.
+type BusySpan struct {
+	BookingID  string
+	StaffID    string
+	BlockStart time.Time
+	BlockEnd   time.Time
+}
+
 // Booking is one appointment. BlockStart/BlockEnd are the buffer-padded span
 // that no other confirmed booking of the same staff member may overlap.
 type Booking struct {

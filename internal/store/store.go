@@ -200,6 +200,14 @@ type Bookings interface {
 	// ListStaffBookings returns the confirmed bookings of the staff members
 	// whose blocked span intersects [from, to), in one statement.
 	ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]Booking, error)
+	// StaffDay reads, in one statement, the version of the business with
+	// reference and the blocked spans of the confirmed bookings of staffIDs
+	// that intersect [from, to), earliest first: what ListStaffBookings
+	// reads, with the business row's UpdatedAt beside it, so that the
+	// booking engine can answer availability from its cached catalog with
+	// a single statement when the version shows the catalog is current.
+	// Found is false when no business has the reference.
+	StaffDay(ctx context.Context, reference string, staffIDs []string, from, to time.Time) (StaffDay, error)
 	// ListAccountBookings returns up to f.Limit+1 bookings of a person.
 	ListAccountBookings(ctx context.Context, f BookingFilter) ([]Booking, error)
 	AddBookingEvent(ctx context.Context, e BookingEvent) error

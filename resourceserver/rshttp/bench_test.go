@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // noopDomain answers availability without touching the database: the
@@ -39,8 +40,9 @@ func (noopDomain) RescheduleAvailability(context.Context, string, string, string
 }
 
 // BenchmarkCheckBusinessAvailability measures check_business_availability
-// (a service and a local date: the slot engine on the demo data, SQLite)
-// with 16 concurrent clients over HTTP keep-alive, in three setups:
+// (a service and a local date: the slot engine on the demo data)
+// with 16 concurrent clients over HTTP keep-alive, on every backend, in
+// three setups:
 //
 //	auth      the production path: bearer verification + the real engine
 //	noauth    bearer verification replaced by one that accepts any token (anyToken)
@@ -175,41 +177,50 @@ func BenchmarkAuthCostRatio(b *testing.B) {
 }
 
 func BenchmarkCheckBusinessAvailability(b *testing.B) {
-	for _, c := range benchSetups {
-		b.Run(c.name, func(b *testing.B) {
-			call := benchCaller(b, c.o)
-			var (
-				mu   sync.Mutex
-				lats []time.Duration
-			)
-			b.SetParallelism(16 / max(1, runtimeProcs()))
-			b.ResetTimer()
-			start := time.Now()
-			b.RunParallel(func(pb *testing.PB) {
-				var local []time.Duration
-				for pb.Next() {
-					t0 := time.Now()
-					if err := call(); err != nil {
-						b.Error(err)
-						return
-					}
-					local = append(local, time.Since(t0))
-				}
-				mu.Lock()
-				lats = append(lats, local...)
-				mu.Unlock()
+	for _, be := range sqltest.Backends() {
+		for _, c := range benchSetups {
+			b.Run(be.Name+"/"+c.name, func(b *testing.B) {
+				o := c.o
+				o.store = be.Open(b)
+				benchAvailability(b, benchCaller(b, o))
 			})
-			elapsed := time.Since(start)
-			b.StopTimer()
-			if len(lats) == 0 {
+		}
+	}
+}
+
+// benchAvailability runs call from 16 clients for b.N calls and reports
+// calls/s and p99.
+func benchAvailability(b *testing.B, call func() error) {
+	var (
+		mu   sync.Mutex
+		lats []time.Duration
+	)
+	b.SetParallelism(16 / max(1, runtimeProcs()))
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		var local []time.Duration
+		for pb.Next() {
+			t0 := time.Now()
+			if err := call(); err != nil {
+				b.Error(err)
 				return
 			}
-			slices.Sort(lats)
-			p99 := lats[(len(lats)*99)/100]
-			b.ReportMetric(float64(len(lats))/elapsed.Seconds(), "calls/s")
-			b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
-		})
+			local = append(local, time.Since(t0))
+		}
+		mu.Lock()
+		lats = append(lats, local...)
+		mu.Unlock()
+	})
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if len(lats) == 0 {
+		return
 	}
+	slices.Sort(lats)
+	p99 := lats[(len(lats)*99)/100]
+	b.ReportMetric(float64(len(lats))/elapsed.Seconds(), "calls/s")
+	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
 }
 
 type callError struct {

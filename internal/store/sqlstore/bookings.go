@@ -168,6 +168,47 @@ func (s *Store) ListStaffBookings(ctx context.Context, staffIDs []string, from, 
 	return out, nil
 }
 
+// StaffDay implements store.Store: the business row and its staff's
+// confirmed bookings in the window, one LEFT JOIN from the business row
+// (one row with no booking when the window is free), scanned column by
+// column.
+func (s *Store) StaffDay(ctx context.Context, reference string, staffIDs []string, from, to time.Time) (store.StaffDay, error) {
+	ids := staffIDs
+	if len(ids) == 0 {
+		ids = []string{""} // no staff: the business row alone
+	}
+	rs, err := s.q(ctx).Raw(`SELECT b.id, b.updated_at, k.id, k.staff_id, k.block_start, k.block_end
+FROM businesses b
+LEFT JOIN bookings k ON k.staff_id IN ? AND k.status = ? AND k.block_start < ? AND k.block_end > ?
+WHERE b.reference = ?
+ORDER BY k.block_start`, ids, store.BookingConfirmed, store.UTC(to), store.UTC(from), reference).Rows()
+	if err != nil {
+		return store.StaffDay{}, translate(err)
+	}
+	defer rs.Close()
+	var d store.StaffDay
+	for rs.Next() {
+		var (
+			bid                 string
+			updated             time.Time
+			kid, staff          *string
+			blockStart, blockTo *time.Time
+		)
+		if err := rs.Scan(&bid, &updated, &kid, &staff, &blockStart, &blockTo); err != nil {
+			return store.StaffDay{}, translate(err)
+		}
+		d.Found, d.BusinessID, d.UpdatedAt = true, bid, store.UTC(updated)
+		if kid != nil {
+			d.Busy = append(d.Busy, store.BusySpan{BookingID: *kid, StaffID: deref(staff),
+				BlockStart: store.UTC(deref(blockStart)), BlockEnd: store.UTC(deref(blockTo))})
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return store.StaffDay{}, translate(err)
+	}
+	return d, nil
+}
+
 // ListAccountBookings returns up to f.Limit+1 bookings of a person:
 // upcoming (confirmed, not yet started, soonest first), past (confirmed or
 // completed that started before now, latest first), cancelled, or all.

@@ -194,6 +194,49 @@ func testBookings(t *testing.T, s store.Store) {
 		t.Errorf("ListStaffBookings(no staff) = %d", len(list))
 	}
 
+	// StaffDay: the same bookings as blocked spans, with the business's
+	// version beside them, in one statement.
+	day, err := s.StaffDay(ctx, c.Business.Reference, []string{ana, ben}, at(10, 30), at(10, 45))
+	must(t, err)
+	if !day.Found || day.BusinessID != c.Business.ID {
+		t.Errorf("StaffDay business = %v %q, want %q", day.Found, day.BusinessID, c.Business.ID)
+	}
+	if biz, err := s.GetBusiness(ctx, c.Business.Reference); err == nil {
+		sameInstant(t, "StaffDay UpdatedAt", day.UpdatedAt, biz.UpdatedAt)
+	} else {
+		t.Error(err)
+	}
+	listed, err := s.ListStaffBookings(ctx, []string{ana, ben}, at(10, 30), at(10, 45))
+	must(t, err)
+	if len(day.Busy) != len(listed) || len(listed) == 0 {
+		t.Errorf("StaffDay = %d spans, ListStaffBookings %d", len(day.Busy), len(listed))
+	}
+	for i := range min(len(day.Busy), len(listed)) {
+		got, w := day.Busy[i], listed[i]
+		if got.BookingID != w.ID || got.StaffID != w.StaffID || !got.BlockStart.Equal(w.BlockStart) || !got.BlockEnd.Equal(w.BlockEnd) {
+			t.Errorf("StaffDay span %d = %+v, want booking %+v", i, got, w)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		staff   []string
+		from    time.Time
+		to      time.Time
+		want    int
+		ref     string
+		present bool
+	}{
+		{"free window", []string{ana}, at(8, 0), at(8, 25), 0, c.Business.Reference, true},
+		{"no staff", nil, at(0, 0), at(23, 0), 0, c.Business.Reference, true},
+		{"unknown business", []string{ana}, at(0, 0), at(23, 0), 0, "biz-nobody", false},
+	} {
+		day, err := s.StaffDay(ctx, tc.ref, tc.staff, tc.from, tc.to)
+		must(t, err)
+		if day.Found != tc.present || len(day.Busy) != tc.want || (tc.present && day.UpdatedAt.IsZero()) {
+			t.Errorf("StaffDay %s = %+v, want found %v and %d spans", tc.name, day, tc.present, tc.want)
+		}
+	}
+
 	// Booking events, oldest first.
 	for v, action := range []string{"created", "rescheduled", "cancelled"} {
 		must(t, s.AddBookingEvent(ctx, store.BookingEvent{BookingID: b1.ID, Version: v + 1, Action: action, StaffID: ana,
