@@ -356,7 +356,7 @@ func (s *Service) LookupSession(ctx context.Context, token string) (store.Accoun
 		return store.Account{}, Session{}, ErrNoSession
 	}
 	h := store.HashSecret(token)
-	ws, err := s.store.GetWebSession(ctx, h)
+	ws, acct, err := s.store.GetWebSessionAccount(ctx, h) // one statement
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Account{}, Session{}, ErrNoSession
 	}
@@ -367,14 +367,10 @@ func (s *Service) LookupSession(ctx context.Context, token string) (store.Accoun
 		_ = s.store.DeleteWebSession(ctx, h)
 		return store.Account{}, Session{}, ErrNoSession
 	}
-	acct, err := s.store.GetAccount(ctx, ws.AccountID)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && acct.Disabled) {
+	if acct == nil || acct.Disabled {
 		return store.Account{}, Session{}, ErrNoSession
 	}
-	if err != nil {
-		return store.Account{}, Session{}, fmt.Errorf("identity: look up session account: %w", err)
-	}
-	return acct, Session{Token: token, AccountID: ws.AccountID, ExpiresAt: ws.ExpiresAt}, nil
+	return *acct, Session{Token: token, AccountID: ws.AccountID, ExpiresAt: ws.ExpiresAt}, nil
 }
 
 // DeleteSession ends a session; an unknown token is not an error.
