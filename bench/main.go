@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -28,9 +29,41 @@ type result = report.Result
 // op is one operation of worker w.
 type op func(ctx context.Context, w int) error
 
+// profiled is the workload (workload/backend/workers, as the report names
+// it) whose runs -cpuprofile records, and where.
+var profiled struct {
+	match string
+	path  string
+	n     int
+}
+
 // run runs op on n workers for dur (at most maxOps operations in all).
 func run(ctx context.Context, workload, backend string, n int, dur time.Duration, maxOps int64, fn op) result {
+	if stop := startProfile(fmt.Sprintf("%s/%s/%d", workload, backend, n)); stop != nil {
+		defer stop()
+	}
 	return report.Run(ctx, workload, backend, n, dur, maxOps, func(ctx context.Context, w, _ int) error { return fn(ctx, w) })
+}
+
+// startProfile starts the CPU profile of a run that -profile names (the
+// first such run; later ones are numbered files) and returns what stops it.
+func startProfile(name string) func() {
+	if profiled.path == "" || name != profiled.match {
+		return nil
+	}
+	path := profiled.path
+	if profiled.n++; profiled.n > 1 {
+		path = fmt.Sprintf("%s.%d", path, profiled.n)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "bench: CPU profile of %s in %s\n", name, path)
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 // named is one workload of an alternation.
@@ -70,6 +103,8 @@ func main() {
 		soakWin = flag.Duration("soak-window", 30*time.Second, "the soak's reporting window")
 		soakOld = flag.Int("soak-spent", 500_000, "spent token rows, expired an hour ago, the soak's database starts with")
 	)
+	flag.StringVar(&profiled.path, "cpuprofile", "", "write a CPU profile (go tool pprof) of the run -profile names to this file")
+	flag.StringVar(&profiled.match, "profile", "code-flow/pg-pool4/16", "the run -cpuprofile records: workload/backend/workers")
 	flag.Parse()
 	var lv []int
 	for _, s := range strings.Split(*levels, ",") {

@@ -316,8 +316,11 @@ func writeTxns(t testing.TB, s *sqlstore.Store) int64 {
 }
 
 // TestStatementCounts logs how many SQL statements and commits one refresh
-// rotation and one authorization-code flow cost (no assertion: a figure for
-// the performance work, CONTRACT §9).
+// rotation and one authorization-code flow cost (CONTRACT §9), and holds
+// PostgreSQL to them: a refresh rotation and a code exchange are a prefetch
+// and one batch statement, one commit; an authorization with remembered
+// consent is the person (the test UI reads the account), the client with
+// the person's link, and the code's batch. Counts, not timings.
 func TestStatementCounts(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, s)
@@ -331,6 +334,7 @@ func TestStatementCounts(t *testing.T) {
 		sc := &stmtCounter{n: map[string]int{}}
 		sc.install(t, s)
 		const n = 5
+		want := map[string]int{"refresh rotation": 2, "authorize (remembered consent)": 3, "code exchange": 2}
 		measure := func(label string, op func()) {
 			c0 := writeTxns(t, s)
 			sc.take()
@@ -346,6 +350,9 @@ func TestStatementCounts(t *testing.T) {
 				verbs[k] = verbs[k] / n
 			}
 			t.Logf("%s %s: %.1f statements %v, %.1f writing transactions (postgres)", s.Dialect(), label, float64(total)/n, verbs, float64(c1-c0-1)/n)
+			if s.Dialect() == "postgres" && (total != want[label]*n || c1-c0-1 != n) {
+				t.Errorf("%s: %d statements and %d writing transactions in %d, want %d and %d", label, total, c1-c0-1, n, want[label]*n, n)
+			}
 		}
 		measure("refresh rotation", func() {
 			st, m := refresh(e, publicID, rt)

@@ -112,6 +112,11 @@ type Links interface {
 	GetLink(ctx context.Context, id string) (Link, error)
 	// GetActiveLink returns the active link of (account, client).
 	GetActiveLink(ctx context.Context, accountID, clientID string) (Link, error)
+	// GetClientLink reads a registered client and the active link of
+	// (accountID, the client) in one statement, as an authorization by a
+	// signed-in person does: ErrNotFound when no client has the id; the
+	// link is nil when there is none (or accountID is empty).
+	GetClientLink(ctx context.Context, clientID, accountID string) (Client, *Link, error)
 	ListAccountLinks(ctx context.Context, accountID string) ([]Link, error)
 	// TouchLink records use; it is best-effort and may be coalesced.
 	TouchLink(ctx context.Context, id string, now time.Time) error

@@ -43,6 +43,10 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		r.PostForm.Del(consent.CSRFField)
 	}
 
+	// The person, if signed in: read first, so that a registered client
+	// and the person's link to it are then one statement.
+	acct, signedIn := h.d.UI.CurrentAccount(r)
+
 	// 1. Client and redirect URI: an error here is shown, never redirected.
 	var urlClient *cimd.Client
 	if id := r.Form.Get("client_id"); cimd.IsURL(id) {
@@ -54,7 +58,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		urlClient = &c
 		fositestore.SeedURLClient(ctx, c)
 	}
-	client, err := h.lookupClient(ctx, urlClient, r.Form.Get("client_id"))
+	client, known, err := h.lookupClient(ctx, urlClient, r.Form.Get("client_id"), acct.ID)
 	if err != nil || client.Disabled {
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			h.logError(ctx, r, err)
@@ -101,7 +105,6 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 
 	// 3. The person.
 	promptNone := slices.Contains(strings.Fields(r.Form.Get("prompt")), "none")
-	acct, signedIn := h.d.UI.CurrentAccount(r)
 	if !signedIn && promptNone {
 		h.redirectError(w, r, back, state, oauthError{"login_required", "The person is not signed in.", http.StatusBadRequest})
 		return
@@ -141,7 +144,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 			return h.d.Approvals.Approve(ctx, tx, acct, client, granted, h.d.Clock())
 		}
 	default:
-		link, err = h.d.Store.GetActiveLink(ctx, acct.ID, client.ID)
+		link, err = known.link(ctx, h.d.Store, acct.ID, client.ID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			h.authorizeError(w, r, ar, err)
 			return
@@ -267,12 +270,33 @@ func (h *Handler) authorizeError(w http.ResponseWriter, r *http.Request, ar fosi
 }
 
 // lookupClient is the client of an authorization request: the resolved URL
-// client, or the registered one.
-func (h *Handler) lookupClient(ctx context.Context, urlClient *cimd.Client, id string) (store.Client, error) {
+// client, or the registered one read together with accountID's active link
+// to it (accountID empty: nobody is signed in).
+func (h *Handler) lookupClient(ctx context.Context, urlClient *cimd.Client, id, accountID string) (store.Client, knownLink, error) {
 	if urlClient != nil {
-		return urlClient.Client, nil
+		return urlClient.Client, knownLink{}, nil
 	}
-	return h.d.Store.GetClient(ctx, id)
+	c, l, err := h.d.Store.GetClientLink(ctx, id, accountID)
+	return c, knownLink{read: accountID != "", l: l}, err
+}
+
+// knownLink is the person's active link to the client when lookupClient
+// read it already.
+type knownLink struct {
+	read bool
+	l    *store.Link
+}
+
+// link returns the active link of (accountID, clientID): the one read with
+// the client, or read now.
+func (k knownLink) link(ctx context.Context, s Store, accountID, clientID string) (store.Link, error) {
+	if !k.read {
+		return s.GetActiveLink(ctx, accountID, clientID)
+	}
+	if k.l == nil {
+		return store.Link{}, store.ErrNotFound
+	}
+	return *k.l, nil
 }
 
 // refuseURLClient shows why a URL client may not link, on the error page

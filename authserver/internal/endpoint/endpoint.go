@@ -27,6 +27,7 @@ type Store interface {
 	GetAccount(ctx context.Context, id string) (store.Account, error)
 	GetClient(ctx context.Context, id string) (store.Client, error)
 	GetActiveLink(ctx context.Context, accountID, clientID string) (store.Link, error)
+	GetClientLink(ctx context.Context, clientID, accountID string) (store.Client, *store.Link, error)
 	TouchLink(ctx context.Context, id string, now time.Time) error
 }
 

@@ -104,16 +104,10 @@ func (s *Store) GetWebSessionAccount(ctx context.Context, idHash string) (store.
  a.id, a.email, a.password_hash, a.admin, a.disabled, a.created_at, a.updated_at, a.email_verified_at, a.deleted_at
 FROM web_sessions ws LEFT JOIN accounts a ON a.id = ws.account_id
 WHERE ws.id_hash = ?`, idHash).Rows()
-	if err != nil {
-		return store.WebSession{}, nil, translate(err)
+	if err := firstRow(rs, err); err != nil {
+		return store.WebSession{}, nil, err
 	}
 	defer rs.Close()
-	if !rs.Next() {
-		if err := rs.Err(); err != nil {
-			return store.WebSession{}, nil, translate(err)
-		}
-		return store.WebSession{}, nil, store.ErrNotFound
-	}
 	var (
 		ws                 webSessionRow
 		id, email, pwHash  *string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -451,6 +452,33 @@ func testLinks(t *testing.T, s store.Store) {
 	}
 	_, err = s.GetActiveLink(ctx, a.ID, "cli_1")
 	wantErr(t, err, store.ErrNotFound)
+
+	// GetClientLink: the client and the active link, in one read.
+	wantClient, err := s.GetClient(ctx, "cli_2")
+	must(t, err)
+	c, l, err := s.GetClientLink(ctx, "cli_2", a.ID)
+	must(t, err)
+	wantLink, err := s.GetActiveLink(ctx, a.ID, "cli_2")
+	must(t, err)
+	if !reflect.DeepEqual(c, wantClient) || l == nil || !reflect.DeepEqual(*l, wantLink) {
+		t.Errorf("GetClientLink = %+v, %+v; want %+v, %+v", c, l, wantClient, wantLink)
+	}
+	for _, tc := range []struct{ client, account string }{
+		{"cli_1", a.ID}, // revoked link
+		{"cli_2", ""},   // nobody signed in
+		{"cli_2", "acc_other"},
+	} {
+		c, l, err := s.GetClientLink(ctx, tc.client, tc.account)
+		must(t, err)
+		if c.ID != tc.client || l != nil {
+			t.Errorf("GetClientLink(%s, %q) = %+v, %+v; want the client and no link", tc.client, tc.account, c, l)
+		}
+	}
+	_, l, err = s.GetClientLink(ctx, "cli_missing", a.ID)
+	wantErr(t, err, store.ErrNotFound)
+	if l != nil {
+		t.Errorf("GetClientLink of a missing client: link %+v", l)
+	}
 	wantErr(t, s.RevokeLink(ctx, "lnk_missing", t0), store.ErrNotFound)
 	// Revoking again is harmless and keeps the first revocation time.
 	must(t, s.RevokeLink(ctx, l1.ID, t0.Add(9*time.Hour)))
