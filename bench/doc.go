@@ -48,6 +48,12 @@
 // against a real authorization server process (status codes, latency,
 // peak resident memory), appended to the report.
 //
+// -only REGEXP runs just the workloads it matches (code-flow-grown: the
+// growth step too), and -cpuprofile FILE records a CPU profile of the run
+// -profile names (workload/backend/workers, code-flow/pg-pool4/16 by
+// default): for profiling and quick checks, since the report then has
+// only those workloads.
+//
 // Every run is bounded: each level runs for -dur (or -max operations), and
 // the whole program stops escalating at -budget.
 package main

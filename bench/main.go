@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,8 +39,18 @@ var profiled struct {
 	n     int
 }
 
-// run runs op on n workers for dur (at most maxOps operations in all).
+// only, when set (-only), is the workloads to run; the others are skipped
+// (for quick checks and profiles: the report then has only those).
+var only *regexp.Regexp
+
+func wanted(workload string) bool { return only == nil || only.MatchString(workload) }
+
+// run runs op on n workers for dur (at most maxOps operations in all). A
+// workload -only leaves out answers an empty result, which record drops.
 func run(ctx context.Context, workload, backend string, n int, dur time.Duration, maxOps int64, fn op) result {
+	if !wanted(workload) {
+		return result{}
+	}
 	if stop := startProfile(fmt.Sprintf("%s/%s/%d", workload, backend, n)); stop != nil {
 		defer stop()
 	}
@@ -77,6 +89,9 @@ type named struct {
 // load from elsewhere on the machine falls on all of them alike; each
 // result sums its windows.
 func alternate(ctx context.Context, backend string, n, rounds int, dur time.Duration, maxOps int64, wls ...named) []result {
+	if !slices.ContainsFunc(wls, func(wl named) bool { return wanted(wl.name) }) {
+		return nil
+	}
 	sums := make([]report.Sample, len(wls))
 	for r := 0; r < rounds; r++ {
 		for i, wl := range wls {
@@ -105,7 +120,15 @@ func main() {
 	)
 	flag.StringVar(&profiled.path, "cpuprofile", "", "write a CPU profile (go tool pprof) of the run -profile names to this file")
 	flag.StringVar(&profiled.match, "profile", "code-flow/pg-pool4/16", "the run -cpuprofile records: workload/backend/workers")
+	onlyRE := flag.String("only", "", "run only the workloads this regular expression matches (the report then has only those)")
 	flag.Parse()
+	if *onlyRE != "" {
+		re, err := regexp.Compile(*onlyRE)
+		if err != nil {
+			fatal(fmt.Errorf("-only: %w", err))
+		}
+		only = re
+	}
 	var lv []int
 	for _, s := range strings.Split(*levels, ",") {
 		var n int
@@ -135,6 +158,9 @@ func main() {
 	var results []result
 	var notes []string
 	record := func(r result) {
+		if r.Workload == "" {
+			return // left out by -only
+		}
 		results = append(results, r)
 		fmt.Fprintf(os.Stderr, "%-20s %-8s %3d workers: %8.0f ops/s  p50 %7s  p99 %7s  max %7s  failures %d %s\n",
 			r.Workload, r.Backend, r.Workers, r.Throughput(), ms(r.P50), ms(r.P99), ms(r.Max), r.Failures, r.FirstErr)
@@ -142,6 +168,9 @@ func main() {
 	// escalate runs fn at each level until p99 passes the stop or the
 	// budget runs out.
 	escalate := func(workload, backend string, fn op) {
+		if !wanted(workload) {
+			return
+		}
 		for _, n := range lv {
 			if time.Since(began) > *budget {
 				notes = append(notes, fmt.Sprintf("budget reached: %s/%s stopped before %d workers", workload, backend, n))
@@ -211,7 +240,7 @@ func main() {
 			floors(ctx, sys, people, backend, 16, *dur, *maxOps, record)
 		}
 		escalate("code-flow", backend, func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) })
-		if backend == "postgres" && len(people) >= 16 && *growth > 0 {
+		if backend == "postgres" && len(people) >= 16 && *growth > 0 && wanted("code-flow-grown") {
 			// The growth step: half a million spent token rows that
 			// nothing has analyzed yet, then the code flow again; the
 			// fresh figure is taken just before, at the same 16 workers.
@@ -327,6 +356,9 @@ func main() {
 // row as the product stores it (refresh-floor), and without
 // (refresh-floor-no-access-row).
 func floors(ctx context.Context, sys *system, people []*person, backend string, n int, dur time.Duration, maxOps int64, record func(result)) {
+	if !wanted("refresh-vs-floor") && !wanted("refresh-floor") {
+		return
+	}
 	with, err := newFloor(ctx, sys.dsn, sys.pool, n, true)
 	if err != nil {
 		fatal(fmt.Errorf("floor: %w", err))
