@@ -288,8 +288,8 @@ func cryptoFloat() float64 {
 }
 
 // Metrics counts deliveries by channel and outcome (delivered, retried,
-// failed) and shows how many messages of each channel are queued,
-// delivered and failed in the database.
+// failed) and shows how many messages of each channel are queued and
+// failed in the database (the delivered ones are what the counter counts).
 type Metrics struct {
 	attempts *prometheus.CounterVec
 	messages *prometheus.GaugeVec
@@ -304,14 +304,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"channel", "outcome"}),
 		messages: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "linkslot_outbox_messages",
-			Help: "Outbox messages in the database, by channel and status (queued, delivered, failed); refreshed every 15 s.",
+			Help: "Outbox messages in the database not delivered, by channel and status (queued: still to be sent; failed: given up on); refreshed every 15 s.",
 		}, []string{"channel", "status"}),
 	}
 	for _, c := range []string{store.ChannelEmail, store.ChannelWebhook} {
 		for _, o := range []string{"delivered", "retried", "failed"} {
 			m.attempts.WithLabelValues(c, o)
 		}
-		for _, s := range []string{store.OutboxQueued, store.OutboxDelivered, store.OutboxFailed} {
+		for _, s := range []string{store.OutboxQueued, store.OutboxFailed} {
 			m.messages.WithLabelValues(c, s)
 		}
 	}
@@ -348,12 +348,12 @@ func (m *Metrics) observe(channel, outcome string) {
 }
 
 func (m *Metrics) refresh(ctx context.Context, s store.Outbox) {
-	counts, err := s.CountMessages(ctx)
+	counts, err := s.CountUndelivered(ctx)
 	if err != nil {
 		return
 	}
 	for _, c := range []string{store.ChannelEmail, store.ChannelWebhook} {
-		for _, st := range []string{store.OutboxQueued, store.OutboxDelivered, store.OutboxFailed} {
+		for _, st := range []string{store.OutboxQueued, store.OutboxFailed} {
 			m.messages.WithLabelValues(c, st).Set(0)
 		}
 	}

@@ -93,8 +93,11 @@ type Outbox interface {
 	// and for one whose lease is still held at now (a worker is delivering
 	// it): replaying either would deliver it twice.
 	ReplayMessage(ctx context.Context, id string, now time.Time) (OutboxMessage, error)
-	// CountMessages counts messages by channel and status.
-	CountMessages(ctx context.Context) ([]OutboxCount, error)
+	// CountUndelivered counts the messages not delivered — queued (still
+	// to be sent) and failed (given up on) — by channel and status. The
+	// delivered ones are left out: their number only grows with the
+	// retention, and counting them would read the whole table.
+	CountUndelivered(ctx context.Context) ([]OutboxCount, error)
 }
 
 // WebhookEndpoint is a business's URL that receives booking events.

@@ -256,13 +256,16 @@ func (s *Store) ReplayMessage(ctx context.Context, id string, now time.Time) (st
 	return s.GetMessage(ctx, id)
 }
 
-// CountMessages counts messages by channel and status.
-func (s *Store) CountMessages(ctx context.Context) ([]store.OutboxCount, error) {
+// CountUndelivered implements store.Outbox: a range of outbox_messages_status
+// per status, so it reads the undelivered messages only, whatever the
+// number of delivered ones the retention keeps.
+func (s *Store) CountUndelivered(ctx context.Context) ([]store.OutboxCount, error) {
 	var rows []struct {
 		Channel, Status string
 		N               int64
 	}
-	if err := s.q(ctx).Model(&outboxRow{}).Select("channel, status, count(*) AS n").Group("channel, status").
+	if err := s.q(ctx).Model(&outboxRow{}).Select("channel, status, count(*) AS n").
+		Where("status IN ?", []string{store.OutboxQueued, store.OutboxFailed}).Group("channel, status").
 		Scan(&rows).Error; err != nil {
 		return nil, translate(err)
 	}

@@ -112,13 +112,13 @@ func testOutbox(t *testing.T, s store.Store) {
 	// Once the lease has expired the message can be replayed.
 	_, err = s.ReplayMessage(ctx, "msg_later", now.Add(time.Hour+2*time.Minute))
 	must(t, err)
-	counts, err := s.CountMessages(ctx)
+	counts, err := s.CountUndelivered(ctx)
 	must(t, err)
 	byStatus := map[string]int64{}
 	for _, c := range counts {
 		byStatus[c.Channel+"/"+c.Status] = c.N
 	}
-	if byStatus["email/queued"] != 2 || byStatus["email/delivered"] != 1 {
+	if byStatus["email/queued"] != 2 || len(byStatus) != 1 { // the delivered one is not counted
 		t.Fatalf("counts %v", byStatus)
 	}
 

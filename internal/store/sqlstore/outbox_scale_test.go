@@ -1,0 +1,115 @@
+package sqlstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
+)
+
+// TestOutboxGaugeAtScale: the outbox gauges' count reads the undelivered
+// messages only. outbox_messages holds 300,000 delivered messages (30 days
+// of a busy deployment's e-mails and webhooks, which the retention keeps)
+// that nothing has analyzed, and seven undelivered ones; the count is
+// right, and EXPLAIN (ANALYZE, BUFFERS) of it touches a handful of buffers
+// where counting every status read the whole table. Buffers, not timings.
+func TestOutboxGaugeAtScale(t *testing.T) {
+	s := sqltest.Postgres(t)
+	ctx := context.Background()
+	db := s.DB()
+	for _, q := range []string{
+		`ALTER TABLE outbox_messages SET (autovacuum_enabled = false)`,
+		`INSERT INTO outbox_messages (id, channel, topic, recipient, payload, status, attempts, next_attempt_at, created_at, updated_at, delivered_at)
+SELECT 'msg-' || i, (ARRAY['email', 'webhook'])[1 + i % 2], 'booking.created', 'p' || i || '@example.com', '\x7b7d'::bytea,
+ 'delivered', 1, now() - interval '1 day', now() - interval '1 day', now() - interval '1 day', now() - interval '1 day'
+FROM generate_series(1, 300000) AS i`,
+		`INSERT INTO outbox_messages (id, channel, topic, payload, status, next_attempt_at, created_at, updated_at)
+SELECT 'owed-' || i, (ARRAY['email', 'webhook'])[1 + i % 2], 'booking.created', '\x7b7d'::bytea,
+ (ARRAY['queued', 'failed'])[1 + i % 3 / 2], now(), now(), now()
+FROM generate_series(1, 7) AS i`,
+	} {
+		if err := db.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []store.OutboxCount
+	if err := db.Raw(`SELECT channel, status, count(*) AS n FROM outbox_messages WHERE status <> 'delivered'
+GROUP BY channel, status ORDER BY channel, status`).Scan(&want).Error; err != nil {
+		t.Fatal(err)
+	}
+	// The statement CountUndelivered sends, captured to be explained.
+	var captured struct {
+		sql  string
+		vars []any
+	}
+	capture := func(tx *gorm.DB) {
+		if captured.sql == "" && strings.Contains(tx.Statement.SQL.String(), "outbox_messages") {
+			captured.sql, captured.vars = tx.Statement.SQL.String(), slices.Clone(tx.Statement.Vars)
+		}
+	}
+	for _, err := range []error{
+		db.Callback().Query().After("gorm:query").Register("outbox:capture", capture),
+		db.Callback().Row().After("gorm:row").Register("outbox:capture", capture),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.CountUndelivered(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotN, wantN := map[string]int64{}, map[string]int64{}
+	var total int64
+	for _, c := range got {
+		gotN[c.Channel+"/"+c.Status] = c.N
+	}
+	for _, c := range want {
+		wantN[c.Channel+"/"+c.Status] = c.N
+		total += c.N
+	}
+	if total != 7 || len(gotN) != len(wantN) {
+		t.Fatalf("CountUndelivered = %v, want %v", gotN, wantN)
+	}
+	for k, n := range wantN {
+		if gotN[k] != n {
+			t.Fatalf("CountUndelivered = %v, want %v", gotN, wantN)
+		}
+	}
+
+	if captured.sql == "" {
+		t.Fatal("CountUndelivered sent no statement on outbox_messages")
+	}
+	blocks, plan := explainBuffers(t, db, captured.sql, captured.vars...)
+	if blocks > 50 {
+		t.Errorf("the gauges' count read %d buffers over 300,000 delivered messages, want at most 50:\n%s", blocks, plan)
+	}
+	all, _ := explainBuffers(t, db, `SELECT channel, status, count(*) AS n FROM outbox_messages GROUP BY channel, status`)
+	t.Logf("the gauges' count read %d buffers; counting every status reads %d", blocks, all)
+}
+
+// explainBuffers runs EXPLAIN (ANALYZE, BUFFERS) of a statement and
+// answers the shared buffers it touched, and the plan.
+func explainBuffers(t *testing.T, db *gorm.DB, sql string, vars ...any) (int, []byte) {
+	t.Helper()
+	var plan []byte
+	if err := db.Raw("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, vars...).Row().Scan(&plan); err != nil {
+		t.Fatal(err)
+	}
+	var p []struct {
+		Plan struct {
+			SharedHit  int `json:"Shared Hit Blocks"`
+			SharedRead int `json:"Shared Read Blocks"`
+		} `json:"Plan"`
+	}
+	if err := json.Unmarshal(plan, &p); err != nil || len(p) != 1 {
+		t.Fatalf("plan %s: %v", plan, err)
+	}
+	return p[0].Plan.SharedHit + p[0].Plan.SharedRead, plan
+}
