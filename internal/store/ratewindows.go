@@ -35,11 +35,20 @@ type RateSecond struct {
 
 // RatePurger deletes expired rate windows in the background, at most once
 // a minute per process: every user of the table cleans it, so it holds
-// live windows only without a separate janitor. The zero value is ready.
+// live windows only without a separate janitor. When the table's store
+// also holds leases (sqlstore does), a purge first takes the minute-long
+// lease "rate_windows", so that one process of all those sharing the
+// database purges each minute rather than every one of them (each purge
+// reads the whole table: it has no index on expires, which would cost every
+// counted hit an index update). The zero value is ready.
 type RatePurger struct {
-	mu   sync.Mutex
-	last time.Time
+	mu     sync.Mutex
+	last   time.Time
+	holder string
 }
+
+// RatePurgeLease is the lease name of RatePurger.
+const RatePurgeLease = "rate_windows"
 
 // Maybe starts a purge of rw when the last one began a minute or more
 // before now; onErr (may be nil) hears of a failure.
@@ -54,8 +63,30 @@ func (p *RatePurger) Maybe(rw RateWindows, now time.Time, onErr func(error)) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if _, err := rw.PurgeRateWindows(ctx, now.Unix()); err != nil && onErr != nil {
+		if _, _, err := p.Purge(ctx, rw, now); err != nil && onErr != nil {
 			onErr(err)
 		}
 	}()
+}
+
+// Purge deletes rw's windows that expired before now unless, rw holding
+// leases, another purger has the lease of this minute; it reports whether
+// it purged and how many rows it deleted.
+func (p *RatePurger) Purge(ctx context.Context, rw RateWindows, now time.Time) (bool, int64, error) {
+	if l, ok := rw.(Leases); ok {
+		p.mu.Lock()
+		if p.holder == "" {
+			p.holder = NewID("purge")
+		}
+		holder := p.holder
+		p.mu.Unlock()
+		// Taken for a minute and never released: the next purge anywhere
+		// is a minute later.
+		got, err := l.TryLease(ctx, RatePurgeLease, holder, now, now.Add(time.Minute))
+		if err != nil || !got {
+			return false, 0, err
+		}
+	}
+	n, err := rw.PurgeRateWindows(ctx, now.Unix())
+	return err == nil, n, err
 }
