@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	fastjson "github.com/segmentio/encoding/json"
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/metrics"
@@ -291,7 +292,36 @@ func addTool[In any](r registry, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) {
 	bare := *t
 	bare.OutputSchema = nil
 	r.outputs[t.Name] = t.OutputSchema
-	mcp.AddTool(r.s, &bare, h)
+	mcp.AddTool(r.s, &bare, marshalled(h))
+}
+
+// marshalled puts a handler's answer in the result itself, as the SDK
+// would — structuredContent, and the same JSON as text when the handler
+// wrote no content — but encoded by segmentio/encoding/json, which writes
+// the same bytes as encoding/json (HTML escaped, map keys sorted) without
+// reflecting over every field at each call or calling time.Time's
+// MarshalJSON and re-scanning its output for each instant: a day of open
+// times is hundreds of them. The SDK, handed no output value, then
+// marshals nothing itself.
+func marshalled[In any](h mcp.ToolHandlerFor[In, any]) mcp.ToolHandlerFor[In, any] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		res, out, err := h(ctx, req, in)
+		if err != nil || out == nil {
+			return res, out, err
+		}
+		b, err := fastjson.Marshal(out)
+		if err != nil {
+			return nil, nil, fmt.Errorf("marshaling output: %w", err)
+		}
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		res.StructuredContent = json.RawMessage(b)
+		if res.Content == nil {
+			res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+		}
+		return res, nil, nil
+	}
 }
 
 // listOutputSchemas puts every tool's output schema back into tools/list
