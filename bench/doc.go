@@ -33,8 +33,11 @@
 //     alternating windows with the product's rotation (refresh-vs-floor)
 //     and with a floor that stores no access-token row
 //     (refresh-floor-no-access-row); the report gives refresh/floor
-//   - availability-vs-noop / noop-tool-vs: the authenticated availability
-//     call and the no-op tool in alternating windows at 16 clients
+//   - availability-vs-noop / noop-domain-vs / noop-tool-vs: the
+//     authenticated availability call, the same call on the same server
+//     with the booking engine replaced by a no-op (testkit.NoopDomain: the
+//     performance target's baseline), and a bare SDK server's no-op tool,
+//     in alternating windows at 16 clients
 //   - the same refresh and code flow at 16 and 64 workers on 4 connections
 //     (pg-pool4), the setting of the performance targets
 //

@@ -263,11 +263,17 @@ func main() {
 			_, err := toolCall(ctx, people[w].api, sys.rsOpen.URL+"/mcp", people[w].access, "check_business_availability", avArgs)
 			return err
 		})
-		// The domain's cost: the authenticated call against the no-op tool,
-		// in alternating windows.
+		// The domain's cost: the authenticated call against the same call
+		// on the same server with the booking engine replaced by a no-op
+		// (the performance target's baseline), and against a bare SDK
+		// server's no-op tool, in alternating windows.
 		for _, r := range alternate(ctx, backend, 16, 3, *dur, *maxOps,
 			named{"availability-vs-noop", func(ctx context.Context, w int) error {
 				_, err := toolCall(ctx, people[w].api, sys.resource, people[w].access, "check_business_availability", avArgs)
+				return err
+			}},
+			named{"noop-domain-vs", func(ctx context.Context, w int) error {
+				_, err := toolCall(ctx, people[w].api, sys.rsNoop.URL+"/mcp", people[w].access, "check_business_availability", avArgs)
 				return err
 			}},
 			named{"noop-tool-vs", func(ctx context.Context, w int) error {

@@ -42,13 +42,17 @@ const (
 // system is the authorization server and two resource servers (auth on,
 // auth off) in process, on httptest listeners, on one store.
 type system struct {
-	backend  string
-	dsn      string // the database's URL
-	pool     int    // the store's pool size
-	store    *sqlstore.Store
-	as       *httptest.Server
-	rs       *httptest.Server // authentication on
-	rsOpen   *httptest.Server // authentication off
+	backend string
+	dsn     string // the database's URL
+	pool    int    // the store's pool size
+	store   *sqlstore.Store
+	as      *httptest.Server
+	rs      *httptest.Server // authentication on
+	rsOpen  *httptest.Server // authentication off
+	// rsNoop is rs with the booking engine replaced by a no-op
+	// (testkit.NoopDomain): the same server, the same tokens (its resource
+	// is rs's), answering in no time.
+	rsNoop   *httptest.Server
 	resource string
 	accounts []store.Account
 	close    []func()
@@ -141,7 +145,9 @@ func newSystem(ctx context.Context, backend, dir, pgURL string, maxConns, accoun
 	sys.as = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { asH.ServeHTTP(w, r) }))
 	sys.rs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rsH.ServeHTTP(w, r) }))
 	sys.rsOpen = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { openH.ServeHTTP(w, r) }))
-	sys.close = append(sys.close, sys.as.Close, sys.rs.Close, sys.rsOpen.Close)
+	var noopH http.Handler
+	sys.rsNoop = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { noopH.ServeHTTP(w, r) }))
+	sys.close = append(sys.close, sys.as.Close, sys.rs.Close, sys.rsOpen.Close, sys.rsNoop.Close)
 	sys.resource = sys.rs.URL + "/mcp"
 	cfg := config.Config{Issuer: sys.as.URL, Resource: sys.resource, SecretKey: []byte(benchSecret),
 		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour}
@@ -155,6 +161,10 @@ func newSystem(ctx context.Context, backend, dir, pgURL string, maxConns, accoun
 		return nil, err
 	}
 	if rsH, err = rshttp.New(ctx, rshttp.Deps{Store: st, Config: cfg, Logger: discard, NoRateLimits: true}); err != nil {
+		sys.Close()
+		return nil, err
+	}
+	if noopH, err = rshttp.New(ctx, rshttp.Deps{Store: st, Config: cfg, Logger: discard, NoRateLimits: true, Domain: testkit.NoopDomain{}}); err != nil {
 		sys.Close()
 		return nil, err
 	}

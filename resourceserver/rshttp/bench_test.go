@@ -1,7 +1,6 @@
 package rshttp_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"runtime"
@@ -13,31 +12,8 @@ import (
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
+	"github.com/linkslot/linkslot/internal/testkit"
 )
-
-// noopDomain answers availability without touching the database: the
-// baseline that isolates the cost of HTTP, MCP and authentication.
-type noopDomain struct{}
-
-func (noopDomain) SearchBusinesses(context.Context, string, string, int, int) (booking.BusinessPage, error) {
-	return booking.BusinessPage{}, nil
-}
-func (noopDomain) Catalog(context.Context, string) (booking.CatalogView, error) {
-	return booking.CatalogView{}, nil
-}
-func (noopDomain) Availability(_ context.Context, q booking.AvailabilityQuery) (booking.Availability, error) {
-	return booking.Availability{BusinessReference: q.BusinessRef, ServiceReference: q.ServiceRef, LocalDate: q.LocalDate,
-		TimeZone: "America/New_York", Staff: []booking.StaffSlots{}}, nil
-}
-func (noopDomain) MyBookings(context.Context, string, string, int, int) (booking.BookingPage, error) {
-	return booking.BookingPage{}, nil
-}
-func (noopDomain) MyBooking(context.Context, string, string) (booking.BookingView, error) {
-	return booking.BookingView{}, nil
-}
-func (noopDomain) RescheduleAvailability(context.Context, string, string, string, string) (booking.Availability, error) {
-	return booking.Availability{}, nil
-}
 
 // BenchmarkCheckBusinessAvailability measures check_business_availability
 // (a service and a local date: the slot engine on the demo data)
@@ -58,7 +34,7 @@ var benchSetups = []struct {
 }{
 	{"auth", envOpts{noLimits: true}},
 	{"noauth", envOpts{noLimits: true, authDisabled: true}},
-	{"noop-tool", envOpts{noLimits: true, domain: noopDomain{}}},
+	{"noop-tool", envOpts{noLimits: true, domain: testkit.NoopDomain{}}},
 }
 
 // benchCaller builds one server of a setup and returns a function making

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/testkit"
 )
 
 // hungDomain stands for a database that stops answering: every search
 // waits until its context ends.
-type hungDomain struct{ noopDomain }
+type hungDomain struct{ testkit.NoopDomain }
 
 func (hungDomain) SearchBusinesses(ctx context.Context, q, c string, l, o int) (booking.BusinessPage, error) {
 	<-ctx.Done()

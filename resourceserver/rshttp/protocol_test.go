@@ -18,6 +18,7 @@ import (
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/testkit"
 	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
 
@@ -636,7 +637,7 @@ func TestConcurrentCalls(t *testing.T) {
 
 // recordingDomain remembers the request id its context carried.
 type recordingDomain struct {
-	noopDomain
+	testkit.NoopDomain
 	got chan string
 }
 
