@@ -39,7 +39,9 @@
 //     performance target's baseline), and a bare SDK server's no-op tool,
 //     in alternating windows at 16 clients
 //   - the same refresh and code flow at 16 and 64 workers on 4 connections
-//     (pg-pool4), the setting of the performance targets
+//     (pg-pool4), the setting of the performance targets: the two worker
+//     counts in alternating windows, after a CHECKPOINT that writes out
+//     what the earlier systems and the growth step left dirty
 //
 // -soak DURATION (make bench-soak: 10 minutes) runs only the rotation
 // soak (soak.go): 16 workers on 4 connections with the janitor running, on

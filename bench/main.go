@@ -89,18 +89,41 @@ type named struct {
 // load from elsewhere on the machine falls on all of them alike; each
 // result sums its windows.
 func alternate(ctx context.Context, backend string, n, rounds int, dur time.Duration, maxOps int64, wls ...named) []result {
-	if !slices.ContainsFunc(wls, func(wl named) bool { return wanted(wl.name) }) {
+	turns := make([]turn, len(wls))
+	for i, wl := range wls {
+		turns[i] = turn{wl, n}
+	}
+	return inTurns(ctx, backend, rounds, dur, maxOps, turns)
+}
+
+// alternateLevels is alternate for one workload at several worker counts.
+func alternateLevels(ctx context.Context, wl named, backend string, levels []int, rounds int, dur time.Duration, maxOps int64) []result {
+	turns := make([]turn, len(levels))
+	for i, n := range levels {
+		turns[i] = turn{wl, n}
+	}
+	return inTurns(ctx, backend, rounds, dur, maxOps, turns)
+}
+
+// turn is one workload at one worker count in an alternation.
+type turn struct {
+	named
+	n int
+}
+
+func inTurns(ctx context.Context, backend string, rounds int, dur time.Duration, maxOps int64, turns []turn) []result {
+	if !slices.ContainsFunc(turns, func(t turn) bool { return wanted(t.name) }) {
 		return nil
 	}
-	sums := make([]report.Sample, len(wls))
+	sums := make([]report.Sample, len(turns))
 	for r := 0; r < rounds; r++ {
-		for i, wl := range wls {
-			sums[i].Add(report.Measure(ctx, n, dur, maxOps, func(ctx context.Context, w, _ int) error { return wl.fn(ctx, w) }))
+		for i, t := range turns {
+			sums[i].Add(report.Measure(ctx, t.n, dur, maxOps, func(ctx context.Context, w, _ int) error { return t.fn(ctx, w) }))
 		}
 	}
-	out := make([]result, len(wls))
-	for i, wl := range wls {
-		out[i] = sums[i].Summarize(wl.name, backend, n)
+	out := make([]result, len(turns))
+	for i, t := range turns {
+		out[i] = sums[i].Summarize(t.name, backend, t.n)
 	}
 	return out
 }
@@ -326,25 +349,26 @@ func main() {
 			fatal(err)
 		}
 		// The setting: 16 workers on 4 connections, the floor on
-		// the same pool, then 64 workers.
+		// the same pool, then 64 workers. The 16- and 64-worker windows
+		// alternate (the 64/16 ratio is a target), after a checkpoint that
+		// writes out what the earlier systems and the growth step left
+		// dirty, so that neither level pays for it alone.
+		if err := sys.store.DB().Exec("CHECKPOINT").Error; err != nil {
+			fatal(err)
+		}
 		pool4 := []int{16}
 		if maxW != 16 {
 			pool4 = append(pool4, maxW)
 		}
-		for _, n := range pool4 {
-			for _, wl := range []struct {
-				name string
-				fn   op
-			}{
-				{"refresh", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }},
-				{"code-flow", func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }},
-			} {
-				record(run(ctx, wl.name, "pg-pool4", n, 2**dur, *maxOps, wl.fn))
-			}
-			if n == 16 {
-				floors(ctx, sys, people, "pg-pool4", 16, *dur, *maxOps, record)
+		for _, wl := range []named{
+			{"refresh", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }},
+			{"code-flow", func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }},
+		} {
+			for _, r := range alternateLevels(ctx, wl, "pg-pool4", pool4, 2, *dur, *maxOps) {
+				record(r)
 			}
 		}
+		floors(ctx, sys, people, "pg-pool4", 16, *dur, *maxOps, record)
 		sys.Close()
 	}
 	if err := writeReport(*out, results, notes, time.Since(began)); err != nil {
