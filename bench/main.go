@@ -57,8 +57,9 @@ func run(ctx context.Context, workload, backend string, n int, dur time.Duration
 	return report.Run(ctx, workload, backend, n, dur, maxOps, func(ctx context.Context, w, _ int) error { return fn(ctx, w) })
 }
 
-// startProfile starts the CPU profile of a run that -profile names (the
-// first such run; later ones are numbered files) and returns what stops it.
+// startProfile starts the CPU profile of a run or window that -profile
+// names (the first; later ones go to numbered files) and returns what stops
+// it, or nil.
 func startProfile(name string) func() {
 	if profiled.path == "" || name != profiled.match {
 		return nil
@@ -118,7 +119,11 @@ func inTurns(ctx context.Context, backend string, rounds int, dur time.Duration,
 	sums := make([]report.Sample, len(turns))
 	for r := 0; r < rounds; r++ {
 		for i, t := range turns {
+			stop := startProfile(fmt.Sprintf("%s/%s/%d", t.name, backend, t.n))
 			sums[i].Add(report.Measure(ctx, t.n, dur, maxOps, func(ctx context.Context, w, _ int) error { return t.fn(ctx, w) }))
+			if stop != nil {
+				stop()
+			}
 		}
 	}
 	out := make([]result, len(turns))
