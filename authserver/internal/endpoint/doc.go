@@ -29,6 +29,12 @@
 //	  → active link covering the scopes: issue the code (remembered consent)
 //	  → otherwise UI.RenderConsent, which posts back here.
 //
+// Reads: the signed-in person (the sign-in session with its account, one
+// statement, before anything else), then a registered client together
+// with the person's active link to it (store GetClientLink, one
+// statement), so that an authorization with remembered consent is three
+// statements with the code's write.
+//
 // One transaction per code: the authorize response opens fosite's
 // transaction (fositestore), and an approval is written through its
 // database transaction (TxStore) before fosite stores the code, PKCE and

@@ -43,7 +43,7 @@
 //
 // On PostgreSQL a refresh rotation is 2 statements and 1 commit, a code
 // exchange 2 and 1, the authorize step's writes 1 (TestStatementCounts in
-// authserver/authhttp logs the counts).
+// authserver/authhttp holds PostgreSQL to them).
 //
 // Refresh tokens are refused when their link is no longer active, and their
 // expiry is capped at the family's absolute lifetime (Session.GrantedAt +
