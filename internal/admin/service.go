@@ -49,7 +49,7 @@ type Store interface {
 	GetWebhookEndpoint(ctx context.Context, id string) (store.WebhookEndpoint, error)
 	ListWebhookEndpoints(ctx context.Context, businessID string) ([]store.WebhookEndpoint, error)
 	ListMessages(ctx context.Context, f store.OutboxFilter) ([]store.OutboxMessage, error)
-	ListAttempts(ctx context.Context, messageID string) ([]store.DeliveryAttempt, error)
+	ListAttempts(ctx context.Context, messageIDs ...string) ([]store.DeliveryAttempt, error)
 	InTx(ctx context.Context, fn func(store.Store) error) error
 }
 

@@ -336,13 +336,22 @@ func (s *Service) deliveries(ctx context.Context, f store.OutboxFilter) ([]Deliv
 	if err != nil {
 		return nil, err
 	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	// Every listed message's attempts in one statement, not one each.
+	atts, err := s.store.ListAttempts(ctx, ids...)
+	if err != nil {
+		return nil, err
+	}
+	byMsg := map[string][]store.DeliveryAttempt{}
+	for _, a := range atts {
+		byMsg[a.MessageID] = append(byMsg[a.MessageID], a)
+	}
 	out := make([]DeliveryInfo, len(ms))
 	for i, m := range ms {
-		log, err := s.store.ListAttempts(ctx, m.ID)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = deliveryInfo(m, log)
+		out[i] = deliveryInfo(m, byMsg[m.ID])
 	}
 	return out, nil
 }

@@ -87,7 +87,9 @@ type Outbox interface {
 	GetMessage(ctx context.Context, id string) (OutboxMessage, error)
 	// ListMessages returns messages newest first.
 	ListMessages(ctx context.Context, f OutboxFilter) ([]OutboxMessage, error)
-	ListAttempts(ctx context.Context, messageID string) ([]DeliveryAttempt, error)
+	// ListAttempts returns the attempts of the messages, in one statement,
+	// by message id and then first first.
+	ListAttempts(ctx context.Context, messageIDs ...string) ([]DeliveryAttempt, error)
 	// ReplayMessage queues a failed or queued message again for delivery at
 	// now, keeping its id. It answers ErrConflict for a delivered message
 	// and for one whose lease is still held at now (a worker is delivering

@@ -223,10 +223,13 @@ func (s *Store) ListMessages(ctx context.Context, f store.OutboxFilter) ([]store
 	return out, nil
 }
 
-// ListAttempts returns a message's attempts, first first.
-func (s *Store) ListAttempts(ctx context.Context, messageID string) ([]store.DeliveryAttempt, error) {
+// ListAttempts implements store.Outbox.
+func (s *Store) ListAttempts(ctx context.Context, messageIDs ...string) ([]store.DeliveryAttempt, error) {
+	if len(messageIDs) == 0 {
+		return []store.DeliveryAttempt{}, nil
+	}
 	var rows []attemptRow
-	if err := s.q(ctx).Where("message_id = ?", messageID).Order("attempt").Find(&rows).Error; err != nil {
+	if err := s.q(ctx).Where("message_id IN ?", messageIDs).Order("message_id, attempt").Find(&rows).Error; err != nil {
 		return nil, translate(err)
 	}
 	out := make([]store.DeliveryAttempt, len(rows))

@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,6 +81,19 @@ func testOutbox(t *testing.T, s store.Store) {
 	must(t, err)
 	if len(atts) != 3 || atts[0].Attempt != 1 || atts[0].StatusCode != 503 || !atts[1].OK || atts[2].Error != "gave up" {
 		t.Fatalf("attempts %+v", atts)
+	}
+	// Several messages in one read: by message, then attempt.
+	several, err := s.ListAttempts(ctx, "msg_b", "msg_none", "msg_a")
+	must(t, err)
+	var ids []string
+	for _, a := range several {
+		ids = append(ids, fmt.Sprintf("%s/%d", a.MessageID, a.Attempt))
+	}
+	if strings.Join(ids, " ") != "msg_a/1 msg_b/1 msg_b/2 msg_b/3" {
+		t.Fatalf("ListAttempts of three messages = %v", ids)
+	}
+	if none, err := s.ListAttempts(ctx); err != nil || len(none) != 0 {
+		t.Fatalf("ListAttempts of no message = %v, %v", none, err)
 	}
 	failed, err := s.ListMessages(ctx, store.OutboxFilter{Status: store.OutboxFailed})
 	must(t, err)
