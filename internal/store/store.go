@@ -63,8 +63,6 @@ type ClientAssertions interface {
 	// already recorded and has not expired at now answers ErrAlreadyExists;
 	// of two concurrent uses exactly one succeeds.
 	UseClientAssertion(ctx context.Context, jtiHash string, expires, now time.Time) error
-	// ClientAssertionUsed reports whether jtiHash is recorded and unexpired.
-	ClientAssertionUsed(ctx context.Context, jtiHash string, now time.Time) (bool, error)
 }
 
 // Accounts stores people and administrators.

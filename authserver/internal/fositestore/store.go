@@ -213,18 +213,15 @@ func (st *Store) GetClient(ctx context.Context, id string) (fosite.Client, error
 	return fc, nil
 }
 
-// ClientAssertionJWTValid implements fosite.ClientManager: a jti already
-// used (and not expired) answers fosite.ErrJTIKnown.
-func (st *Store) ClientAssertionJWTValid(ctx context.Context, jti string) error {
-	used, err := st.s.ClientAssertionUsed(ctx, store.HashSecret("jti:"+jti), st.opts.Clock())
-	if err != nil {
-		return err
-	}
-	if used {
-		return fosite.ErrJTIKnown
-	}
-	return nil
-}
+// ClientAssertionJWTValid implements fosite.ClientManager. It answers nil
+// without reading anything: fosite calls SetClientAssertionJWT right after
+// it on the same path, and that unique insert is what makes a jti
+// single-use (a used one answers fosite.ErrJTIKnown there). Reading first
+// would cost every private_key_jwt token request a statement, and fosite
+// reports any error of this method as a used jti, so a database failure
+// would have reached the client as invalid_client instead of
+// server_error.
+func (st *Store) ClientAssertionJWTValid(context.Context, string) error { return nil }
 
 // SetClientAssertionJWT implements fosite.ClientManager: it records the
 // jti until exp with a unique insert, so of two replicas presented the same

@@ -32,9 +32,3 @@ WHERE client_assertions.expires_at <= ?`, jtiHash, store.UTC(expires), store.UTC
 	return nil
 }
 
-// ClientAssertionUsed implements store.ClientAssertions.
-func (s *Store) ClientAssertionUsed(ctx context.Context, jtiHash string, now time.Time) (bool, error) {
-	var n int64
-	err := s.q(ctx).Model(&assertionRow{}).Where("jti_hash = ? AND expires_at > ?", jtiHash, store.UTC(now)).Count(&n).Error
-	return n > 0, translate(err)
-}
