@@ -112,6 +112,7 @@ func (u *UI) passwordConfirms(w http.ResponseWriter, r *http.Request, acct store
 	case errors.Is(err, identity.ErrWrongPassword):
 		u.deletePage(w, r, http.StatusUnprocessableEntity, acct, "Nothing was deleted: the password is not correct.")
 	case errors.As(err, &te):
+		setThrottledRetryAfter(w, te)
 		u.deletePage(w, r, http.StatusTooManyRequests, acct, "Nothing was deleted. Too many wrong passwords: wait "+identity.HumanDuration(te.RetryAfter)+" and try again.")
 	case errors.Is(err, identity.ErrBusy):
 		u.busy(w, r)

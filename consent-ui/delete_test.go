@@ -110,3 +110,27 @@ func TestDeleteAccount(t *testing.T) {
 		t.Error("the password reached the logs")
 	}
 }
+
+// TestThrottledAccountFormsSayWhen: once wrong passwords are throttled,
+// the delete and change-password forms answer 429 with Retry-After, like
+// the sign-in page, and the page says how long to wait.
+func TestThrottledAccountFormsSayWhen(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	c := e.client()
+	c.signUpAndIn("patient@example.com", testPassword)
+	wrong := url.Values{"password": {"not the password"}, "confirm": {"yes"}}
+	for i := range 5 {
+		if r := c.post("/account/delete", "/account/delete", wrong); r.status != http.StatusUnprocessableEntity {
+			t.Fatalf("wrong password %d: %d", i, r.status)
+		}
+	}
+	r := c.post("/account/delete", "/account/delete", wrong)
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" || !strings.Contains(r.body, "Nothing was deleted") {
+		t.Fatalf("delete, throttled: %d Retry-After %q", r.status, r.header.Get("Retry-After"))
+	}
+	next := "a brand new long passphrase"
+	r = c.post("/account/password", "/account/password", url.Values{"current_password": {"still not it"}, "new_password": {next}, "new_password_repeat": {next}})
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" || !strings.Contains(r.body, "Wait") {
+		t.Fatalf("change password, throttled: %d Retry-After %q", r.status, r.header.Get("Retry-After"))
+	}
+}

@@ -512,6 +512,7 @@ func (u *UI) postPassword(w http.ResponseWriter, r *http.Request) {
 		u.log.InfoContext(r.Context(), "consent-ui: password changed", "account_id", acct.ID)
 		u.redirect(w, r, "/account?password_changed=1")
 	case errors.As(err, &te):
+		setThrottledRetryAfter(w, te)
 		u.passwordPage(w, r, http.StatusTooManyRequests, acct,
 			"Too many wrong passwords. Wait "+identity.HumanDuration(te.RetryAfter)+" and try again.")
 	case errors.Is(err, identity.ErrWrongPassword), errors.Is(err, identity.ErrWeakPassword):

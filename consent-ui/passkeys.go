@@ -218,6 +218,7 @@ func (u *UI) passkeyConfirms(w http.ResponseWriter, r *http.Request, acct store.
 	switch {
 	case known:
 	case errors.As(err, &te):
+		setThrottledRetryAfter(w, te)
 		status, msg = http.StatusTooManyRequests, "Nothing was deleted. Too many failed attempts: wait "+identity.HumanDuration(te.RetryAfter)+" and try again."
 	default:
 		u.serverError(w, r, err)
