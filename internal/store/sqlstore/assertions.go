@@ -31,4 +31,3 @@ WHERE client_assertions.expires_at <= ?`, jtiHash, store.UTC(expires), store.UTC
 	}
 	return nil
 }
-
