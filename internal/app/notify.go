@@ -70,7 +70,13 @@ func NewNotifications(cfg config.Config, s store.Store, o NotificationOptions) (
 		sender = mail.New(cfg.Mail, mail.Composer{From: from, Host: n.Host()}, cfg.MailDir())
 	}
 	out := &Notifications{Notifier: n}
-	channels := map[string]outbox.Deliverer{store.ChannelEmail: notify.MailDeliverer(sender)}
+	channels := map[string]outbox.Deliverer{}
+	// A process with e-mail off takes no e-mail messages: its sender would
+	// discard them as sent, and another process (with a real sender) may
+	// have queued them.
+	if _, off := sender.(mail.Off); !off {
+		channels[store.ChannelEmail] = notify.MailDeliverer(sender)
+	}
 	if len(cfg.SecretKey) >= 32 {
 		if out.Sealer, err = webhook.NewSealer(cfg.SecretKey); err != nil {
 			return nil, err

@@ -32,8 +32,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -74,10 +76,13 @@ const (
 
 // Worker delivers outbox messages. Zero optional fields take the defaults.
 type Worker struct {
-	Store    store.Outbox         // required
-	Channels map[string]Deliverer // by channel; a message of another channel fails
-	Owner    string               // lease owner (default: host, pid and a random suffix)
-	Clock    store.Clock          // default store.SystemClock
+	Store store.Outbox // required
+	// Channels are the deliverers by channel. The worker leases messages
+	// of these channels only and leaves the others to a process that can
+	// deliver them (none: it leases nothing).
+	Channels map[string]Deliverer
+	Owner    string      // lease owner (default: host, pid and a random suffix)
+	Clock    store.Clock // default store.SystemClock
 	// Rand returns a number in [0, 1) for the jitter (default crypto/rand).
 	Rand     func() float64
 	Lease    time.Duration // DefaultLease
@@ -182,7 +187,11 @@ func (w *Worker) Run(ctx context.Context) {
 // would send the rest again. It reports how many it leased.
 func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	w.init()
-	ms, err := w.Store.LeaseMessages(ctx, w.Owner, w.Clock(), w.Lease, w.Batch)
+	if len(w.Channels) == 0 {
+		return 0, nil
+	}
+	channels := slices.Sorted(maps.Keys(w.Channels))
+	ms, err := w.Store.LeaseMessages(ctx, w.Owner, w.Clock(), w.Lease, w.Batch, channels...)
 	if err != nil {
 		return 0, err
 	}

@@ -167,3 +167,53 @@ func TestBatchDeliveredTogether(t *testing.T) {
 		}
 	})
 }
+
+// TestLeasesOnlyItsChannels: a worker leases messages of the channels it
+// has deliverers for and leaves the others queued for a process that can
+// deliver them — a process with e-mail off never takes, and so never
+// loses, an e-mail another process queued.
+func TestLeasesOnlyItsChannels(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+		clock := func() time.Time { return now }
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(s.EnqueueMessages(ctx,
+			store.OutboxMessage{ID: "msg_mail", Channel: store.ChannelEmail, Topic: "t", Recipient: "x@example.com", Payload: []byte(`{}`), CreatedAt: now},
+			store.OutboxMessage{ID: "msg_hook", Channel: store.ChannelWebhook, Topic: "t", Payload: []byte(`{}`), CreatedAt: now}))
+		var got []string
+		var mu sync.Mutex
+		record := outbox.DeliverFunc(func(_ context.Context, m store.OutboxMessage) outbox.Result {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, m.ID)
+			return outbox.Result{OK: true}
+		})
+		hooksOnly := &outbox.Worker{Store: s, Channels: map[string]outbox.Deliverer{store.ChannelWebhook: record}, Clock: clock, Owner: "hooks"}
+		if n, err := hooksOnly.RunOnce(ctx); err != nil || n != 1 {
+			t.Fatalf("webhook-only worker leased %d (%v), want 1", n, err)
+		}
+		if m, _ := s.GetMessage(ctx, "msg_mail"); m.Status != store.OutboxQueued || m.Attempts != 0 || m.LeaseOwner != "" {
+			t.Fatalf("the e-mail was touched by a worker without e-mail: %+v", m)
+		}
+		none := &outbox.Worker{Store: s, Clock: clock, Owner: "none"}
+		if n, err := none.RunOnce(ctx); err != nil || n != 0 {
+			t.Fatalf("a worker without deliverers leased %d (%v)", n, err)
+		}
+		mailer := &outbox.Worker{Store: s, Channels: map[string]outbox.Deliverer{store.ChannelEmail: record}, Clock: clock, Owner: "mail"}
+		if n, err := mailer.RunOnce(ctx); err != nil || n != 1 {
+			t.Fatalf("e-mail worker leased %d (%v), want 1", n, err)
+		}
+		if m, _ := s.GetMessage(ctx, "msg_mail"); m.Status != store.OutboxDelivered {
+			t.Fatalf("the e-mail after the e-mail worker: %+v", m)
+		}
+		if strings.Join(got, " ") != "msg_hook msg_mail" {
+			t.Fatalf("delivered %v", got)
+		}
+	})
+}

@@ -76,8 +76,9 @@ type Outbox interface {
 	// free or expired as leased by owner until now+lease, counts the
 	// attempt, and returns them. Concurrent callers never get the same
 	// message while its lease holds (FOR UPDATE SKIP LOCKED on PostgreSQL;
-	// the write lock on SQLite).
-	LeaseMessages(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]OutboxMessage, error)
+	// the write lock on SQLite). Only messages of channels are leased (none
+	// given: every channel).
+	LeaseMessages(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int, channels ...string) ([]OutboxMessage, error)
 	// FinishAttempt records an attempt and, while owner still holds the
 	// lease, sets the message's outcome: delivered (a.OK), queued again at
 	// retryAt, or failed (retryAt zero and not OK). It answers ErrConflict

@@ -110,7 +110,7 @@ func (s *Store) EnqueueMessages(ctx context.Context, ms ...store.OutboxMessage) 
 }
 
 // LeaseMessages leases due messages; see store.Outbox.
-func (s *Store) LeaseMessages(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]store.OutboxMessage, error) {
+func (s *Store) LeaseMessages(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int, channels ...string) ([]store.OutboxMessage, error) {
 	if limit <= 0 {
 		limit = 10
 	}
@@ -123,13 +123,18 @@ func (s *Store) LeaseMessages(ctx context.Context, owner string, now time.Time, 
 	if s.dialect == "postgres" {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
+	only, args := "", []any{owner, until, now, now, now}
+	if len(channels) > 0 {
+		only, args = " AND channel IN ?", append(args, channels)
+	}
+	args = append(args, limit)
 	var rows []outboxRow
 	err := s.q(ctx).Raw(`UPDATE outbox_messages
 SET lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
 WHERE id IN (SELECT id FROM outbox_messages
-             WHERE status = 'queued' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+             WHERE status = 'queued' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`+only+`
              ORDER BY next_attempt_at LIMIT ?`+lock+`)
-RETURNING *`, owner, until, now, now, now, limit).Scan(&rows).Error
+RETURNING *`, args...).Scan(&rows).Error
 	if err != nil {
 		return nil, translate(err)
 	}
