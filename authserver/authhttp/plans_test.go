@@ -3,7 +3,6 @@ package authhttp_test
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -146,20 +145,6 @@ func TestTokenPathPlansAtScale(t *testing.T) {
 	t.Logf("%d distinct token statements checked", len(seen))
 }
 
-// planNode is the part of EXPLAIN's JSON the test reads.
-type planNode struct {
-	NodeType            string     `json:"Node Type"`
-	RelationName        string     `json:"Relation Name"`
-	IndexName           string     `json:"Index Name"`
-	ActualRows          float64    `json:"Actual Rows"`
-	ActualLoops         float64    `json:"Actual Loops"`
-	RowsRemovedByFilter float64    `json:"Rows Removed by Filter"`
-	RowsRemovedByRechk  float64    `json:"Rows Removed by Index Recheck"`
-	SharedHitBlocks     int        `json:"Shared Hit Blocks"`
-	SharedReadBlocks    int        `json:"Shared Read Blocks"`
-	Plans               []planNode `json:"Plans"`
-}
-
 // explain replays st under EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) in a
 // transaction it rolls back, and returns the token_sessions rows read, the
 // buffers the statement touched, and the plan in one line.
@@ -178,19 +163,13 @@ func explain(ctx context.Context, db *sql.DB, st capturedStmt) (rows, blocks int
 			return 0, 0, "", err
 		}
 	}
-	var raw []byte
-	if err := tx.QueryRowContext(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+st.sql, st.vars...).Scan(&raw); err != nil {
+	root, _, err := sqltest.Explain(ctx, tx, st.sql, st.vars...)
+	if err != nil {
 		return 0, 0, "", err
 	}
-	var out []struct {
-		Plan planNode `json:"Plan"`
-	}
-	if err := json.Unmarshal(raw, &out); err != nil || len(out) != 1 {
-		return 0, 0, "", fmt.Errorf("EXPLAIN output: %v", err)
-	}
 	var parts []string
-	var walk func(n planNode)
-	walk = func(n planNode) {
+	var walk func(n sqltest.PlanNode)
+	walk = func(n sqltest.PlanNode) {
 		label := n.NodeType
 		if n.IndexName != "" {
 			label += " " + n.IndexName
@@ -209,8 +188,8 @@ func explain(ctx context.Context, db *sql.DB, st capturedStmt) (rows, blocks int
 			walk(c)
 		}
 	}
-	walk(out[0].Plan)
-	return rows, out[0].Plan.SharedHitBlocks + out[0].Plan.SharedReadBlocks, strings.Join(parts, " → "), nil
+	walk(root)
+	return rows, root.Blocks(), strings.Join(parts, " → "), nil
 }
 
 func shorten(q string) string {

@@ -2,7 +2,6 @@ package sqlstore_test
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -86,30 +85,17 @@ GROUP BY channel, status ORDER BY channel, status`).Scan(&want).Error; err != ni
 	if captured.sql == "" {
 		t.Fatal("CountUndelivered sent no statement on outbox_messages")
 	}
-	blocks, plan := explainBuffers(t, db, captured.sql, captured.vars...)
-	if blocks > 50 {
-		t.Errorf("the gauges' count read %d buffers over 300,000 delivered messages, want at most 50:\n%s", blocks, plan)
-	}
-	all, _ := explainBuffers(t, db, `SELECT channel, status, count(*) AS n FROM outbox_messages GROUP BY channel, status`)
-	t.Logf("the gauges' count read %d buffers; counting every status reads %d", blocks, all)
-}
-
-// explainBuffers runs EXPLAIN (ANALYZE, BUFFERS) of a statement and
-// answers the shared buffers it touched, and the plan.
-func explainBuffers(t *testing.T, db *gorm.DB, sql string, vars ...any) (int, []byte) {
-	t.Helper()
-	var plan []byte
-	if err := db.Raw("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, vars...).Row().Scan(&plan); err != nil {
+	sqlDB := s.SQL()
+	plan, raw, err := sqltest.Explain(ctx, sqlDB, captured.sql, captured.vars...)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var p []struct {
-		Plan struct {
-			SharedHit  int `json:"Shared Hit Blocks"`
-			SharedRead int `json:"Shared Read Blocks"`
-		} `json:"Plan"`
+	if plan.Blocks() > 50 {
+		t.Errorf("the gauges' count read %d buffers over 300,000 delivered messages, want at most 50:\n%s", plan.Blocks(), raw)
 	}
-	if err := json.Unmarshal(plan, &p); err != nil || len(p) != 1 {
-		t.Fatalf("plan %s: %v", plan, err)
+	all, _, err := sqltest.Explain(ctx, sqlDB, `SELECT channel, status, count(*) AS n FROM outbox_messages GROUP BY channel, status`)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return p[0].Plan.SharedHit + p[0].Plan.SharedRead, plan
+	t.Logf("the gauges' count read %d buffers; counting every status reads %d", plan.Blocks(), all.Blocks())
 }
