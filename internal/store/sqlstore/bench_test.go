@@ -17,7 +17,7 @@ const benchStaff = 20
 
 // benchCatalog puts a business with benchStaff staff members performing one
 // 30-minute service with a 10-minute buffer after.
-func benchCatalog(b *testing.B, s *sqlstore.Store) store.Catalog {
+func benchCatalog(b testing.TB, s *sqlstore.Store) store.Catalog {
 	c := store.Catalog{
 		Business: store.Business{Reference: "bench", Name: "Bench", Category: store.CategoryAppointment, TimeZone: "UTC", AgentBooking: true, Currency: "EUR"},
 		Services: []store.Service{{Reference: "cut", Name: "Cut", DurationMinutes: 30, Currency: "EUR", BufferAfterMinutes: 10}},
