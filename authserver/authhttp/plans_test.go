@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
-	"gorm.io/gorm"
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
@@ -41,11 +38,6 @@ const (
 	maxPlanBlocks = 200
 )
 
-type capturedStmt struct {
-	sql  string
-	vars []any
-}
-
 func TestTokenPathPlansAtScale(t *testing.T) {
 	s := sqltest.Postgres(t)
 	ctx := context.Background()
@@ -57,27 +49,7 @@ func TestTokenPathPlansAtScale(t *testing.T) {
 	}
 	t.Logf("%d spent rows in %s, not analyzed", bulkRows, time.Since(began).Round(time.Millisecond))
 
-	var mu sync.Mutex
-	var captured []capturedStmt
-	capture := func(tx *gorm.DB) {
-		q := tx.Statement.SQL.String()
-		if !strings.Contains(q, "token_sessions") || tx.Error != nil {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		captured = append(captured, capturedStmt{q, slices.Clone(tx.Statement.Vars)})
-	}
-	cb := db.Callback()
-	for i, reg := range []func(string, func(*gorm.DB)) error{
-		cb.Query().After("gorm:query").Register, cb.Row().After("gorm:row").Register,
-		cb.Raw().After("gorm:raw").Register, cb.Update().After("gorm:update").Register,
-		cb.Delete().After("gorm:delete").Register, cb.Create().After("gorm:create").Register,
-	} {
-		if err := reg(fmt.Sprintf("plans:capture%d", i), capture); err != nil {
-			t.Fatal(err)
-		}
-	}
+	captured := sqltest.Capture(t, db, "token_sessions")
 
 	// The token path, through the real handlers.
 	c := e.oauth(publicID, "", "openid", "offline_access")
@@ -115,10 +87,7 @@ func TestTokenPathPlansAtScale(t *testing.T) {
 		t.Fatal("a made-up access token has a session")
 	}
 
-	mu.Lock()
-	stmts := captured
-	captured = nil
-	mu.Unlock()
+	stmts := captured()
 	if len(stmts) < 5 {
 		t.Fatalf("only %d token statements captured", len(stmts))
 	}
@@ -126,20 +95,20 @@ func TestTokenPathPlansAtScale(t *testing.T) {
 	seen := map[string]bool{}
 	report := os.Getenv("LINKSLOT_PLAN_REPORT") == "1"
 	for _, st := range stmts {
-		if seen[st.sql] {
+		if seen[st.SQL] {
 			continue
 		}
-		seen[st.sql] = true
+		seen[st.SQL] = true
 		rows, blocks, nodes, err := explain(ctx, s.SQL(), st)
 		if err != nil {
-			t.Fatalf("EXPLAIN %s: %v", shorten(st.sql), err)
+			t.Fatalf("EXPLAIN %s: %v", shorten(st.SQL), err)
 		}
 		if report {
-			t.Logf("rows %4d  blocks %4d  %s\n    plan: %s", rows, blocks, shorten(st.sql), nodes)
+			t.Logf("rows %4d  blocks %4d  %s\n    plan: %s", rows, blocks, shorten(st.SQL), nodes)
 		}
 		if rows > maxPlanRows || blocks > maxPlanBlocks {
 			t.Errorf("plan reads %d token_sessions rows and %d buffers (at most %d and %d) at %d spent rows:\n  %s\n  plan: %s",
-				rows, blocks, maxPlanRows, maxPlanBlocks, bulkRows, shorten(st.sql), nodes)
+				rows, blocks, maxPlanRows, maxPlanBlocks, bulkRows, shorten(st.SQL), nodes)
 		}
 	}
 	t.Logf("%d distinct token statements checked", len(seen))
@@ -148,13 +117,13 @@ func TestTokenPathPlansAtScale(t *testing.T) {
 // explain replays st under EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) in a
 // transaction it rolls back, and returns the token_sessions rows read, the
 // buffers the statement touched, and the plan in one line.
-func explain(ctx context.Context, db *sql.DB, st capturedStmt) (rows, blocks int, nodes string, err error) {
+func explain(ctx context.Context, db *sql.DB, st sqltest.Statement) (rows, blocks int, nodes string, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, 0, "", err
 	}
 	defer tx.Rollback()
-	if strings.Contains(st.sql, "INSERT") {
+	if strings.Contains(st.SQL, "INSERT") {
 		// The rows it inserts exist now: remove the live ones (the
 		// spent rows have all expired) so that the replay inserts again.
 		// Index entries of the removed rows stay, so lookups walk the
@@ -163,7 +132,7 @@ func explain(ctx context.Context, db *sql.DB, st capturedStmt) (rows, blocks int
 			return 0, 0, "", err
 		}
 	}
-	root, _, err := sqltest.Explain(ctx, tx, st.sql, st.vars...)
+	root, _, err := sqltest.Explain(ctx, tx, st.SQL, st.Vars...)
 	if err != nil {
 		return 0, 0, "", err
 	}

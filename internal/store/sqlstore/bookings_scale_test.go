@@ -2,7 +2,6 @@ package sqlstore_test
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,32 +48,20 @@ FROM generate_series(0, ?) AS s, generate_series(1, 2500) AS d,
 	}
 	day := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 	some := ids[:4]
-	var captured []string
-	var vars [][]any
-	capture := func(tx *gorm.DB) {
-		if q := tx.Statement.SQL.String(); strings.Contains(q, "bookings") {
-			captured, vars = append(captured, q), append(vars, slices.Clone(tx.Statement.Vars))
-		}
-	}
-	for _, err := range []error{
-		db.Callback().Query().After("gorm:query").Register("bookings:capture", capture),
-		db.Callback().Row().After("gorm:row").Register("bookings:capture", capture),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	captured := sqltest.Capture(t, db, "bookings")
 	if _, err := s.StaffDay(ctx, c.Business.Reference, some, day, day.Add(24*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.ListStaffBookings(ctx, some, day, day.Add(24*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if len(captured) != 2 {
-		t.Fatalf("captured %d statements, want StaffDay's and ListStaffBookings'", len(captured))
+	stmts := captured()
+	if len(stmts) != 2 {
+		t.Fatalf("captured %d statements, want StaffDay's and ListStaffBookings'", len(stmts))
 	}
-	for i, q := range captured {
-		plan, raw, err := sqltest.Explain(ctx, s.SQL(), q, vars[i]...)
+	for _, st := range stmts {
+		q := st.SQL
+		plan, raw, err := sqltest.Explain(ctx, s.SQL(), q, st.Vars...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,11 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"testing"
-
-	"gorm.io/gorm"
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
@@ -43,23 +39,7 @@ GROUP BY channel, status ORDER BY channel, status`).Scan(&want).Error; err != ni
 		t.Fatal(err)
 	}
 	// The statement CountUndelivered sends, captured to be explained.
-	var captured struct {
-		sql  string
-		vars []any
-	}
-	capture := func(tx *gorm.DB) {
-		if captured.sql == "" && strings.Contains(tx.Statement.SQL.String(), "outbox_messages") {
-			captured.sql, captured.vars = tx.Statement.SQL.String(), slices.Clone(tx.Statement.Vars)
-		}
-	}
-	for _, err := range []error{
-		db.Callback().Query().After("gorm:query").Register("outbox:capture", capture),
-		db.Callback().Row().After("gorm:row").Register("outbox:capture", capture),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	captured := sqltest.Capture(t, db, "outbox_messages")
 	got, err := s.CountUndelivered(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -82,11 +62,12 @@ GROUP BY channel, status ORDER BY channel, status`).Scan(&want).Error; err != ni
 		}
 	}
 
-	if captured.sql == "" {
-		t.Fatal("CountUndelivered sent no statement on outbox_messages")
+	stmts := captured()
+	if len(stmts) != 1 {
+		t.Fatalf("CountUndelivered sent %d statements on outbox_messages, want 1", len(stmts))
 	}
 	sqlDB := s.SQL()
-	plan, raw, err := sqltest.Explain(ctx, sqlDB, captured.sql, captured.vars...)
+	plan, raw, err := sqltest.Explain(ctx, sqlDB, stmts[0].SQL, stmts[0].Vars...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,14 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"github.com/linkslot/linkslot/internal/store"
 )
 
 // PlanNode is the part of one node of PostgreSQL's EXPLAIN (ANALYZE,
@@ -45,4 +53,47 @@ func Explain(ctx context.Context, db Querier, query string, args ...any) (PlanNo
 		return PlanNode{}, raw, fmt.Errorf("EXPLAIN output: %v", err)
 	}
 	return out[0].Plan, raw, nil
+}
+
+// Statement is one SQL statement gorm sent, with its arguments.
+type Statement struct {
+	SQL  string
+	Vars []any
+}
+
+// Capture records, from now on, every statement gorm sends on db that
+// succeeds and mentions table; the function it returns hands over what was
+// recorded so far and starts afresh. For replaying the statements of a real
+// path under Explain.
+func Capture(t testing.TB, db *gorm.DB, table string) func() []Statement {
+	t.Helper()
+	var mu sync.Mutex
+	var got []Statement
+	record := func(tx *gorm.DB) {
+		q := tx.Statement.SQL.String()
+		if tx.Error != nil || !strings.Contains(q, table) {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, Statement{q, slices.Clone(tx.Statement.Vars)})
+	}
+	cb := db.Callback()
+	name := "sqltest:capture:" + table + ":" + store.RandomString(4)
+	for _, err := range []error{
+		cb.Query().After("gorm:query").Register(name, record), cb.Row().After("gorm:row").Register(name, record),
+		cb.Raw().After("gorm:raw").Register(name, record), cb.Update().After("gorm:update").Register(name, record),
+		cb.Delete().After("gorm:delete").Register(name, record), cb.Create().After("gorm:create").Register(name, record),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() []Statement {
+		mu.Lock()
+		defer mu.Unlock()
+		out := got
+		got = nil
+		return out
+	}
 }
