@@ -92,8 +92,9 @@ type Worker struct {
 	Metrics  *Metrics      // nil: off
 	Logger   *slog.Logger  // default: discard
 
-	once sync.Once
-	wake chan struct{}
+	once     sync.Once
+	wake     chan struct{}
+	channels []string // the keys of Channels, what RunOnce leases
 }
 
 func (w *Worker) init() {
@@ -124,6 +125,7 @@ func (w *Worker) init() {
 			w.Logger = slog.New(slog.DiscardHandler)
 		}
 		w.wake = make(chan struct{}, 1)
+		w.channels = slices.Sorted(maps.Keys(w.Channels))
 	})
 }
 
@@ -187,11 +189,10 @@ func (w *Worker) Run(ctx context.Context) {
 // would send the rest again. It reports how many it leased.
 func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	w.init()
-	if len(w.Channels) == 0 {
+	if len(w.channels) == 0 {
 		return 0, nil
 	}
-	channels := slices.Sorted(maps.Keys(w.Channels))
-	ms, err := w.Store.LeaseMessages(ctx, w.Owner, w.Clock(), w.Lease, w.Batch, channels...)
+	ms, err := w.Store.LeaseMessages(ctx, w.Owner, w.Clock(), w.Lease, w.Batch, w.channels...)
 	if err != nil {
 		return 0, err
 	}
@@ -209,14 +210,10 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 
 func (w *Worker) deliver(ctx context.Context, m store.OutboxMessage) {
 	start := w.Clock()
-	var res Result
-	if d := w.Channels[m.Channel]; d != nil {
-		dctx, cancel := context.WithTimeout(ctx, w.Lease/2)
-		res = d.Deliver(dctx, m)
-		cancel()
-	} else {
-		res = Result{Err: fmt.Errorf("no deliverer for channel %q", m.Channel), Permanent: true}
-	}
+	// Only messages of w.Channels are leased.
+	dctx, cancel := context.WithTimeout(ctx, w.Lease/2)
+	res := w.Channels[m.Channel].Deliver(dctx, m)
+	cancel()
 	now := w.Clock()
 	a := store.DeliveryAttempt{MessageID: m.ID, Attempt: m.Attempts, OK: res.OK, StatusCode: res.StatusCode,
 		Duration: now.Sub(start), At: now}

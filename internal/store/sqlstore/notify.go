@@ -153,10 +153,10 @@ func (s *Store) FinishAttempt(ctx context.Context, owner string, a store.Deliver
 	at := store.UTC(a.At)
 	errText := clipText(a.Error, 1000)
 	lost := false
-	err := s.InTx(ctx, func(tx store.Store) error {
-		t := tx.(*Store)
-		if err := t.create(ctx, &attemptRow{MessageID: a.MessageID, Attempt: a.Attempt, Owner: owner, OK: a.OK,
-			StatusCode: a.StatusCode, Error: errText, DurationMs: a.Duration.Milliseconds(), At: at}); err != nil {
+	// One transaction, no savepoint: a failed insert fails the whole call.
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		if err := tx.Create(&attemptRow{MessageID: a.MessageID, Attempt: a.Attempt, Owner: owner, OK: a.OK,
+			StatusCode: a.StatusCode, Error: errText, DurationMs: a.Duration.Milliseconds(), At: at}).Error; err != nil {
 			return err
 		}
 		set := map[string]any{"lease_owner": "", "lease_until": nil, "updated_at": at}
@@ -168,11 +168,11 @@ func (s *Store) FinishAttempt(ctx context.Context, owner string, a store.Deliver
 		default:
 			set["status"], set["last_error"] = store.OutboxFailed, errText
 		}
-		res := t.q(ctx).Model(&outboxRow{}).
+		res := tx.Model(&outboxRow{}).
 			Where("id = ? AND lease_owner = ? AND attempts = ? AND status = ?", a.MessageID, owner, a.Attempt, store.OutboxQueued).
 			Updates(set)
 		if res.Error != nil {
-			return translate(res.Error)
+			return res.Error
 		}
 		lost = res.RowsAffected == 0
 		return nil
