@@ -367,10 +367,10 @@ func (s *Service) LookupSession(ctx context.Context, token string) (store.Accoun
 		_ = s.store.DeleteWebSession(ctx, h)
 		return store.Account{}, Session{}, ErrNoSession
 	}
-	if acct == nil || acct.Disabled {
+	if acct.Disabled {
 		return store.Account{}, Session{}, ErrNoSession
 	}
-	return *acct, Session{Token: token, AccountID: ws.AccountID, ExpiresAt: ws.ExpiresAt}, nil
+	return acct, Session{Token: token, AccountID: ws.AccountID, ExpiresAt: ws.ExpiresAt}, nil
 }
 
 // DeleteSession ends a session; an unknown token is not an error.

@@ -83,10 +83,9 @@ type WebSessions interface {
 	CreateWebSession(ctx context.Context, s WebSession) error
 	GetWebSession(ctx context.Context, idHash string) (WebSession, error)
 	// GetWebSessionAccount reads a session and its account in one
-	// statement, as every signed-in page and authorization does: Account
-	// is nil when the session's account is gone; ErrNotFound when the
-	// session is.
-	GetWebSessionAccount(ctx context.Context, idHash string) (WebSession, *Account, error)
+	// statement, as every signed-in page and authorization does;
+	// ErrNotFound when there is no such session.
+	GetWebSessionAccount(ctx context.Context, idHash string) (WebSession, Account, error)
 	DeleteWebSession(ctx context.Context, idHash string) error
 	// DeleteAccountWebSessions removes every session of the account except
 	// keepIDHash (empty keeps none).

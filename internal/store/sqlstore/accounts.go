@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"strings"
-	"time"
 
 	"gorm.io/gorm"
 
@@ -97,35 +96,22 @@ func (s *Store) GetWebSession(ctx context.Context, idHash string) (store.WebSess
 	return store.WebSession{IDHash: r.IDHash, AccountID: r.AccountID, CreatedAt: store.UTC(r.CreatedAt), ExpiresAt: store.UTC(r.ExpiresAt)}, nil
 }
 
-// GetWebSessionAccount implements store.WebSessions: the session LEFT
-// JOIN its account, one statement, scanned column by column.
-func (s *Store) GetWebSessionAccount(ctx context.Context, idHash string) (store.WebSession, *store.Account, error) {
-	rs, err := s.q(ctx).Raw(`SELECT ws.id_hash, ws.account_id, ws.created_at, ws.expires_at,
+// GetWebSessionAccount implements store.WebSessions: the session JOIN its
+// account (web_sessions.account_id references accounts, which are never
+// deleted, only erased in place), one statement.
+func (s *Store) GetWebSessionAccount(ctx context.Context, idHash string) (store.WebSession, store.Account, error) {
+	var ws webSessionRow
+	var a accountRow
+	err := s.q(ctx).Raw(`SELECT ws.id_hash, ws.account_id, ws.created_at, ws.expires_at,
  a.id, a.email, a.password_hash, a.admin, a.disabled, a.created_at, a.updated_at, a.email_verified_at, a.deleted_at
-FROM web_sessions ws LEFT JOIN accounts a ON a.id = ws.account_id
-WHERE ws.id_hash = ?`, idHash).Rows()
-	if err := firstRow(rs, err); err != nil {
-		return store.WebSession{}, nil, err
+FROM web_sessions ws JOIN accounts a ON a.id = ws.account_id
+WHERE ws.id_hash = ?`, idHash).Row().Scan(&ws.IDHash, &ws.AccountID, &ws.CreatedAt, &ws.ExpiresAt,
+		&a.ID, &a.Email, &a.PasswordHash, &a.Admin, &a.Disabled, &a.CreatedAt, &a.UpdatedAt, &a.EmailVerifiedAt, &a.DeletedAt)
+	if err != nil {
+		return store.WebSession{}, store.Account{}, translate(err)
 	}
-	defer rs.Close()
-	var (
-		ws                 webSessionRow
-		id, email, pwHash  *string
-		admin, disabled    *bool
-		created, updated   *time.Time
-		verified, deletedA *time.Time
-	)
-	if err := rs.Scan(&ws.IDHash, &ws.AccountID, &ws.CreatedAt, &ws.ExpiresAt,
-		&id, &email, &pwHash, &admin, &disabled, &created, &updated, &verified, &deletedA); err != nil {
-		return store.WebSession{}, nil, translate(err)
-	}
-	sess := store.WebSession{IDHash: ws.IDHash, AccountID: ws.AccountID, CreatedAt: store.UTC(ws.CreatedAt), ExpiresAt: store.UTC(ws.ExpiresAt)}
-	if id == nil {
-		return sess, nil, nil
-	}
-	a := toAccount(accountRow{ID: *id, Email: deref(email), PasswordHash: deref(pwHash), Admin: deref(admin), Disabled: deref(disabled),
-		CreatedAt: deref(created), UpdatedAt: deref(updated), EmailVerifiedAt: verified, DeletedAt: deletedA})
-	return sess, &a, nil
+	return store.WebSession{IDHash: ws.IDHash, AccountID: ws.AccountID, CreatedAt: store.UTC(ws.CreatedAt), ExpiresAt: store.UTC(ws.ExpiresAt)},
+		toAccount(a), nil
 }
 
 // DeleteWebSession removes one session.

@@ -77,23 +77,19 @@ func (s *Store) GetActiveLink(ctx context.Context, accountID, clientID string) (
 // link of (account, client) — links_one_active makes it at most one — one
 // statement, scanned column by column.
 func (s *Store) GetClientLink(ctx context.Context, clientID, accountID string) (store.Client, *store.Link, error) {
-	rs, err := s.q(ctx).Raw(`SELECT c.id, c.name, c.secret_hash, c.public, c.redirect_uris, c.allowed_scopes, c.default_scopes,
- c.grant_types, c.logo_url, c.contact, c.disabled, c.pinned_document, c.open_linked, c.jwks_uri, c.created_at, c.updated_at,
- l.id, l.scopes, l.created_at, l.last_used_at
-FROM clients c LEFT JOIN links l ON l.client_id = c.id AND l.account_id = ? AND l.status = ?
-WHERE c.id = ?`, accountID, store.LinkActive, clientID).Rows()
-	if err := firstRow(rs, err); err != nil {
-		return store.Client{}, nil, err
-	}
-	defer rs.Close()
 	var (
 		c              clientRow
 		lid, lscopes   *string
 		lcreated, used *time.Time
 	)
-	if err := rs.Scan(&c.ID, &c.Name, &c.SecretHash, &c.Public, &c.RedirectURIs, &c.AllowedScopes, &c.DefaultScopes,
-		&c.GrantTypes, &c.LogoURL, &c.Contact, &c.Disabled, &c.PinnedDocument, &c.OpenLinked, &c.JWKSURI, &c.CreatedAt, &c.UpdatedAt,
-		&lid, &lscopes, &lcreated, &used); err != nil {
+	err := s.q(ctx).Raw(`SELECT c.id, c.name, c.secret_hash, c.public, c.redirect_uris, c.allowed_scopes, c.default_scopes,
+ c.grant_types, c.logo_url, c.contact, c.disabled, c.pinned_document, c.open_linked, c.jwks_uri, c.created_at, c.updated_at,
+ l.id, l.scopes, l.created_at, l.last_used_at
+FROM clients c LEFT JOIN links l ON l.client_id = c.id AND l.account_id = ? AND l.status = ?
+WHERE c.id = ?`, accountID, store.LinkActive, clientID).Row().Scan(&c.ID, &c.Name, &c.SecretHash, &c.Public, &c.RedirectURIs,
+		&c.AllowedScopes, &c.DefaultScopes, &c.GrantTypes, &c.LogoURL, &c.Contact, &c.Disabled, &c.PinnedDocument, &c.OpenLinked,
+		&c.JWKSURI, &c.CreatedAt, &c.UpdatedAt, &lid, &lscopes, &lcreated, &used)
+	if err != nil {
 		return store.Client{}, nil, translate(err)
 	}
 	if lid == nil {

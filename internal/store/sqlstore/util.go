@@ -2,13 +2,10 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
-
-	"github.com/linkslot/linkslot/internal/store"
 )
 
 func weekday(d int) time.Weekday { return time.Weekday(d) }
@@ -26,22 +23,4 @@ func (s *Store) create(ctx context.Context, row any) error {
 		return s.tx(ctx, func(tx *gorm.DB) error { return tx.Create(row).Error })
 	}
 	return translate(s.q(ctx).Create(row).Error)
-}
-
-// firstRow moves rs, the rows of a single-row read that answered err, to
-// its row: ErrNotFound when there is none, the translated error when the
-// read failed (rs is then closed, or was never opened).
-func firstRow(rs *sql.Rows, err error) error {
-	if err != nil {
-		return translate(err)
-	}
-	if rs.Next() {
-		return nil
-	}
-	err = rs.Err()
-	rs.Close()
-	if err != nil {
-		return translate(err)
-	}
-	return store.ErrNotFound
 }
