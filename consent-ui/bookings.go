@@ -1,14 +1,12 @@
 package consentui
 
 import (
-	"crypto/rand"
-	"encoding/base64"
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/confirm"
@@ -93,11 +91,8 @@ func paymentWords(state string) string {
 func itemOf(v booking.BookingView) bookingItem {
 	it := bookingItem{BookingView: v, Payment: paymentWords(v.PaymentState),
 		Price: confirm.Money{Cents: v.PriceCents, Currency: v.Currency}.String()}
-	if loc, err := time.LoadLocation(v.TimeZone); err == nil {
-		it.When = confirm.LocalSpan(v.StartsAt, v.EndsAt, loc)
-	} else {
-		it.When = confirm.LocalSpan(v.StartsAt, v.EndsAt, time.UTC)
-	}
+	// The booking engine hands over instants in the business's zone.
+	it.When = confirm.LocalSpan(v.StartsAt, v.EndsAt, v.StartsAt.Location())
 	if v.Status == store.BookingCancelled {
 		it.Fee = "none"
 		if v.CancellationFeeCents > 0 {
@@ -167,16 +162,13 @@ type cancelData struct {
 	Notified []string
 }
 
-func (u *UI) webCaller(r *http.Request, acct store.Account) mutation.Caller {
-	return mutation.Caller{AccountID: acct.ID, Channel: mutation.ChannelWeb, RequestID: requestid.From(r.Context())}
+// webCaller is the signed-in person acting on these pages.
+func webCaller(ctx context.Context, accountID string) mutation.Caller {
+	return mutation.Caller{AccountID: accountID, Channel: mutation.ChannelWeb, RequestID: requestid.From(ctx)}
 }
 
 // newWebKey is a fresh idempotency key for one confirm form.
-func newWebKey() string {
-	b := make([]byte, 18)
-	rand.Read(b)
-	return "web-" + base64.RawURLEncoding.EncodeToString(b)
-}
+func newWebKey() string { return store.NewID("web") }
 
 // canCancel returns the signed-in person (for a form: after its CSRF
 // check) when this server can cancel on the web, or answers.
@@ -203,7 +195,7 @@ func (u *UI) getCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ref := strings.TrimSpace(r.URL.Query().Get("booking"))
-	out, err := u.mut.Cancel(r.Context(), u.webCaller(r, acct), mutation.CancelRequest{BookingRef: ref}, mutation.Confirmation{})
+	out, err := u.mut.Cancel(r.Context(), webCaller(r.Context(), acct.ID), mutation.CancelRequest{BookingRef: ref}, mutation.Confirmation{})
 	if err != nil {
 		u.cancelFailed(w, r, acct, err)
 		return
@@ -224,7 +216,7 @@ func (u *UI) postCancel(w http.ResponseWriter, r *http.Request) {
 	}
 	ref := strings.TrimSpace(r.PostFormValue("booking"))
 	summary, key, text, yes := r.PostFormValue("confirmed_summary"), r.PostFormValue("idempotency_key"), webConfirmationText, true
-	out, err := u.mut.Cancel(r.Context(), u.webCaller(r, acct), mutation.CancelRequest{BookingRef: ref},
+	out, err := u.mut.Cancel(r.Context(), webCaller(r.Context(), acct.ID), mutation.CancelRequest{BookingRef: ref},
 		mutation.Confirmation{ConfirmedSummary: &summary, SummaryPresented: &yes, ConfirmationObtained: &yes,
 			UserConfirmationText: &text, IdempotencyKey: &key})
 	if err != nil {

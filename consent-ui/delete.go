@@ -10,7 +10,6 @@ import (
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/problem"
-	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -136,7 +135,7 @@ func (u *UI) cancelUpcoming(ctx context.Context, acct store.Account) (string, er
 	if u.mut == nil {
 		return "", errors.New("consentui: upcoming bookings to cancel, and no mutation service")
 	}
-	caller := mutation.Caller{AccountID: acct.ID, Channel: mutation.ChannelWeb, RequestID: requestid.From(ctx)}
+	caller := webCaller(ctx, acct.ID)
 	for _, b := range ups {
 		req := mutation.CancelRequest{BookingRef: b.Reference, Reason: "The person deleted their Linkslot account."}
 		preview, err := u.mut.Cancel(ctx, caller, req, mutation.Confirmation{})
