@@ -36,6 +36,7 @@ type passkeysData struct {
 	Add         *ceremonyView // nil: adding is not offered
 	TooMany     bool
 	Max         int
+	NameMax     int    // passkey.MaxNameLength
 	Name        string // the name typed, when the page comes back with an error
 }
 
@@ -46,7 +47,7 @@ var passkeyNotices = map[string]string{
 }
 
 func (u *UI) passkeysPage(w http.ResponseWriter, r *http.Request, status int, acct store.Account, notice, errMsg, name string) {
-	d := passkeysData{Unavailable: u.pk.UnavailableReason(), Max: passkey.MaxPerAccount, Name: name}
+	d := passkeysData{Unavailable: u.pk.UnavailableReason(), Max: passkey.MaxPerAccount, NameMax: passkey.MaxNameLength, Name: name}
 	ps, err := u.pk.List(r.Context(), acct.ID)
 	if err != nil {
 		u.serverError(w, r, err)

@@ -345,14 +345,16 @@ func (s *Service) FinishRegistration(ctx context.Context, acct store.Account, ha
 	if err != nil {
 		return store.Passkey{}, err
 	}
-	u, ps, err := s.loadUser(ctx, acct)
+	// Only the count is needed: CreateCredential reads the user's handle,
+	// not its credentials.
+	ps, err := s.store.ListPasskeys(ctx, acct.ID)
 	if err != nil {
-		return store.Passkey{}, err
+		return store.Passkey{}, fmt.Errorf("passkey: list: %w", err)
 	}
 	if len(ps) >= MaxPerAccount {
 		return store.Passkey{}, ErrTooMany
 	}
-	cred, err := s.wa.CreateCredential(u, sd, parsed)
+	cred, err := s.wa.CreateCredential(user{acct: acct}, sd, parsed)
 	if err != nil {
 		return store.Passkey{}, fmt.Errorf("%w: %v", ErrNotVerified, err)
 	}

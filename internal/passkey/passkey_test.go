@@ -399,20 +399,25 @@ func TestSignCounterCloneWarning(t *testing.T) {
 			t.Fatalf("sign-in %d: %v", i, err)
 		}
 	}
-	var stored struct {
-		Authenticator struct{ SignCount uint32 } `json:"authenticator"`
+	storedCount := func() uint32 {
+		t.Helper()
+		var stored struct {
+			Authenticator struct{ SignCount uint32 } `json:"authenticator"`
+		}
+		if err := json.Unmarshal(f.passkeys(ada.ID)[0].Credential, &stored); err != nil {
+			t.Fatal(err)
+		}
+		return stored.Authenticator.SignCount
 	}
-	json.Unmarshal(f.passkeys(ada.ID)[0].Credential, &stored)
-	if stored.Authenticator.SignCount != 3 {
-		t.Fatalf("stored counter %d, want 3", stored.Authenticator.SignCount)
+	if n := storedCount(); n != 3 {
+		t.Fatalf("stored counter %d, want 3", n)
 	}
 	k.Counter = 1 // a copy that lags behind
 	if _, err := f.login(auth); !errors.Is(err, passkey.ErrPossibleClone) {
 		t.Errorf("counter went back: %v", err)
 	}
-	json.Unmarshal(f.passkeys(ada.ID)[0].Credential, &stored)
-	if stored.Authenticator.SignCount != 3 {
-		t.Errorf("stored counter changed to %d", stored.Authenticator.SignCount)
+	if n := storedCount(); n != 3 {
+		t.Errorf("stored counter changed to %d", n)
 	}
 	k.Counter = 10
 	if _, err := f.login(auth); err != nil {
