@@ -287,9 +287,6 @@ func Encode(r fosite.Requester) ([]byte, error) {
 	return json.Marshal(sr)
 }
 
-// unmarshalStored decodes a stored request.
-func unmarshalStored(raw []byte, sr *storedRequest) error { return json.Unmarshal(raw, sr) }
-
 // decode rebuilds a request; the client is loaded fresh, so a deleted or
 // disabled client makes every stored token unusable.
 func (st *Store) decode(ctx context.Context, raw []byte, into fosite.Session) (*fosite.Request, error) {
@@ -301,7 +298,7 @@ func (st *Store) decode(ctx context.Context, raw []byte, into fosite.Session) (*
 		sess = &Session{}
 	}
 	sr := storedRequest{Session: sess}
-	if err := unmarshalStored(raw, &sr); err != nil {
+	if err := json.Unmarshal(raw, &sr); err != nil {
 		return nil, fmt.Errorf("fositestore: decode request: %w", err)
 	}
 	c, err := st.GetClient(ctx, sr.ClientID)
