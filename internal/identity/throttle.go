@@ -46,7 +46,6 @@ func (p ThrottlePolicy) withDefaults() ThrottlePolicy {
 type throttle struct {
 	policy ThrottlePolicy
 	rw     store.RateWindows // nil: in memory
-	purger store.RatePurger
 
 	mu        sync.Mutex
 	failures  map[string][]time.Time // oldest first, within Window
@@ -105,7 +104,6 @@ func (t *throttle) waitUntil(n, limit int, last, now time.Time) time.Time {
 
 func (t *throttle) fail(ctx context.Context, key string, now time.Time) error {
 	if t.rw != nil {
-		t.purger.Maybe(t.rw, now, nil)
 		if err := t.rw.AddRateHit(ctx, sharedPrefix+key, now.Unix(), int64(t.policy.Window/time.Second)); err != nil {
 			return fmt.Errorf("identity: count a failed sign-in: %w", err)
 		}

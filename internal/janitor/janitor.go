@@ -36,6 +36,10 @@
 //     queued: the delivery log and the replay of a failed message reach
 //     back that far. Their bodies hold addresses, names and notes, so they
 //     are not kept for ever. A queued message is never swept.
+//   - the shared rate limits' windows (rate_windows) once their second
+//     has expired, in one statement rather than batches: the table holds
+//     the live windows and a minute of expired ones, and has no index on
+//     the expiry, which would cost every counted hit an index update.
 //
 // Sharing the work: each pass over a task first takes a lease on it in the
 // database (store.Leases: an upsert that only succeeds on a free or expired
@@ -116,6 +120,7 @@ func Tasks(s store.Sweeps) []Task {
 	ts = append(ts, Task{Name: "outbox_messages", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
 		return s.SweepOutbox(ctx, now.Add(-OutboxRetention), limit)
 	}})
+	ts = append(ts, Task{Name: "rate_windows", Sweep: s.SweepRateWindows})
 	return ts
 }
 

@@ -58,6 +58,10 @@ func fill(t *testing.T, s *sqlstore.Store, now time.Time, due int) {
 		if err := s.UseClientAssertion(ctx, fmt.Sprintf("jti-%d", i), exp, exp.Add(-5*time.Minute)); err != nil {
 			t.Fatal(err)
 		}
+		// Rate-window rows: due ones expired, the others live.
+		if err := s.AddRateHit(ctx, fmt.Sprintf("addr:%d", i), exp.Unix()-2, 1); err != nil {
+			t.Fatal(err)
+		}
 		linkExp := now.Add(-janitor.EmailLinkGrace - time.Minute)
 		switch i {
 		case due:
@@ -126,7 +130,7 @@ func TestRunOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := j.RunOnce(ctx)
-		if len(res) != len(kinds)+5 {
+		if len(res) != len(kinds)+6 {
 			t.Fatalf("results %+v", res)
 		}
 		for _, r := range res {
@@ -140,6 +144,9 @@ func TestRunOnce(t *testing.T) {
 		}
 		if n := count(t, s, "client_assertions"); n != 2 {
 			t.Fatalf("%d client assertions left, want the 2 live ones", n)
+		}
+		if n := count(t, s, "rate_windows"); n != 2 {
+			t.Fatalf("%d rate-window rows left, want the 2 live ones", n)
 		}
 		if n := count(t, s, "outbox_messages"); n != 2 {
 			t.Fatalf("%d notifications left, want the recent one and the queued one", n)

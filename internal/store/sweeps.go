@@ -43,4 +43,10 @@ type Sweeps interface {
 	// and were created before before, with their delivery attempts;
 	// queued messages are never swept.
 	SweepOutbox(ctx context.Context, before time.Time, limit int) (int64, error)
+	// SweepRateWindows deletes the rate-window rows whose expiry second is
+	// before before. It reads the whole table and deletes every such row,
+	// whatever limit: the table holds live windows and a minute of expired
+	// ones, and an index on the expiry would cost every counted hit an
+	// index update.
+	SweepRateWindows(ctx context.Context, before time.Time, limit int) (int64, error)
 }

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"time"
 
 	"github.com/linkslot/linkslot/internal/store"
 )
@@ -56,8 +57,8 @@ func (s *Store) DeleteRateHits(ctx context.Context, key string) error {
 	return translate(s.q(ctx).Exec(`DELETE FROM rate_windows WHERE key = ?`, key).Error)
 }
 
-// PurgeRateWindows implements store.RateWindows.
-func (s *Store) PurgeRateWindows(ctx context.Context, now int64) (int64, error) {
-	res := s.q(ctx).Exec(`DELETE FROM rate_windows WHERE expires < ?`, now)
+// SweepRateWindows implements store.Sweeps.
+func (s *Store) SweepRateWindows(ctx context.Context, before time.Time, _ int) (int64, error) {
+	res := s.q(ctx).Exec(`DELETE FROM rate_windows WHERE expires < ?`, before.Unix())
 	return res.RowsAffected, translate(res.Error)
 }

@@ -20,8 +20,6 @@ type Shared struct {
 	log    *slog.Logger
 	local  *Limiter // the answer while the database cannot give one
 
-	purger store.RatePurger
-
 	mu      sync.Mutex
 	lastErr time.Time
 }
@@ -69,7 +67,6 @@ func (s *Shared) Allow(ctx context.Context, key string) (bool, time.Duration) {
 	}
 	now := s.clock()
 	sec := now.Unix()
-	s.purger.Maybe(s.rw, now, func(err error) { s.failed(context.Background(), now, err) })
 	k := s.prefix + key
 	ok, err := s.rw.TakeRate(ctx, k, sec, s.window, s.limit)
 	if err != nil {

@@ -82,10 +82,6 @@ func (brokenWindows) TakeRate(context.Context, string, int64, int64, int) (bool,
 	return false, errors.New("database down")
 }
 
-func (brokenWindows) PurgeRateWindows(context.Context, int64) (int64, error) {
-	return 0, errors.New("database down")
-}
-
 // TestSharedFallsBack: when the database cannot answer, the limiter
 // limits in memory and logs that at most once a minute.
 func TestSharedFallsBack(t *testing.T) {
@@ -102,7 +98,6 @@ func TestSharedFallsBack(t *testing.T) {
 	if allowed != 3 {
 		t.Fatalf("in-memory fallback allowed %d of 10, want the burst of 3", allowed)
 	}
-	time.Sleep(50 * time.Millisecond) // the background purge's failure
 	if n := strings.Count(buf.String(), "shared rate limit unavailable"); n != 1 {
 		t.Fatalf("%d log lines, want 1:\n%s", n, buf.String())
 	}
