@@ -55,7 +55,7 @@ func (u *UI) passkeysPage(w http.ResponseWriter, r *http.Request, status int, ac
 	}
 	d.Passkeys = ps
 	if u.pk.Available() {
-		c, err := u.pk.BeginRegistration(r.Context(), acct)
+		c, err := u.pk.BeginRegistrationWith(r.Context(), acct, ps)
 		switch {
 		case err == nil:
 			d.Add = viewOf(c)

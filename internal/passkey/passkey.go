@@ -200,19 +200,25 @@ func decode(p store.Passkey) (webauthn.Credential, error) {
 
 // loadUser returns the account with its passkeys.
 func (s *Service) loadUser(ctx context.Context, acct store.Account) (user, []store.Passkey, error) {
-	ps, err := s.store.ListPasskeys(ctx, acct.ID)
+	ps, err := s.List(ctx, acct.ID)
 	if err != nil {
-		return user{}, nil, fmt.Errorf("passkey: list: %w", err)
+		return user{}, nil, err
 	}
+	u, err := userOf(acct, ps)
+	return u, ps, err
+}
+
+// userOf is the account with ps, its passkeys.
+func userOf(acct store.Account, ps []store.Passkey) (user, error) {
 	u := user{acct: acct}
 	for _, p := range ps {
 		c, err := decode(p)
 		if err != nil {
-			return user{}, nil, err
+			return user{}, err
 		}
 		u.creds = append(u.creds, c)
 	}
-	return u, ps, nil
+	return u, nil
 }
 
 // start stores a ceremony's session data and returns its handle.
@@ -282,7 +288,20 @@ func (s *Service) BeginRegistration(ctx context.Context, acct store.Account) (Ce
 	if !s.Available() {
 		return Ceremony{}, ErrUnavailable
 	}
-	u, ps, err := s.loadUser(ctx, acct)
+	ps, err := s.List(ctx, acct.ID)
+	if err != nil {
+		return Ceremony{}, err
+	}
+	return s.BeginRegistrationWith(ctx, acct, ps)
+}
+
+// BeginRegistrationWith is BeginRegistration for a caller that has just
+// listed the account's passkeys (List), so that they are read once.
+func (s *Service) BeginRegistrationWith(ctx context.Context, acct store.Account, ps []store.Passkey) (Ceremony, error) {
+	if !s.Available() {
+		return Ceremony{}, ErrUnavailable
+	}
+	u, err := userOf(acct, ps)
 	if err != nil {
 		return Ceremony{}, err
 	}
