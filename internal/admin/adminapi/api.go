@@ -552,15 +552,8 @@ func writePage(w http.ResponseWriter, key string, items any, n int, more bool, o
 // range.
 func pageParams(w http.ResponseWriter, r *http.Request) (limit, offset int, ok bool) {
 	q := r.URL.Query()
-	limit = 50
 	var problems []admin.Problem
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 200 {
-			problems = append(problems, admin.Problem{Path: "limit", Message: "must be a whole number from 1 to 200"})
-		}
-		limit = n
-	}
+	limit, problems = limitParam(q, 50, 200, problems)
 	if v := q.Get("offset"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -573,6 +566,20 @@ func pageParams(w http.ResponseWriter, r *http.Request) (limit, offset int, ok b
 		return 0, 0, false
 	}
 	return limit, offset, true
+}
+
+// limitParam reads q's limit (1 to max, def when absent), adding a problem
+// to problems when it is not one.
+func limitParam(q url.Values, def, max int, problems []admin.Problem) (int, []admin.Problem) {
+	v := q.Get("limit")
+	if v == "" {
+		return def, problems
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > max {
+		problems = append(problems, admin.Problem{Path: "limit", Message: fmt.Sprintf("must be a whole number from 1 to %d", max)})
+	}
+	return n, problems
 }
 
 // statusProbe records the status a handler would answer, discarding the body.

@@ -3,7 +3,6 @@ package adminapi
 import (
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"github.com/linkslot/linkslot/internal/admin"
 )
@@ -116,14 +115,9 @@ func (a *api) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, actor 
 
 // deliveryLimit reads limit (1–1000, default 100).
 func deliveryLimit(w http.ResponseWriter, r *http.Request) (int, bool) {
-	v := r.URL.Query().Get("limit")
-	if v == "" {
-		return 100, true
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > 1000 {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems",
-			[]admin.Problem{{Path: "limit", Message: "must be a whole number from 1 to 1000"}})
+	n, problems := limitParam(r.URL.Query(), 100, 1000, nil)
+	if len(problems) > 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems", problems)
 		return 0, false
 	}
 	return n, true
