@@ -2,8 +2,12 @@ package provider
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/hkdf"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -177,6 +181,56 @@ type Signer struct {
 }
 
 var _ jwt.Signer = (*Signer)(nil)
+
+// Generate signs claims as a compact ES256 JWS with the current key: the
+// header is {"alg":"ES256","kid":…,"typ":"JWT"} with header's fields over
+// it (typ "at+jwt" for access tokens), the payload is claims as JSON. It is
+// what fosite's DefaultSigner makes through go-jose's builder, without the
+// builder's round trip (it encodes the claims, decodes them into a map and
+// encodes that again) and its signer set-up per token: a third of the cost
+// of a token beyond its signature (TestGenerateMatchesFosite checks the
+// two agree).
+func (s *Signer) Generate(ctx context.Context, claims jwt.MapClaims, header jwt.Mapper) (string, string, error) {
+	if claims == nil || header == nil {
+		return "", "", errors.New("jwt: claims and header are required")
+	}
+	kid, priv, err := s.km.Current(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	h := map[string]any{"typ": jwt.JWTHeaderTypeValue}
+	for k, v := range header.ToMap() {
+		h[k] = v
+	}
+	h["alg"], h["kid"] = string(jose3.ES256), kid
+	hb, err := json.Marshal(h)
+	if err != nil {
+		return "", "", fmt.Errorf("jwt: header: %w", err)
+	}
+	cb, err := json.Marshal(map[string]any(claims))
+	if err != nil {
+		return "", "", fmt.Errorf("jwt: claims: %w", err)
+	}
+	enc := base64.RawURLEncoding
+	hl, cl := enc.EncodedLen(len(hb)), enc.EncodedLen(len(cb))
+	out := make([]byte, hl+1+cl+1+enc.EncodedLen(64))
+	enc.Encode(out, hb)
+	out[hl] = '.'
+	enc.Encode(out[hl+1:], cb)
+	signing := out[:hl+1+cl]
+	digest := sha256.Sum256(signing)
+	r, sv, err := ecdsa.Sign(rand.Reader, priv, digest[:])
+	if err != nil {
+		return "", "", fmt.Errorf("jwt: sign: %w", err)
+	}
+	var sig [64]byte
+	r.FillBytes(sig[:32])
+	sv.FillBytes(sig[32:])
+	out[len(signing)] = '.'
+	enc.Encode(out[len(signing)+1:], sig[:])
+	token := string(out)
+	return token, token[len(signing)+1:], nil
+}
 
 func (s *Signer) privateKey(ctx context.Context) (any, error) {
 	kid, priv, err := s.km.Current(ctx)

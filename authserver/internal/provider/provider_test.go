@@ -1,7 +1,12 @@
 package provider_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,12 +19,13 @@ import (
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
-func TestProvider(t *testing.T) {
+// newProvider is the provider on a fresh SQLite store with a token key.
+func newProvider(t *testing.T) (*provider.Provider, *keys.Manager) {
+	t.Helper()
 	s := sqltest.SQLite(t)
-	ctx := context.Background()
 	secret := []byte("0123456789abcdef0123456789abcdef")
 	km := keys.NewManager(s, secret, store.KeyPurposeToken, nil)
-	if err := km.Ensure(ctx); err != nil {
+	if err := km.Ensure(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	p, err := provider.New(fositestore.New(s, fositestore.Options{}), km,
@@ -27,6 +33,12 @@ func TestProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, km
+}
+
+func TestProvider(t *testing.T) {
+	ctx := context.Background()
+	p, km := newProvider(t)
 	c := p.Config
 	checks := []struct {
 		name string
@@ -62,4 +74,71 @@ func TestProvider(t *testing.T) {
 	if _, err := p.Signer.Validate(ctx, tok[:len(tok)-4]+"AAAA"); err == nil {
 		t.Fatal("tampered token validated")
 	}
+}
+
+// TestGenerateMatchesFosite holds Signer.Generate to what fosite's
+// DefaultSigner makes through go-jose for the same claims: the same header
+// and payload once decoded, and a signature the verifier accepts.
+func TestGenerateMatchesFosite(t *testing.T) {
+	ctx := context.Background()
+	p, _ := newProvider(t)
+	now := time.Now().Truncate(time.Second)
+	access := (&jwt.JWTClaims{Subject: "acct-1", Issuer: "https://as.example", Audience: []string{"https://rs.example/mcp"},
+		JTI: "jti-1", IssuedAt: now, ExpiresAt: now.Add(15 * time.Minute), Scope: []string{"openid", "bookings:read"},
+		ScopeField: jwt.JWTScopeFieldString,
+		Extra:      map[string]any{"client_id": "https://app.example/client.json?a=1&b=<2>", "link_id": "link-1"}}).ToMapClaims()
+	id := (&jwt.IDTokenClaims{Subject: "acct-1", Issuer: "https://as.example", Audience: []string{"demo-mcp-client"},
+		JTI: "jti-2", IssuedAt: now, ExpiresAt: now.Add(15 * time.Minute), AuthTime: now.Add(-time.Hour), RequestedAt: now,
+		Nonce: "n-0S6_WzA2Mj", AccessTokenHash: "77QmUPtjPfzWtF2AnpK9RQ",
+		Extra: map[string]any{"email": "ana+test@example.com", "nested": map[string]any{"n": 1.5, "list": []any{"x", 2}}}}).ToMap()
+	for _, c := range []struct {
+		name   string
+		claims jwt.MapClaims
+		header jwt.Mapper
+	}{
+		{"access token", access, &jwt.Headers{Extra: map[string]any{"typ": "at+jwt"}}},
+		{"ID token", jwt.MapClaims(id), &jwt.Headers{}},
+	} {
+		ours, oursSig, err := p.Signer.Generate(ctx, c.claims, c.header)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		theirs, _, err := p.Signer.DefaultSigner.Generate(ctx, c.claims, c.header)
+		if err != nil {
+			t.Fatalf("%s: fosite: %v", c.name, err)
+		}
+		o, f := strings.Split(ours, "."), strings.Split(theirs, ".")
+		if len(o) != 3 || len(f) != 3 {
+			t.Fatalf("%s: not compact JWS: %q", c.name, ours)
+		}
+		if oursSig != o[2] {
+			t.Errorf("%s: signature %q is not the token's third segment", c.name, oursSig)
+		}
+		for i, part := range []string{"header", "payload"} {
+			if got, want := decodeSegment(t, o[i]), decodeSegment(t, f[i]); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: %s\n ours   %v\n fosite %v", c.name, part, got, want)
+			}
+		}
+		if len(o[2]) != 86 { // 64 bytes, R || S (RFC 7518 §3.4)
+			t.Errorf("%s: signature segment %d characters, want 86", c.name, len(o[2]))
+		}
+		if _, err := p.Signer.Validate(ctx, ours); err != nil {
+			t.Errorf("%s: our token does not verify: %v", c.name, err)
+		}
+	}
+}
+
+func decodeSegment(t *testing.T, seg string) map[string]any {
+	t.Helper()
+	raw, err := base64.RawURLEncoding.DecodeString(seg)
+	if err != nil {
+		t.Fatalf("segment %q: %v", seg, err)
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		t.Fatalf("segment %s: %v", raw, err)
+	}
+	return m
 }
