@@ -154,7 +154,9 @@ func (s *Store) UpdateBooking(ctx context.Context, id string, fn func(store.Book
 // finds the bookings of a day directly: with block_start and block_end
 // compared apart it can use only staff_id, and reads every booking the
 // staff members ever had (TestStaffBookingsAtScale). The caller keeps the
-// plain comparisons too, which say the same; SQLite needs nothing more.
+// plain comparisons too, which say the same; SQLite needs nothing more,
+// since its index on (staff_id, block_end) finds them by where they end
+// (migration 00009, TestStaffBookingsAtScaleSQLite).
 func (s *Store) blockedSpanOverlaps(table string, from, to time.Time) (string, []any) {
 	if s.dialect != "postgres" {
 		return "", nil
