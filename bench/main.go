@@ -229,8 +229,7 @@ func main() {
 	noopTool := noopToolServer()
 	defer noopTool.Close()
 	escalate("noop-tool", "none", func(ctx context.Context, w int) error {
-		_, err := toolCall(ctx, hc, noopTool.URL, "", "noop", map[string]any{})
-		return err
+		return toolCheck(ctx, hc, noopTool.URL, "", "noop", map[string]any{})
 	})
 
 	backends := []string{"sqlite"}
@@ -284,12 +283,10 @@ func main() {
 		day := time.Now().AddDate(0, 0, 3).Format("2006-01-02")
 		avArgs := map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut", "local_date": day}
 		escalate("availability-auth", backend, func(ctx context.Context, w int) error {
-			_, err := toolCall(ctx, people[w].api, sys.resource, people[w].access, "check_business_availability", avArgs)
-			return err
+			return toolCheck(ctx, people[w].api, sys.resource, people[w].access, "check_business_availability", avArgs)
 		})
 		escalate("availability-noauth", backend, func(ctx context.Context, w int) error {
-			_, err := toolCall(ctx, people[w].api, sys.rsOpen.URL+"/mcp", people[w].access, "check_business_availability", avArgs)
-			return err
+			return toolCheck(ctx, people[w].api, sys.rsOpen.URL+"/mcp", people[w].access, "check_business_availability", avArgs)
 		})
 		// The domain's cost: the authenticated call against the same call
 		// on the same server with the booking engine replaced by a no-op
@@ -297,16 +294,13 @@ func main() {
 		// server's no-op tool, in alternating windows.
 		for _, r := range alternate(ctx, backend, 16, 3, *dur, *maxOps,
 			named{"availability-vs-noop", func(ctx context.Context, w int) error {
-				_, err := toolCall(ctx, people[w].api, sys.resource, people[w].access, "check_business_availability", avArgs)
-				return err
+				return toolCheck(ctx, people[w].api, sys.resource, people[w].access, "check_business_availability", avArgs)
 			}},
 			named{"noop-domain-vs", func(ctx context.Context, w int) error {
-				_, err := toolCall(ctx, people[w].api, sys.rsNoop.URL+"/mcp", people[w].access, "check_business_availability", avArgs)
-				return err
+				return toolCheck(ctx, people[w].api, sys.rsNoop.URL+"/mcp", people[w].access, "check_business_availability", avArgs)
 			}},
 			named{"noop-tool-vs", func(ctx context.Context, w int) error {
-				_, err := toolCall(ctx, hc, noopTool.URL, "", "noop", map[string]any{})
-				return err
+				return toolCheck(ctx, hc, noopTool.URL, "", "noop", map[string]any{})
 			}}) {
 			record(r)
 		}
