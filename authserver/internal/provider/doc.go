@@ -13,7 +13,11 @@
 // configured idle lifetime, capped at the absolute lifetime by the store.
 // Refresh tokens are issued to every client registered for the refresh_token
 // grant, whether or not offline_access was asked for (CONTRACT §2).
-// Scopes match exactly (no wildcards or hierarchy).
+// Scopes match exactly (no wildcards or hierarchy). Signer is fosite's
+// jwt.Signer on keys.Manager: it signs access and ID tokens itself (the
+// header and claims encoded once, one ECDSA signature), verifies with
+// whichever published key a token's kid names, and leaves the rest to
+// fosite's DefaultSigner.
 //
 // Provider.NewAccessRequest and NewAccessResponse wrap fosite's to save
 // round trips: the client and the presented code or refresh token are read
