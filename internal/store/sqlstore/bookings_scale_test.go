@@ -12,7 +12,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/linkslot/linkslot/internal/store"
-	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
@@ -90,14 +89,7 @@ FROM generate_series(0, ?) AS s, generate_series(1, 2500) AS d,
 // after is logged, not asserted.
 func TestStaffBookingsAtScaleSQLite(t *testing.T) {
 	ctx := context.Background()
-	s, err := sqlstore.Open(ctx, sqltest.MustURL(t, "sqlite"), sqlstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if _, err := s.MigrateTo(ctx, 8); err != nil {
-		t.Fatal(err)
-	}
+	s := openSchemaAt(t, "sqlite", 8)
 	c := benchCatalog(t, s)
 	ids := make([]string, len(c.Staff))
 	for i, st := range c.Staff {
@@ -166,21 +158,15 @@ func TestStaffBookingsAtScaleSQLite(t *testing.T) {
 				continue
 			}
 			seen[st.SQL] = true
-			rows, err := s.SQL().QueryContext(ctx, "EXPLAIN QUERY PLAN "+st.SQL, st.Vars...)
+			plan, err := sqltest.QueryPlan(ctx, s.SQL(), st.SQL, st.Vars...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				if strings.Contains(detail, "bookings_staff_block") {
-					out = append(out, detail)
+			for _, step := range plan {
+				if strings.Contains(step, "bookings_staff_block") {
+					out = append(out, step)
 				}
 			}
-			rows.Close()
 		}
 		return out
 	}

@@ -141,6 +141,9 @@ func (s *Store) RevokeLink(ctx context.Context, id string, now time.Time) error 
 				return store.ErrNotFound
 			}
 		}
-		return tx.Model(&tokenRow{}).Where("link_id = ? AND active = ?", id, true).Update("active", false).Error
+		// link_id <> '' is the partial index's own condition, which SQLite
+		// does not infer from link_id = ?: without it a revocation scanned
+		// every token session.
+		return tx.Model(&tokenRow{}).Where("link_id = ? AND link_id <> '' AND active = ?", id, true).Update("active", false).Error
 	})
 }

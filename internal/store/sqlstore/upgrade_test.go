@@ -94,14 +94,20 @@ func TestUpgradeAccountsTrust(t *testing.T) {
 // then upgrade; the store is closed when the test ends.
 func openFirstSchema(t *testing.T, backend string) *sqlstore.Store {
 	t.Helper()
+	return openSchemaAt(t, backend, 1)
+}
+
+// openSchemaAt opens a fresh database of backend migrated up to version.
+func openSchemaAt(t *testing.T, backend string, version int64) *sqlstore.Store {
+	t.Helper()
 	ctx := context.Background()
 	s, err := sqlstore.Open(ctx, sqltest.MustURL(t, backend), sqlstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if _, err := s.MigrateTo(ctx, 1); err != nil {
-		t.Fatalf("migrate to the first schema: %v", err)
+	if _, err := s.MigrateTo(ctx, version); err != nil {
+		t.Fatalf("migrate to schema %d: %v", version, err)
 	}
 	return s
 }

@@ -55,6 +55,29 @@ func Explain(ctx context.Context, db Querier, query string, args ...any) (PlanNo
 	return out[0].Plan, raw, nil
 }
 
+// QueryPlan is SQLite's EXPLAIN QUERY PLAN of query: one line per step
+// ("SEARCH t USING INDEX i (a=? AND b>?)", "SCAN t", "USE TEMP B-TREE FOR
+// ORDER BY"). SQLite reports no buffers; which index a search uses, and on
+// which columns, is what its plan tests read. The product never runs
+// ANALYZE, so the plan of an empty database is the plan of a full one.
+func QueryPlan(ctx context.Context, db *sql.DB, query string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			return nil, err
+		}
+		out = append(out, detail)
+	}
+	return out, rows.Err()
+}
+
 // Statement is one SQL statement gorm sent, with its arguments.
 type Statement struct {
 	SQL  string

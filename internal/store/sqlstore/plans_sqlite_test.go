@@ -1,0 +1,147 @@
+package sqlstore_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
+)
+
+// TestBackgroundPlansSQLite holds the statements that run on their own,
+// every second or every minute, whatever the traffic — the janitor's
+// sweeps and the outbox worker's lease — and the token update of a link's
+// revocation, to searches that an index serves entirely on SQLite, the
+// embedded default: no statement scans its table, and none sorts, since
+// their batches are taken in index order. Each of them holds SQLite's
+// write lock while it runs, so a scan of a table that grows (every live
+// refresh token, every queued retry) stalls token issuance with it. The
+// product never runs ANALYZE on SQLite, so the plan of this small
+// database is the plan of a large one; TestStaffBookingsAtScaleSQLite
+// shows the same for bookings with the data to go with it. The rate
+// windows' sweep scans on purpose (it reads only live windows, and
+// ratewindows.go says why) and is not among them.
+func TestBackgroundPlansSQLite(t *testing.T) {
+	s := sqltest.SQLite(t)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	if err := s.CreateAccount(ctx, store.Account{ID: "acct", Email: "acct@example.com", CreatedAt: now, UpdatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateClient(ctx, store.Client{ID: "agent", Name: "Agent", Public: true, RedirectURIs: []string{"http://127.0.0.1/cb"},
+		AllowedScopes: []string{"openid"}, GrantTypes: []string{"authorization_code"}, CreatedAt: now, UpdatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	link, err := s.UpsertLink(ctx, "acct", "agent", []string{"openid"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := s.DB()
+	var captures []func() []sqltest.Statement
+	for _, table := range []string{"token_sessions", "outbox_messages", "idempotency_records", "client_assertions",
+		"account_tokens", "webauthn_ceremonies"} {
+		captures = append(captures, sqltest.Capture(t, db, table))
+	}
+	run := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	for _, kind := range []store.TokenKind{store.KindAccessToken, store.KindRefreshToken, store.KindAuthorizeCode,
+		store.KindPKCE, store.KindOpenID} {
+		_, err := s.SweepTokenSessions(ctx, kind, now, 500)
+		run("sweep "+string(kind), err)
+	}
+	_, err = s.SweepIdempotency(ctx, now, 500)
+	run("sweep idempotency", err)
+	_, err = s.SweepClientAssertions(ctx, now, 500)
+	run("sweep assertions", err)
+	_, err = s.SweepAccountTokens(ctx, now, 500)
+	run("sweep account tokens", err)
+	_, err = s.SweepWebAuthnCeremonies(ctx, now, 500)
+	run("sweep ceremonies", err)
+	_, err = s.SweepOutbox(ctx, now, 500)
+	run("sweep outbox", err)
+	_, err = s.LeaseMessages(ctx, "w1", now, time.Minute, 16)
+	run("lease", err)
+	_, err = s.LeaseMessages(ctx, "w1", now, time.Minute, 16, store.ChannelEmail)
+	run("lease e-mail only", err)
+	run("revoke link", s.RevokeLink(ctx, link.ID, now))
+
+	seen := map[string]bool{}
+	checked := 0
+	for _, captured := range captures {
+		for _, st := range captured() {
+			if seen[st.SQL] || strings.HasPrefix(strings.TrimSpace(st.SQL), "INSERT") {
+				continue // the same statement seen through another table, or the fixture's
+			}
+			seen[st.SQL] = true
+			plan, err := sqltest.QueryPlan(ctx, s.SQL(), st.SQL, st.Vars...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked++
+			q := strings.Join(strings.Fields(st.SQL), " ")
+			t.Logf("%.100s\n    %s", q, strings.Join(plan, "\n    "))
+			for _, step := range plan {
+				if strings.HasPrefix(step, "SCAN ") || strings.Contains(step, "TEMP B-TREE") {
+					t.Errorf("%s\n  plan step %q: the statement reads more than its batch\n  plan: %q", q, step, plan)
+				}
+			}
+		}
+	}
+	// 5 token sweeps share one statement; then the 5 other sweeps, 2
+	// leases and the revocation's token update (and its link update).
+	if checked < 9 {
+		t.Fatalf("checked %d statements, want the sweeps, the leases and the revocation's", checked)
+	}
+}
+
+// TestTokenSweepAtScaleSQLite times the janitor's token sweep on SQLite
+// across the upgrade that indexes token sessions by kind and expiry
+// (migration 00010), on 200,000 live refresh tokens and a few expired
+// ones: the time per batch is logged, not asserted (the plan is
+// TestBackgroundPlansSQLite's), and the sweep must delete exactly the
+// expired sessions on both schemas.
+func TestTokenSweepAtScaleSQLite(t *testing.T) {
+	ctx := context.Background()
+	s := openSchemaAt(t, "sqlite", 9)
+	now := time.Now().UTC().Truncate(time.Second)
+	fill := func(prefix string, n int, expires time.Time) {
+		t.Helper()
+		err := s.DB().Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+INSERT INTO token_sessions (kind, signature_hash, request_id, client_id, account_id, link_id, active, request, expires_at, created_at)
+SELECT 'refresh_token', ? || i, ? || i, 'agent', 'acct', '', 1, x'7b7d', ?, ? FROM n`, n, prefix, prefix, expires, now).Error
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	fill("live-", 200_000, now.Add(30*24*time.Hour))
+	sweep := func(expired int) time.Duration {
+		t.Helper()
+		fill("spent-", expired, now.Add(-time.Hour))
+		began := time.Now()
+		const rounds = 20
+		var removed int64
+		for i := 0; i < rounds; i++ {
+			n, err := s.SweepTokenSessions(ctx, store.KindRefreshToken, now, 500)
+			if err != nil {
+				t.Fatal(err)
+			}
+			removed += n
+		}
+		if removed != int64(expired) {
+			t.Fatalf("swept %d sessions, want the %d expired ones", removed, expired)
+		}
+		return time.Since(began) / rounds
+	}
+	before := sweep(100)
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatalf("upgrade: %v", err)
+	}
+	after := sweep(100)
+	t.Logf("a refresh-token sweep batch over 200,000 live sessions: %v before the upgrade, %v after", before, after)
+}
