@@ -26,6 +26,11 @@
 //   - passkey ceremonies once expired (internal/passkey.CeremonyLifetime,
 //     10 min): every page that offers a passkey starts one, and those
 //     never finished would otherwise stay.
+//   - sign-in sessions once expired (identity.SessionLifetime, 12 h, after
+//     sign-in by default): a session is
+//     deleted when it is presented after that or its person signs out,
+//     and those never presented again (a closed browser, a cleared
+//     cookie) would otherwise stay.
 //   - e-mail links (verification and password reset), used or not, once
 //     they have been expired for EmailLinkGrace (24 h). Until then a
 //     person who opens an old link is told it expired or was used; after,
@@ -116,6 +121,9 @@ func Tasks(s store.Sweeps) []Task {
 	}})
 	ts = append(ts, Task{Name: "webauthn_ceremonies", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
 		return s.SweepWebAuthnCeremonies(ctx, now, limit)
+	}})
+	ts = append(ts, Task{Name: "web_sessions", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
+		return s.SweepWebSessions(ctx, now, limit)
 	}})
 	ts = append(ts, Task{Name: "outbox_messages", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
 		return s.SweepOutbox(ctx, now.Add(-OutboxRetention), limit)

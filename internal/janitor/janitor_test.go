@@ -21,7 +21,7 @@ var kinds = []store.TokenKind{store.KindAuthorizeCode, store.KindPKCE, store.Kin
 // rows in the grace hour and live rows, half of each spent; expired and
 // live idempotency records and client-assertion ids; e-mail links expired
 // past their day of grace (half of them used), one within it and a live
-// one; expired and live passkey ceremonies.
+// one; expired and live passkey ceremonies and sign-in sessions.
 func fill(t *testing.T, s *sqlstore.Store, now time.Time, due int) {
 	t.Helper()
 	ctx := context.Background()
@@ -87,6 +87,11 @@ func fill(t *testing.T, s *sqlstore.Store, now time.Time, due int) {
 			Data: []byte(`{"challenge":"c"}`), ExpiresAt: exp}); err != nil {
 			t.Fatal(err)
 		}
+		// Sign-in sessions: due ones expired, the others live.
+		if err := s.CreateWebSession(ctx, store.WebSession{IDHash: fmt.Sprintf("ws-%d", i), AccountID: acct.ID,
+			CreatedAt: exp.Add(-12 * time.Hour), ExpiresAt: exp}); err != nil {
+			t.Fatal(err)
+		}
 		// Notifications: due ones delivered or failed past the retention;
 		// one delivered recently and one still queued from long ago stay.
 		created, status := now.Add(-janitor.OutboxRetention-time.Minute), store.OutboxDelivered
@@ -130,7 +135,7 @@ func TestRunOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := j.RunOnce(ctx)
-		if len(res) != len(kinds)+6 {
+		if len(res) != len(kinds)+7 {
 			t.Fatalf("results %+v", res)
 		}
 		for _, r := range res {
@@ -153,6 +158,9 @@ func TestRunOnce(t *testing.T) {
 		}
 		if n := count(t, s, "webauthn_ceremonies"); n != 2 {
 			t.Fatalf("%d passkey ceremonies left, want the 2 live ones", n)
+		}
+		if n := count(t, s, "web_sessions"); n != 2 {
+			t.Fatalf("%d sign-in sessions left, want the 2 live ones", n)
 		}
 		if n := count(t, s, "account_tokens"); n != 2 {
 			t.Fatalf("%d e-mail links left, want the one within its grace and the live one", n)

@@ -39,6 +39,11 @@ type Sweeps interface {
 	// before before, unfinished (every page that offers a passkey starts
 	// one).
 	SweepWebAuthnCeremonies(ctx context.Context, before time.Time, limit int) (int64, error)
+	// SweepWebSessions deletes sign-in sessions that expired before
+	// before: a session is deleted when it is presented after its expiry
+	// or its person signs out, and one that is never presented again (a
+	// closed browser, a cleared cookie) would otherwise stay.
+	SweepWebSessions(ctx context.Context, before time.Time, limit int) (int64, error)
 	// SweepOutbox deletes outbox messages that were delivered or failed
 	// and were created before before, with their delivery attempts;
 	// queued messages are never swept.

@@ -41,7 +41,7 @@ func TestBackgroundPlansSQLite(t *testing.T) {
 	db := s.DB()
 	var captures []func() []sqltest.Statement
 	for _, table := range []string{"token_sessions", "outbox_messages", "idempotency_records", "client_assertions",
-		"account_tokens", "webauthn_ceremonies"} {
+		"account_tokens", "webauthn_ceremonies", "web_sessions"} {
 		captures = append(captures, sqltest.Capture(t, db, table))
 	}
 	run := func(what string, err error) {
@@ -63,6 +63,8 @@ func TestBackgroundPlansSQLite(t *testing.T) {
 	run("sweep account tokens", err)
 	_, err = s.SweepWebAuthnCeremonies(ctx, now, 500)
 	run("sweep ceremonies", err)
+	_, err = s.SweepWebSessions(ctx, now, 500)
+	run("sweep sign-in sessions", err)
 	_, err = s.SweepOutbox(ctx, now, 500)
 	run("sweep outbox", err)
 	_, err = s.LeaseMessages(ctx, "w1", now, time.Minute, 16)
@@ -93,9 +95,9 @@ func TestBackgroundPlansSQLite(t *testing.T) {
 			}
 		}
 	}
-	// 5 token sweeps share one statement; then the 5 other sweeps, 2
-	// leases and the revocation's token update (and its link update).
-	if checked < 9 {
+	// 5 token sweeps share one statement; then the 6 other sweeps, 2
+	// leases and the revocation's token update.
+	if checked < 10 {
 		t.Fatalf("checked %d statements, want the sweeps, the leases and the revocation's", checked)
 	}
 }

@@ -65,6 +65,14 @@ SELECT id_hash FROM webauthn_ceremonies WHERE expires_at < ? ORDER BY expires_at
 		store.UTC(before), limit)
 }
 
+// SweepWebSessions implements store.Sweeps, by the expiry index
+// (migration 00011).
+func (s *Store) SweepWebSessions(ctx context.Context, before time.Time, limit int) (int64, error) {
+	return s.sweep(ctx, `DELETE FROM web_sessions WHERE id_hash IN (
+SELECT id_hash FROM web_sessions WHERE expires_at < ? ORDER BY expires_at LIMIT ?`+s.skipLocked()+`)`,
+		store.UTC(before), limit)
+}
+
 func (s *Store) sweep(ctx context.Context, q string, args ...any) (int64, error) {
 	res := s.q(ctx).Exec(q, args...)
 	if res.Error != nil {

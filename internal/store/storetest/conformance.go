@@ -48,6 +48,7 @@ func RunTests(t *testing.T, open func(t testing.TB) store.Store) {
 		{"WebAuthnCeremonies", testCeremonies},
 		{"SweepAccountTokens", testSweepAccountTokens},
 		{"SweepOutbox", testSweepOutbox},
+		{"SweepWebSessions", testSweepWebSessions},
 		{"EraseAccount", testEraseAccount},
 		{"Outbox", testOutbox},
 		{"OutboxConcurrentLease", testOutboxConcurrent},

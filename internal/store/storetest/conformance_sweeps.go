@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -57,6 +58,32 @@ func testSweepAccountTokens(t *testing.T, s store.Store) {
 	}
 	if _, err := s.GetAccountToken(ctx, "sweep-live"); err != nil {
 		t.Errorf("the sweep removed a live e-mail link: %v", err)
+	}
+}
+
+// testSweepWebSessions: the sign-in session sweep deletes only sessions
+// expired before the cut-off, at most limit at a time; a live session
+// still signs its person in.
+func testSweepWebSessions(t *testing.T, s store.Store) {
+	sw := sweeps(t, s)
+	a := newAccount(t, s, "sessions-sweep@example.com")
+	for i := range 3 {
+		must(t, s.CreateWebSession(ctx, store.WebSession{IDHash: fmt.Sprintf("ws-old-%d", i), AccountID: a.ID,
+			CreatedAt: t0, ExpiresAt: t0.Add(12 * time.Hour)}))
+	}
+	must(t, s.CreateWebSession(ctx, store.WebSession{IDHash: "ws-live", AccountID: a.ID, CreatedAt: t0.Add(6 * time.Hour),
+		ExpiresAt: t0.Add(18 * time.Hour)}))
+
+	sweepBatches(t, "SweepWebSessions", 3, func(limit int) (int64, error) {
+		return sw.SweepWebSessions(ctx, t0.Add(13*time.Hour), limit)
+	})
+	for i := range 3 {
+		if _, err := s.GetWebSession(ctx, fmt.Sprintf("ws-old-%d", i)); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("expired session %d after the sweep: %v, want ErrNotFound", i, err)
+		}
+	}
+	if _, err := s.GetWebSession(ctx, "ws-live"); err != nil {
+		t.Errorf("the sweep removed a live session: %v", err)
 	}
 }
 
