@@ -28,7 +28,7 @@ func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
 }
 
 // SweepTokenSessions implements store.Sweeps. The batch is chosen by the
-// index on (kind, expires_at) (migration 00010; TestBackgroundPlansSQLite)
+// index on (kind, expires_at) (migration 00010; TestGrowingTablePlansSQLite)
 // and deleted by primary key; on PostgreSQL rows that a token
 // request holds are skipped, so the sweep never waits for the hot path.
 func (s *Store) SweepTokenSessions(ctx context.Context, kind store.TokenKind, before time.Time, limit int) (int64, error) {
