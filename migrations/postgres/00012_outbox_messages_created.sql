@@ -4,6 +4,9 @@
 -- have an index; with none, or with a channel only, each page read and
 -- sorted the whole 30 days the retention keeps (TestOutboxGaugeAtScale,
 -- TestGrowingTablePlansSQLite).
+-- Building it blocks writes to the table for as long as it takes;
+-- statement_timeout does not apply here.
+SET LOCAL statement_timeout = 0;
 CREATE INDEX outbox_messages_created ON outbox_messages(created_at DESC, id);
 
 -- +goose Down
