@@ -227,8 +227,15 @@ func (s *Store) EraseAccount(ctx context.Context, accountID string, now time.Tim
 				return err
 			}
 		}
+		// The person's token sessions: theirs by account, and any issued on
+		// their links. An empty link id is no link: with it in the list,
+		// every unlinked session of every account would go too.
+		tokens := tx.Model(&tokenRow{}).Where("account_id = ? AND active = ?", accountID, true)
+		if len(links) > 0 {
+			tokens = tx.Model(&tokenRow{}).Where("(account_id = ? OR (link_id IN ? AND link_id <> '')) AND active = ?", accountID, links, true)
+		}
 		steps := []*gorm.DB{
-			tx.Model(&tokenRow{}).Where("(account_id = ? OR link_id IN ?) AND active = ?", accountID, append(links, ""), true).Update("active", false),
+			tokens.Update("active", false),
 			tx.Delete(&webSessionRow{}, "account_id = ?", accountID),
 			tx.Delete(&accountTokenRow{}, "account_id = ?", accountID),
 			tx.Delete(&passkeyRow{}, "account_id = ?", accountID),

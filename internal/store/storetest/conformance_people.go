@@ -161,6 +161,8 @@ func testEraseAccount(t *testing.T, s store.Store) {
 		{Kind: store.KindAccessToken, SignatureHash: "erase-at", RequestID: "r1", ClientID: "erase-agent", AccountID: a.ID, LinkID: l.ID},
 		{Kind: store.KindRefreshToken, SignatureHash: "erase-rt", RequestID: "r1", ClientID: "erase-agent", AccountID: a.ID, LinkID: l.ID},
 		{Kind: store.KindRefreshToken, SignatureHash: "keep-rt", RequestID: "r2", ClientID: "erase-agent", AccountID: keep.ID, LinkID: lk.ID},
+		// Another account's session on no link (a code before its consent).
+		{Kind: store.KindAuthorizeCode, SignatureHash: "keep-code", RequestID: "r3", ClientID: "erase-agent", AccountID: keep.ID},
 	} {
 		ts.Active, ts.Request, ts.ExpiresAt, ts.CreatedAt = true, []byte("{}"), t0.Add(time.Hour), t0
 		must(t, s.CreateTokenSession(ctx, ts))
@@ -222,6 +224,9 @@ func testEraseAccount(t *testing.T, s store.Store) {
 	// Nobody else lost anything.
 	if ts, _ := s.GetTokenSession(ctx, store.KindRefreshToken, "keep-rt"); !ts.Active {
 		t.Error("another account's token was deactivated")
+	}
+	if ts, _ := s.GetTokenSession(ctx, store.KindAuthorizeCode, "keep-code"); !ts.Active {
+		t.Error("another account's unlinked session was deactivated")
 	}
 	if _, err := s.GetWebSession(ctx, "keep-ws"); err != nil {
 		t.Errorf("another account's session: %v", err)
