@@ -272,17 +272,18 @@ func (p *person) token(ctx context.Context, form url.Values, keep func(access, r
 }
 
 // toolCall posts one tools/call and reports whether it succeeded; result
-// is the structuredContent.
+// is the structuredContent, of an error answer too.
 func toolCall(ctx context.Context, hc *http.Client, endpoint, token, tool string, args any) (map[string]any, error) {
 	raw, err := toolCallFrom(ctx, hc, endpoint, token, tool, args, "")
-	if err != nil || raw == nil {
+	if raw == nil {
 		return nil, err
 	}
+	// An error answer keeps its content too: callers read its code.
 	var out map[string]any
-	if err := json.Unmarshal(raw, &out); err != nil {
+	if jerr := json.Unmarshal(raw, &out); jerr != nil && err == nil {
 		return nil, fmt.Errorf("%s: structuredContent is not an object", tool)
 	}
-	return out, nil
+	return out, err
 }
 
 // toolCheck is toolCall for the read workloads, which use nothing of the

@@ -137,7 +137,9 @@ type Tokens interface {
 	// DeactivateRequest deactivates every session of the kind in a grant
 	// family (empty kind: every kind).
 	DeactivateRequest(ctx context.Context, kind TokenKind, requestID string) error
-	// PurgeTokenSessions deletes sessions that expired before t.
+	// PurgeTokenSessions deletes sessions that expired before t, all in
+	// one statement (tests; the janitor deletes in batches, through
+	// Sweeps.SweepTokenSessions).
 	PurgeTokenSessions(ctx context.Context, before time.Time) (int64, error)
 
 	// ApplyTokenBatch writes b atomically, as a single statement where the

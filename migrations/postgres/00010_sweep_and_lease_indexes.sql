@@ -2,8 +2,9 @@
 -- The janitor deletes a kind's expired token sessions in batches, oldest
 -- first (SweepTokenSessions: kind = ? AND expires_at < ? ORDER BY
 -- expires_at); an index by kind and expiry finds each batch exactly. It
--- replaces the index by expiry alone, which nothing else reads, so every
--- token insert still maintains the same number of indexes.
+-- replaces the index by expiry alone, read only by PurgeTokenSessions,
+-- which tests call and no server does, so every token insert maintains the
+-- same number of indexes.
 -- Building it blocks writes to token_sessions for as long as it takes (a
 -- second or two per million rows); statement_timeout does not apply here.
 SET LOCAL statement_timeout = 0;

@@ -4,7 +4,8 @@
 -- expires_at). With the index by expiry alone SQLite searched the primary
 -- key by kind and sorted every session of that kind, live ones included,
 -- holding the write lock all the while; the index by kind and expiry finds
--- each batch exactly, and replaces the other, which nothing else reads.
+-- each batch exactly, and replaces the other, read only by
+-- PurgeTokenSessions, which tests call and no server does.
 CREATE INDEX token_sessions_kind_expires ON token_sessions(kind, expires_at);
 DROP INDEX token_sessions_expires;
 

@@ -183,8 +183,9 @@ type Signer struct {
 var _ jwt.Signer = (*Signer)(nil)
 
 // Generate signs claims as a compact ES256 JWS with the current key: the
-// header is {"alg":"ES256","kid":…,"typ":"JWT"} with header's fields over
-// it (typ "at+jwt" for access tokens), the payload is claims as JSON. It is
+// header is header's fields over {"typ":"JWT"} (typ "at+jwt" for access
+// tokens), with alg ES256 and the current key's kid whatever header says,
+// since that is the key that signs; the payload is claims as JSON. It is
 // what fosite's DefaultSigner makes through go-jose's builder, without the
 // builder's round trip (it encodes the claims, decodes them into a map and
 // encodes that again) and its signer set-up per token: a third of the cost

@@ -100,10 +100,8 @@ GROUP BY channel, status ORDER BY channel, status`).Scan(&want).Error; err != ni
 			t.Fatal(err)
 		}
 		t.Logf("delivery log %+v: %d buffers", f, plan.Blocks())
-		// A page by channel walks past the other channel's messages: about
-		// 200 index entries and their rows for a page of 100.
-		if plan.Blocks() > 100 {
-			t.Errorf("delivery log %+v read %d buffers over 300,000 messages, want at most 100:\n%s", f, plan.Blocks(), raw)
+		if plan.Blocks() > 50 {
+			t.Errorf("delivery log %+v read %d buffers over 300,000 messages, want at most 50:\n%s", f, plan.Blocks(), raw)
 		}
 	}
 }
