@@ -192,8 +192,18 @@ func nextParam(r *http.Request) (string, string) {
 }
 
 func (u *UI) loginPage(w http.ResponseWriter, r *http.Request, status int, email, next, notice, errMsg string) {
+	// A sign-in refused because the hashing slots are busy (503) or the
+	// network is throttled (429) writes nothing, not even the passkey
+	// ceremony a page with the passkey button stores: in a burst of
+	// sign-ins those pages are most of the answers. The page asks the
+	// person to try again in a moment, and the sign-in page they come
+	// back to offers the passkey again.
+	var pk *ceremonyView
+	if status != http.StatusServiceUnavailable && status != http.StatusTooManyRequests {
+		pk = u.loginCeremony(r)
+	}
 	u.render(w, r, status, "login", view{Title: "Sign in", Nav: "login", CSRF: u.CSRFToken(w, r), Notice: notice, Error: errMsg,
-		Data: loginData{Email: email, Next: next, SignUpURL: withNext("/signup", next), Passkey: u.loginCeremony(r)}}, formTargetsForNext(next))
+		Data: loginData{Email: email, Next: next, SignUpURL: withNext("/signup", next), Passkey: pk}}, formTargetsForNext(next))
 }
 
 func (u *UI) getLogin(w http.ResponseWriter, r *http.Request) {

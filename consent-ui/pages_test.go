@@ -309,6 +309,44 @@ func TestLoginBusy(t *testing.T) {
 	}
 }
 
+// A sign-in refused for busy hashing slots stores nothing, not even the
+// passkey ceremony the sign-in page starts when passkeys are available
+// (envOpts.localhost): the 503 page has no passkey button and the
+// ceremonies table is unchanged, while the plain sign-in page still
+// offers a passkey and stores its ceremony.
+func TestRefusedSignInStartsNoCeremony(t *testing.T) {
+	pool := password.NewPool(1, 20*time.Millisecond)
+	e := newEnv(t, envOpts{hasher: pool, localhost: true})
+	c := e.client()
+	c.signUp("ada@example.com", testPassword)
+	ceremonies := func() int64 {
+		t.Helper()
+		var n int64
+		if err := e.store.DB().Table("webauthn_ceremonies").Count(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := ceremonies()
+	if r := c.get("/login"); r.status != http.StatusOK || !strings.Contains(r.body, "data-passkey") || ceremonies() != before+1 {
+		t.Fatalf("sign-in page: %d, passkey button %v, %d ceremonies (had %d)", r.status, strings.Contains(r.body, "data-passkey"), ceremonies(), before)
+	}
+	release, err := pool.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	form := url.Values{"email": {"ada@example.com"}, "password": {testPassword}, "csrf_token": {c.csrf("/login")}} // the GET stores one
+	before = ceremonies()
+	r := c.do(http.MethodPost, "/login", form)
+	if r.status != http.StatusServiceUnavailable || strings.Contains(r.body, "data-passkey") {
+		t.Fatalf("busy: %d, passkey button %v", r.status, strings.Contains(r.body, "data-passkey"))
+	}
+	if n := ceremonies(); n != before {
+		t.Fatalf("the refused sign-in stored %d passkey ceremonies", n-before)
+	}
+}
+
 func TestOpenRedirectRefused(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	c := e.client()
