@@ -29,10 +29,14 @@
 //     connections): the rotation's floor (floor.go) — the product's own two
 //     token statements (sqlstore.PrefetchStatement,
 //     sqlstore.TokenBatchStatement) sent bare over database/sql, plus the
-//     new tokens' HMAC, hashes and one ES256 signature (the ID token the product also signs is its own cost) — measured in
-//     alternating windows with the product's rotation (refresh-vs-floor)
-//     and with a floor that stores no access-token row
-//     (refresh-floor-no-access-row); the report gives refresh/floor
+//     new tokens' HMAC, hashes and one ES256 signature (the ID token the
+//     product also signs is its own cost) — measured in alternating
+//     windows with the product's rotation (refresh-vs-floor), a floor
+//     that stores no access-token row (refresh-floor-no-access-row) and
+//     one that sends the two statements inside BEGIN … COMMIT, as the
+//     performance issue defined the floor (refresh-floor-in-tx; the
+//     product sends no transaction, so refresh-floor is the stricter);
+//     the report gives refresh/floor against both
 //   - availability-vs-noop / noop-domain-vs / noop-tool-vs: the
 //     authenticated availability call, the same call on the same server
 //     with the booking engine replaced by a no-op (testkit.NoopDomain: the

@@ -34,6 +34,10 @@ import (
 // stored request is a copy of a real refresh session's, so the rows are the size of the
 // product's. With accessRow false the access-token session is not
 // inserted: the floor of a design that keeps no row per JWT access token.
+// With inTx the two statements run inside BEGIN … COMMIT, as the
+// performance issue defined its floor ("the product's own two statements
+// in one transaction"); the product sends them without one (the batch
+// is a single statement), so the floor without is the stricter.
 type floor struct {
 	db        *sql.DB
 	key       *ecdsa.PrivateKey
@@ -41,20 +45,27 @@ type floor struct {
 	tmpl      store.TokenSession // a real refresh session: client, account, link, request
 	chains    []string           // per worker: the signature hash of its current refresh token
 	accessRow bool
+	inTx      bool
 	prefetchQ string // the prefetch with $n placeholders (the same for every rotation)
+}
+
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // newFloor opens its own pool on dsn and gives each of workers a refresh
 // token of its own, copied from a refresh session the people's sign-ins
 // left in the database.
-func newFloor(ctx context.Context, dsn string, poolSize, workers int, accessRow bool) (*floor, error) {
+func newFloor(ctx context.Context, dsn string, poolSize, workers int, accessRow, inTx bool) (*floor, error) {
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(poolSize)
 	db.SetMaxIdleConns(poolSize)
-	f := &floor{db: db, accessRow: accessRow, secret: make([]byte, 32)}
+	f := &floor{db: db, accessRow: accessRow, inTx: inTx, secret: make([]byte, 32)}
 	rand.Read(f.secret)
 	if f.key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
 		db.Close()
@@ -71,7 +82,7 @@ WHERE kind = 'refresh_token' AND active LIMIT 1`).Scan(&t.RequestID, &t.ClientID
 	f.prefetchQ = dollars(q)
 	for w := 0; w < workers; w++ {
 		sig := store.HashSecret(randHex(32))
-		if err := f.batch(ctx, store.TokenBatch{Create: []store.TokenSession{f.session(store.KindRefreshToken, sig, time.Now())}}, 0); err != nil {
+		if err := f.batch(ctx, db, store.TokenBatch{Create: []store.TokenSession{f.session(store.KindRefreshToken, sig, time.Now())}}, 0); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -94,10 +105,10 @@ func (f *floor) session(kind store.TokenKind, sig string, now time.Time) store.T
 
 // batch sends sqlstore.TokenBatchStatement for b and checks that it
 // deactivated want sessions.
-func (f *floor) batch(ctx context.Context, b store.TokenBatch, want int64) error {
+func (f *floor) batch(ctx context.Context, db querier, b store.TokenBatch, want int64) error {
 	q, args := sqlstore.TokenBatchStatement(b)
 	var n int64
-	if err := f.db.QueryRowContext(ctx, dollars(q), args...).Scan(&n); err != nil {
+	if err := db.QueryRowContext(ctx, dollars(q), args...).Scan(&n); err != nil {
 		return err
 	}
 	if n != want {
@@ -108,9 +119,25 @@ func (f *floor) batch(ctx context.Context, b store.TokenBatch, want int64) error
 
 // rotate is worker w's rotation.
 func (f *floor) rotate(ctx context.Context, w int) error {
+	if !f.inTx {
+		return f.rotateOn(ctx, f.db, w)
+	}
+	tx, err := f.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f.rotateOn(ctx, tx, w); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// rotateOn is one rotation's statements on db.
+func (f *floor) rotateOn(ctx context.Context, db querier, w int) error {
 	cur := f.chains[w]
 	// 1. The prefetch: client, presented token, link, read to the end.
-	rows, err := f.db.QueryContext(ctx, f.prefetchQ, f.tmpl.ClientID, string(store.KindRefreshToken), cur)
+	rows, err := db.QueryContext(ctx, f.prefetchQ, f.tmpl.ClientID, string(store.KindRefreshToken), cur)
 	if err != nil {
 		return err
 	}
@@ -150,7 +177,7 @@ func (f *floor) rotate(ctx context.Context, w int) error {
 		create = append(create, f.session(store.KindAccessToken, store.HashSecret(jwt[strings.LastIndexByte(jwt, '.')+1:]), now))
 	}
 	// 3. The batch: deactivate the presented token, insert the new ones.
-	if err := f.batch(ctx, store.TokenBatch{Deactivate: []store.TokenRef{{Kind: store.KindRefreshToken, SignatureHash: cur}}, Create: create}, 1); err != nil {
+	if err := f.batch(ctx, db, store.TokenBatch{Deactivate: []store.TokenRef{{Kind: store.KindRefreshToken, SignatureHash: cur}}, Create: create}, 1); err != nil {
 		return err
 	}
 	f.chains[w] = next

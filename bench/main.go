@@ -384,26 +384,26 @@ func main() {
 // floors measures the refresh rotation against its floor (floor.go) at n
 // workers on sys's database and pool size, in alternating windows: the
 // product's rotation (refresh-vs-floor), the floor with the access-token
-// row as the product stores it (refresh-floor), and without
-// (refresh-floor-no-access-row).
+// row as the product stores it (refresh-floor), without
+// (refresh-floor-no-access-row), and with the two statements in one
+// transaction, the performance issue's definition (refresh-floor-in-tx).
 func floors(ctx context.Context, sys *system, people []*person, backend string, n int, dur time.Duration, maxOps int64, record func(result)) {
 	if !wanted("refresh-vs-floor") && !wanted("refresh-floor") {
 		return
 	}
-	with, err := newFloor(ctx, sys.dsn, sys.pool, n, true)
-	if err != nil {
-		fatal(fmt.Errorf("floor: %w", err))
+	var fl [3]*floor
+	for i, o := range []struct{ accessRow, inTx bool }{{true, false}, {false, false}, {true, true}} {
+		var err error
+		if fl[i], err = newFloor(ctx, sys.dsn, sys.pool, n, o.accessRow, o.inTx); err != nil {
+			fatal(fmt.Errorf("floor: %w", err))
+		}
+		defer fl[i].Close()
 	}
-	defer with.Close()
-	without, err := newFloor(ctx, sys.dsn, sys.pool, n, false)
-	if err != nil {
-		fatal(fmt.Errorf("floor: %w", err))
-	}
-	defer without.Close()
 	for _, r := range alternate(ctx, backend, n, 3, dur, maxOps,
 		named{"refresh-vs-floor", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }},
-		named{"refresh-floor", with.rotate},
-		named{"refresh-floor-no-access-row", without.rotate}) {
+		named{"refresh-floor", fl[0].rotate},
+		named{"refresh-floor-no-access-row", fl[1].rotate},
+		named{"refresh-floor-in-tx", fl[2].rotate}) {
 		record(r)
 	}
 }
