@@ -26,11 +26,10 @@
 //   - passkey ceremonies once expired (internal/passkey.CeremonyLifetime,
 //     10 min): every page that offers a passkey starts one, and those
 //     never finished would otherwise stay.
-//   - sign-in sessions once expired (identity.SessionLifetime, 12 h, after
-//     sign-in by default): a session is
-//     deleted when it is presented after that or its person signs out,
-//     and those never presented again (a closed browser, a cleared
-//     cookie) would otherwise stay.
+//   - sign-in sessions once expired (identity.SessionLifetime after
+//     sign-in, 12 h by default): a session is deleted when it is presented
+//     after that or its person signs out, and those never presented again
+//     (a closed browser, a cleared cookie) would otherwise stay.
 //   - e-mail links (verification and password reset), used or not, once
 //     they have been expired for EmailLinkGrace (24 h). Until then a
 //     person who opens an old link is told it expired or was used; after,

@@ -230,12 +230,12 @@ func (s *Store) EraseAccount(ctx context.Context, accountID string, now time.Tim
 		// The person's token sessions: theirs by account, and any issued on
 		// their links. An empty link id is no link: with it in the list,
 		// every unlinked session of every account would go too.
-		tokens := tx.Model(&tokenRow{}).Where("account_id = ? AND active = ?", accountID, true)
+		mine, args := "account_id = ?", []any{accountID}
 		if len(links) > 0 {
-			tokens = tx.Model(&tokenRow{}).Where("(account_id = ? OR (link_id IN ? AND link_id <> '')) AND active = ?", accountID, links, true)
+			mine, args = "(account_id = ? OR (link_id IN ? AND link_id <> ''))", append(args, links)
 		}
 		steps := []*gorm.DB{
-			tokens.Update("active", false),
+			tx.Model(&tokenRow{}).Where(mine+" AND active = ?", append(args, true)...).Update("active", false),
 			tx.Delete(&webSessionRow{}, "account_id = ?", accountID),
 			tx.Delete(&accountTokenRow{}, "account_id = ?", accountID),
 			tx.Delete(&passkeyRow{}, "account_id = ?", accountID),

@@ -39,37 +39,37 @@ SELECT kind, signature_hash FROM token_sessions WHERE expires_at < ? AND kind = 
 
 // SweepIdempotency implements store.Sweeps.
 func (s *Store) SweepIdempotency(ctx context.Context, before time.Time, limit int) (int64, error) {
-	return s.sweep(ctx, `DELETE FROM idempotency_records WHERE (link_id, tool, key) IN (
-SELECT link_id, tool, key FROM idempotency_records WHERE expires_at < ? ORDER BY expires_at LIMIT ?`+s.skipLocked()+`)`,
-		store.UTC(before), limit)
+	return s.sweepExpired(ctx, "idempotency_records", "link_id, tool, key", before, limit)
 }
 
 // SweepClientAssertions implements store.Sweeps.
 func (s *Store) SweepClientAssertions(ctx context.Context, before time.Time, limit int) (int64, error) {
-	return s.sweep(ctx, `DELETE FROM client_assertions WHERE jti_hash IN (
-SELECT jti_hash FROM client_assertions WHERE expires_at < ? ORDER BY expires_at LIMIT ?`+s.skipLocked()+`)`,
-		store.UTC(before), limit)
+	return s.sweepExpired(ctx, "client_assertions", "jti_hash", before, limit)
 }
 
-// SweepAccountTokens implements store.Sweeps, by the expiry index.
+// SweepAccountTokens implements store.Sweeps.
 func (s *Store) SweepAccountTokens(ctx context.Context, before time.Time, limit int) (int64, error) {
-	return s.sweep(ctx, `DELETE FROM account_tokens WHERE token_hash IN (
-SELECT token_hash FROM account_tokens WHERE expires_at < ? ORDER BY expires_at LIMIT ?`+s.skipLocked()+`)`,
-		store.UTC(before), limit)
+	return s.sweepExpired(ctx, "account_tokens", "token_hash", before, limit)
 }
 
-// SweepWebAuthnCeremonies implements store.Sweeps, by the expiry index.
+// SweepWebAuthnCeremonies implements store.Sweeps.
 func (s *Store) SweepWebAuthnCeremonies(ctx context.Context, before time.Time, limit int) (int64, error) {
-	return s.sweep(ctx, `DELETE FROM webauthn_ceremonies WHERE id_hash IN (
-SELECT id_hash FROM webauthn_ceremonies WHERE expires_at < ? ORDER BY expires_at LIMIT ?`+s.skipLocked()+`)`,
-		store.UTC(before), limit)
+	return s.sweepExpired(ctx, "webauthn_ceremonies", "id_hash", before, limit)
 }
 
-// SweepWebSessions implements store.Sweeps, by the expiry index
-// (migration 00011).
+// SweepWebSessions implements store.Sweeps (the expiry index is migration
+// 00011's).
 func (s *Store) SweepWebSessions(ctx context.Context, before time.Time, limit int) (int64, error) {
-	return s.sweep(ctx, `DELETE FROM web_sessions WHERE id_hash IN (
-SELECT id_hash FROM web_sessions WHERE expires_at < ? ORDER BY expires_at LIMIT ?`+s.skipLocked()+`)`,
+	return s.sweepExpired(ctx, "web_sessions", "id_hash", before, limit)
+}
+
+// sweepExpired deletes up to limit rows of table that expired before
+// before, oldest first: chosen by the table's index on expires_at and
+// deleted by key (its primary key's columns), skipping on PostgreSQL rows
+// another transaction holds. table and key are constants of this file.
+func (s *Store) sweepExpired(ctx context.Context, table, key string, before time.Time, limit int) (int64, error) {
+	return s.sweep(ctx, `DELETE FROM `+table+` WHERE (`+key+`) IN (
+SELECT `+key+` FROM `+table+` WHERE expires_at < ? ORDER BY expires_at LIMIT ?`+s.skipLocked()+`)`,
 		store.UTC(before), limit)
 }
 
