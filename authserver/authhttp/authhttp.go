@@ -9,6 +9,12 @@
 // Every request runs under LINKSLOT_REQUEST_TIMEOUT (its context's
 // deadline) and a body limit: 1 MiB (MaxBodyBytes), a catalog import
 // MaxImportBytes; a larger body answers 413 before any handler parses it.
+//
+// The OAuth endpoints (authorize, token, revocation, introspection,
+// userinfo) run behind an admission gate of twice the database pool's
+// connections (package admission): the requests beyond it wait in arrival
+// order, and one that gets no turn within 5 s answers 503 with
+// Retry-After.
 package authhttp
 
 import (
@@ -20,9 +26,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/linkslot/linkslot/authserver/internal/endpoint"
 	"github.com/linkslot/linkslot/authserver/internal/fositestore"
 	"github.com/linkslot/linkslot/authserver/internal/provider"
+	"github.com/linkslot/linkslot/internal/admission"
 	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/clientaddr"
@@ -65,6 +74,10 @@ type Deps struct {
 	// Fetch tunes the fetches of client metadata documents and client key
 	// sets (tests: a resolver and a test CA); the zero value is production.
 	Fetch FetchOptions
+	// Gate admits the OAuth endpoints' requests (package admission); nil
+	// builds one of admission.Size slots for the store's pool
+	// (sqlstore.Store.PoolSize).
+	Gate *admission.Gate
 }
 
 // FetchOptions tune outside fetches (safefetch).
@@ -135,8 +148,15 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if a, ok := d.UI.(Approver); ok {
 		approvals = a.Approvals()
 	}
+	gate := d.Gate
+	if gate == nil {
+		gate = admission.New(admission.Size(poolSize(d.Store)), 0)
+	}
+	if r := d.Metrics.Registry(); r != nil {
+		gate.Register(prometheus.WrapRegistererWith(prometheus.Labels{"service": "authserver"}, r))
+	}
 	mux := http.NewServeMux()
-	endpoint.New(endpoint.Deps{Provider: p, Store: d.Store, Keys: km, UI: d.UI, Log: d.Logger, Clock: d.Clock,
+	endpoint.New(endpoint.Deps{Gate: gate, Provider: p, Store: d.Store, Keys: km, UI: d.UI, Log: d.Logger, Clock: d.Clock,
 		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Approvals: approvals, Metrics: d.Metrics, URLClients: urlClients,
 		AllowedOrigins: c.AllowedOrigins, Development: !c.Production}).Mount(mux)
 	app.Health(mux, d.Store)
@@ -168,6 +188,15 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	// proxy names.
 	h = clientaddr.New(c.TrustedProxies, d.Logger).Middleware(h)
 	return requestid.Middleware(h), nil
+}
+
+// poolSize is the store's database pool size (sqlstore.Store.PoolSize), or
+// the PostgreSQL default for a store that does not say.
+func poolSize(s store.Store) int {
+	if p, ok := s.(interface{ PoolSize() int }); ok && p.PoolSize() > 0 {
+		return p.PoolSize()
+	}
+	return 16
 }
 
 // deadline bounds every request's work, database calls included

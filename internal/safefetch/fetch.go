@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/linkslot/linkslot/internal/admission"
 	"github.com/linkslot/linkslot/internal/loopback"
 )
 
@@ -216,6 +217,9 @@ func (f *Fetcher[T]) Get(ctx context.Context, rawURL string) (T, error) {
 		f.observe(OutcomeCached)
 		return v, nil
 	}
+	// The wait is on another host: an admitted request's slot goes back
+	// to the gate meanwhile.
+	defer admission.Outside(ctx)()
 	res, err, _ := f.group.Do(rawURL, func() (any, error) {
 		if v, ok := f.cached(rawURL); ok { // filled while we waited for the group
 			return v, nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/admission"
 	"github.com/linkslot/linkslot/internal/safefetch"
 	"github.com/linkslot/linkslot/internal/testkit"
 )
@@ -456,5 +458,54 @@ func TestErrorNeverCarriesBody(t *testing.T) {
 	}
 	if d := safefetch.ReasonOf(err).Describe(); d == "" || strings.Contains(d, "SECRET") {
 		t.Fatalf("describe %q", d)
+	}
+}
+
+// A request admitted by the authorization server's gate gives its slot back
+// while it waits on the remote host, so a slow host cannot hold the gate
+// shut; a cached answer keeps the slot (package admission).
+func TestFetchLendsTheAdmissionSlot(t *testing.T) {
+	h := newHost(t)
+	arrived, answer := make(chan struct{}), make(chan struct{})
+	u := h.handle("/slow.json", func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-answer
+		jsonDoc("max-age=600")(w, r)
+	})
+	var once sync.Once
+	answered := func() { once.Do(func() { close(answer) }) }
+	t.Cleanup(answered) // before the host closes, which waits for its handlers
+	f := h.fetcher(nil)
+	gate := admission.New(1, 100*time.Millisecond)
+	serve := func(handler http.HandlerFunc) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		gate.Handler(handler)(rec, httptest.NewRequest(http.MethodGet, "/oauth2/authorize", nil))
+		return rec
+	}
+	fetched := make(chan error, 1)
+	go serve(func(w http.ResponseWriter, r *http.Request) {
+		_, err := f.Get(r.Context(), u)
+		fetched <- err
+	})
+	<-arrived
+	if rec := serve(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }); rec.Code != http.StatusNoContent {
+		t.Fatalf("a request during the fetch got %d: the fetch kept the only slot", rec.Code)
+	}
+	answered()
+	if err := <-fetched; err != nil {
+		t.Fatal(err)
+	}
+	// From the cache: the slot stays with the request.
+	held := make(chan struct{})
+	go serve(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := f.Get(r.Context(), u); err != nil {
+			t.Error(err)
+		}
+		close(held)
+		time.Sleep(300 * time.Millisecond)
+	})
+	<-held
+	if rec := serve(func(http.ResponseWriter, *http.Request) {}); rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("a request while the slot is held got %d, want 503", rec.Code)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ory/fosite/storage"
 
 	"github.com/linkslot/linkslot/authserver/internal/provider"
+	"github.com/linkslot/linkslot/internal/admission"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/identity"
@@ -67,6 +68,10 @@ type Deps struct {
 	// adds every loopback origin.
 	AllowedOrigins []string
 	Development    bool
+	// Gate admits the database-bound OAuth requests (authorize, token,
+	// revocation, introspection, userinfo) a few at a time, first come,
+	// first served (nil: all at once).
+	Gate *admission.Gate
 }
 
 // Handler serves the OAuth endpoints.
@@ -103,16 +108,19 @@ func (h *Handler) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", publicCORS(h.discovery))
 	mux.HandleFunc("GET /.well-known/openid-configuration", publicCORS(h.discovery))
 	mux.HandleFunc("GET "+PathJWKS, publicCORS(h.jwks))
-	mux.HandleFunc("GET "+PathAuthorize, h.authorize)
-	mux.HandleFunc("POST "+PathAuthorize, h.authorize)
+	// The gate sits inside the CORS wrapper, so that a browser client can
+	// read a 503's Retry-After.
+	gate := h.d.Gate.Handler
+	mux.HandleFunc("GET "+PathAuthorize, gate(h.authorize))
+	mux.HandleFunc("POST "+PathAuthorize, gate(h.authorize))
 	for _, p := range []string{PathToken, PathRevoke, PathUserinfo} {
 		mux.HandleFunc("OPTIONS "+p, h.endpointPreflight)
 	}
-	mux.HandleFunc("POST "+PathToken, h.endpointCORS(h.token))
-	mux.HandleFunc("POST "+PathRevoke, h.endpointCORS(h.revoke))
-	mux.HandleFunc("POST "+PathIntrospect, h.introspect)
-	mux.HandleFunc("GET "+PathUserinfo, h.endpointCORS(h.userinfo))
-	mux.HandleFunc("POST "+PathUserinfo, h.endpointCORS(h.userinfo))
+	mux.HandleFunc("POST "+PathToken, h.endpointCORS(gate(h.token)))
+	mux.HandleFunc("POST "+PathRevoke, h.endpointCORS(gate(h.revoke)))
+	mux.HandleFunc("POST "+PathIntrospect, gate(h.introspect))
+	mux.HandleFunc("GET "+PathUserinfo, h.endpointCORS(gate(h.userinfo)))
+	mux.HandleFunc("POST "+PathUserinfo, h.endpointCORS(gate(h.userinfo)))
 }
 
 // Metadata is the discovery document (RFC 8414; the same body serves

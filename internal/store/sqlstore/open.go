@@ -66,6 +66,17 @@ var _ store.Store = (*Store)(nil)
 // Dialect reports "postgres" or "sqlite".
 func (s *Store) Dialect() string { return s.dialect }
 
+// PoolSize returns the most connections the pool opens
+// (LINKSLOT_DB_MAX_CONNS; 16 on PostgreSQL and 8 on SQLite by default), or 0
+// for a transaction-bound Store. The authorization server sizes its
+// admission gate from it (package admission).
+func (s *Store) PoolSize() int {
+	if s.sqlDB == nil {
+		return 0
+	}
+	return s.sqlDB.Stats().MaxOpenConnections
+}
+
 // DB exposes the underlying gorm handle to tests and benchmarks.
 func (s *Store) DB() *gorm.DB { return s.db }
 
