@@ -130,10 +130,12 @@ func TestGateAdmitsInArrivalOrder(t *testing.T) {
 	start("b")
 	waitStarted(t, h, "b")
 	// c, d and e queue, in that order: each is waiting before the next
-	// arrives.
+	// arrives (the gauge counts a waiter just before it blocks on the
+	// channel, so give it a moment to get there).
 	for i, name := range []string{"c", "d", "e"} {
 		start(name)
 		waitingIs(t, reg, float64(i+1))
+		time.Sleep(50 * time.Millisecond)
 	}
 	notStarted(t, h)
 	if got := gauge(t, reg, "linkslot_admission_running"); got != 2 {
