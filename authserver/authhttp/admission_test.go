@@ -1,7 +1,10 @@
 package authhttp_test
 
 import (
+	"bufio"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -123,5 +126,36 @@ func TestGateSizedFromThePool(t *testing.T) {
 	}
 	if got := admissionSeries(t, m, "linkslot_admission_running"); got != 0 {
 		t.Fatalf("running = %v at rest", got)
+	}
+}
+
+// A client that sends its body slowly holds no slot: the body is read in
+// full (limitBodies) before the request queues for one.
+func TestSlowBodyHoldsNoSlot(t *testing.T) {
+	gate := admission.New(1, 200*time.Millisecond)
+	e := newEnvWith(t, sqltest.SQLite(t), func(d *authhttp.Deps) { d.Gate = gate })
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.issuer, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const body = "grant_type=refresh_token&refresh_token=nope&client_id=" + publicID
+	fmt.Fprintf(conn, "POST /oauth2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:10])
+	time.Sleep(50 * time.Millisecond) // the server is now reading the rest
+	for i := 0; i < 3; i++ {
+		code, got, _ := e.tokenForm("/oauth2/token", map[string][]string{"grant_type": {"refresh_token"}, "refresh_token": {"nope"}, "client_id": {publicID}})
+		if code != http.StatusBadRequest || got["error"] != "invalid_grant" {
+			t.Fatalf("token request beside a slow body: %d %v, want 400 invalid_grant", code, got)
+		}
+	}
+	// The slow request, once its body is complete, is served too.
+	fmt.Fprint(conn, body[10:])
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("the slow request got %d, want 400", resp.StatusCode)
 	}
 }

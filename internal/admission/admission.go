@@ -21,7 +21,10 @@
 // not broken, and the client may retry in a moment. An admitted request
 // gives its slot back while it fetches from outside (a client's metadata
 // document or key set: Outside), so a slow remote host cannot hold the
-// gate shut, and takes its turn again when the fetch returns.
+// gate shut, and takes its turn again when the fetch returns. Nor can a
+// slow client: the authorization server reads a request's body in full
+// before the request queues (authhttp's body limit), so a body sent a byte
+// at a time holds a goroutine, not a slot.
 package admission
 
 import (
