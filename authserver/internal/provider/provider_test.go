@@ -20,7 +20,7 @@ import (
 )
 
 // newProvider is the provider on a fresh SQLite store with a token key.
-func newProvider(t *testing.T) (*provider.Provider, *keys.Manager) {
+func newProvider(t testing.TB) (*provider.Provider, *keys.Manager) {
 	t.Helper()
 	s := sqltest.SQLite(t)
 	secret := []byte("0123456789abcdef0123456789abcdef")
@@ -118,6 +118,15 @@ func TestGenerateMatchesFosite(t *testing.T) {
 			if got, want := decodeSegment(t, o[i]), decodeSegment(t, f[i]); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s: %s\n ours   %v\n fosite %v", c.name, part, got, want)
 			}
+		}
+		// The payload is what encoding/json writes for the claims, byte
+		// for byte (Generate encodes them with segmentio/encoding/json).
+		want, err := json.Marshal(map[string]any(c.claims))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := base64.RawURLEncoding.DecodeString(o[1]); !bytes.Equal(got, want) {
+			t.Errorf("%s: payload\n got  %s\n want %s (encoding/json)", c.name, got, want)
 		}
 		if len(o[2]) != 86 { // 64 bytes, R || S (RFC 7518 §3.4)
 			t.Errorf("%s: signature segment %d characters, want 86", c.name, len(o[2]))
