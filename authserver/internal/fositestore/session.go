@@ -26,7 +26,10 @@ type Session struct {
 	Extra     map[string]any                 `json:"extra,omitempty"`
 	// AccessIssuedAt is the iat of the access token being issued, set with
 	// its exp by SetExpiresAt (see there).
-	AccessIssuedAt time.Time `json:"access_iat,omitzero"`
+	// A pointer, so that omitempty leaves it out while it is unset (the
+	// stored request is encoded by segmentio/encoding/json, which does not
+	// know omitzero).
+	AccessIssuedAt *time.Time `json:"access_iat,omitempty"`
 	// Clock is read when an access token's expiry is set (default
 	// store.SystemClock; tests pin it). Not stored.
 	Clock store.Clock `json:"-"`
@@ -60,8 +63,9 @@ func (s *Session) SetExpiresAt(key fosite.TokenType, exp time.Time) {
 		if clock == nil {
 			clock = store.SystemClock
 		}
-		s.AccessIssuedAt = clock().UTC().Truncate(time.Second)
-		exp = s.AccessIssuedAt.Add(AccessTokenLifespan)
+		iat := clock().UTC().Truncate(time.Second)
+		s.AccessIssuedAt = &iat
+		exp = iat.Add(AccessTokenLifespan)
 	}
 	s.ExpiresAt[key] = exp
 }
@@ -86,6 +90,10 @@ func (s *Session) Clone() fosite.Session {
 		return nil
 	}
 	c := *s
+	if s.AccessIssuedAt != nil {
+		iat := *s.AccessIssuedAt
+		c.AccessIssuedAt = &iat
+	}
 	c.ExpiresAt = maps.Clone(s.ExpiresAt)
 	c.Extra = maps.Clone(s.Extra)
 	if s.IDClaims != nil {
@@ -125,9 +133,13 @@ const AccessTokenType = "at+jwt"
 // GetJWTClaims implements oauth2.JWTSessionContainer: the RFC 9068 claims
 // beyond those fosite adds (iss, aud, exp, iat, jti, scope).
 func (s *Session) GetJWTClaims() jwt.JWTClaimsContainer {
+	var iat time.Time // zero: fosite uses its clock
+	if s.AccessIssuedAt != nil {
+		iat = *s.AccessIssuedAt
+	}
 	return &jwt.JWTClaims{
 		Subject:  s.Subject,
-		IssuedAt: s.AccessIssuedAt, // zero: fosite uses its clock
+		IssuedAt: iat,
 		Extra:    map[string]any{"client_id": s.ClientID, "link_id": s.LinkID},
 	}
 }

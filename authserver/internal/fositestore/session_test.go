@@ -30,7 +30,7 @@ func TestAccessTokenInstants(t *testing.T) {
 		}
 		raw, _ := json.Marshal(s.Clone())
 		var back fositestore.Session
-		if err := json.Unmarshal(raw, &back); err != nil || !back.AccessIssuedAt.Equal(base) || !back.GetExpiresAt(fosite.AccessToken).Equal(exp) {
+		if err := json.Unmarshal(raw, &back); err != nil || back.AccessIssuedAt == nil || !back.AccessIssuedAt.Equal(base) || !back.GetExpiresAt(fosite.AccessToken).Equal(exp) {
 			t.Errorf("round trip: %+v %v", back, err)
 		}
 		// Other expiries are kept as given.

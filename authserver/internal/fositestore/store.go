@@ -13,6 +13,7 @@ import (
 	"github.com/ory/fosite/handler/oauth2"
 	"github.com/ory/fosite/handler/openid"
 	"github.com/ory/fosite/handler/pkce"
+	fastjson "github.com/segmentio/encoding/json"
 
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/clients"
@@ -276,15 +277,28 @@ func sessionOf(r fosite.Requester) (*Session, error) {
 
 // Encode serializes a request (exported for tests).
 func Encode(r fosite.Requester) ([]byte, error) {
-	sess, err := sessionOf(r)
+	sr, err := storedOf(r)
 	if err != nil {
 		return nil, err
 	}
-	sr := storedRequest{ID: r.GetID(), RequestedAt: r.GetRequestedAt(), ClientID: r.GetClient().GetID(),
+	// segmentio/encoding/json writes the bytes encoding/json writes
+	// (TestEncodeAsEncodingJSON) in under half the time, with half the
+	// allocations (BenchmarkStoredRequest). Decoding stays with
+	// encoding/json: segmentio allocates a large map for each JSON object
+	// it decodes into one, seven times the garbage.
+	return fastjson.Marshal(sr)
+}
+
+// storedOf is the stored form of r.
+func storedOf(r fosite.Requester) (storedRequest, error) {
+	sess, err := sessionOf(r)
+	if err != nil {
+		return storedRequest{}, err
+	}
+	return storedRequest{ID: r.GetID(), RequestedAt: r.GetRequestedAt(), ClientID: r.GetClient().GetID(),
 		RequestedScopes: r.GetRequestedScopes(), GrantedScopes: r.GetGrantedScopes(),
 		RequestedAudience: r.GetRequestedAudience(), GrantedAudience: r.GetGrantedAudience(),
-		Form: r.GetRequestForm(), Session: sess}
-	return json.Marshal(sr)
+		Form: r.GetRequestForm(), Session: sess}, nil
 }
 
 // decode rebuilds a request; the client is loaded fresh, so a deleted or
