@@ -108,8 +108,9 @@ func (h *Handler) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", publicCORS(h.discovery))
 	mux.HandleFunc("GET /.well-known/openid-configuration", publicCORS(h.discovery))
 	mux.HandleFunc("GET "+PathJWKS, publicCORS(h.jwks))
-	// The gate sits inside the CORS wrapper, so that a browser client can
-	// read a 503's Retry-After.
+	// The gate sits inside the CORS wrappers of the token, revocation and
+	// userinfo endpoints, so that a browser client can read a 503's
+	// Retry-After.
 	gate := h.d.Gate.Handler
 	mux.HandleFunc("GET "+PathAuthorize, gate(h.authorize))
 	mux.HandleFunc("POST "+PathAuthorize, gate(h.authorize))
