@@ -24,8 +24,9 @@
 //     workers just before and again after
 //     a growth step of 500,000 spent token rows that nothing has analyzed
 //     (testkit.FillSpentTokens; -growth sets the size, 0 skips it), each
-//     window after a CHECKPOINT so that neither measures the write-back of
-//     what the step dirtied; the report gives grown/fresh
+//     window three times -dur long (they cannot alternate) and after a
+//     CHECKPOINT, so that neither measures the write-back of what the step
+//     dirtied; the report gives grown/fresh
 //   - refresh-floor (PostgreSQL, 16 workers, on the default pool and on 4
 //     connections): the rotation's floor (floor.go) — the product's own two
 //     token statements (sqlstore.PrefetchStatement,
