@@ -277,16 +277,11 @@ func main() {
 			// measured the disk (once 27 flows/s, with the fresh window
 			// of the same run slowed too), not the plans the step is
 			// there to test.
-			checkpoint := func() {
-				if err := sys.store.DB().Exec("CHECKPOINT").Error; err != nil {
-					fatal(fmt.Errorf("growth step: %w", err))
-				}
-			}
 			// The two windows cannot alternate (the step goes one way),
 			// so each runs three times -dur, to keep one window's noise
 			// out of the ratio.
 			long := 3 * *dur
-			checkpoint()
+			checkpoint(sys)
 			record(run(ctx, "code-flow-fresh", backend, 16, long, *maxOps, func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }))
 			t0 := time.Now()
 			if err := testkit.FillSpentTokens(sys.store.DB(), *growth, demo.ClientID, sys.accounts[0].ID); err != nil {
@@ -294,7 +289,7 @@ func main() {
 			}
 			growthRows = *growth
 			notes = append(notes, fmt.Sprintf("growth step: %d spent token rows, not analyzed, in %s", growthRows, time.Since(t0).Round(time.Millisecond)))
-			checkpoint()
+			checkpoint(sys)
 			record(run(ctx, "code-flow-grown", backend, 16, long, *maxOps, func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }))
 		}
 		day := time.Now().AddDate(0, 0, 3).Format("2006-01-02")
@@ -371,9 +366,7 @@ func main() {
 		// dirty, so that neither level pays for it alone; four windows each,
 		// since a load spike from elsewhere on a shared machine that falls
 		// on one of two windows moved the ratio by a fifth.
-		if err := sys.store.DB().Exec("CHECKPOINT").Error; err != nil {
-			fatal(err)
-		}
+		checkpoint(sys)
 		pool4 := []int{16}
 		if maxW != 16 {
 			pool4 = append(pool4, maxW)
@@ -396,6 +389,14 @@ func main() {
 		fatal(err)
 	}
 	fmt.Fprintf(os.Stderr, "bench: report in %s, %s\n", filepath.Join(*out, "report.txt"), time.Since(began).Round(time.Second))
+}
+
+// checkpoint makes PostgreSQL write out every dirty buffer, so that the
+// window after it does not pay for what came before.
+func checkpoint(sys *system) {
+	if err := sys.store.DB().Exec("CHECKPOINT").Error; err != nil {
+		fatal(fmt.Errorf("checkpoint: %w", err))
+	}
 }
 
 // floors measures the refresh rotation against its floor (floor.go) at n

@@ -203,10 +203,16 @@ func TestGateRefusesAfterItsWait(t *testing.T) {
 	}
 	close(h.ch("first"))
 	<-first
-	// The refusals took nothing: the one slot is free again.
-	_, done = call(g, h.serve, "after")
-	waitStarted(t, h, "after")
-	close(h.ch("after"))
+	admitsAgain(t, g, h, "after") // the refusals took nothing
+}
+
+// admitsAgain checks that the gate's one slot is free: a new request runs
+// at once and ends.
+func admitsAgain(t *testing.T, g *admission.Gate, h *held, name string) {
+	t.Helper()
+	_, done := call(g, h.serve, name)
+	waitStarted(t, h, name)
+	close(h.ch(name))
 	<-done
 }
 
@@ -232,10 +238,7 @@ func TestGateWaiterCancelled(t *testing.T) {
 	}
 	close(h.ch("first"))
 	<-first
-	_, done = call(g, h.serve, "next")
-	waitStarted(t, h, "next")
-	close(h.ch("next"))
-	<-done
+	admitsAgain(t, g, h, "next")
 }
 
 // Outside gives the slot back for the length of an outside wait, so that
