@@ -24,9 +24,11 @@
 //     workers just before and again after
 //     a growth step of 500,000 spent token rows that nothing has analyzed
 //     (testkit.FillSpentTokens; -growth sets the size, 0 skips it), each
-//     window three times -dur long (they cannot alternate) and after a
-//     CHECKPOINT, so that neither measures the write-back of what the step
-//     dirtied; the report gives grown/fresh
+//     window three times -dur long (they cannot alternate), each after a
+//     CHECKPOINT, a sync of the machine's write-back and an unrecorded
+//     warm-up window, so that neither measures what the step (or an
+//     earlier system) left to write; the report gives grown/fresh and the
+//     megabytes each window wrote to disk
 //   - refresh-floor (PostgreSQL, 16 workers, on the default pool and on 4
 //     connections): the rotation's floor (floor.go) — the product's own two
 //     token statements (sqlstore.PrefetchStatement,
@@ -46,8 +48,8 @@
 //     in alternating windows at 16 clients
 //   - the same refresh and code flow at 16 and 64 workers on 4 connections
 //     (pg-pool4), the setting of the performance targets: the two worker
-//     counts in alternating windows, after a CHECKPOINT that writes out
-//     what the earlier systems and the growth step left dirty
+//     counts in alternating windows, after a CHECKPOINT and a sync that
+//     write out what the earlier systems and the growth step left dirty
 //
 // -soak DURATION (make bench-soak: 10 minutes) runs only the rotation
 // soak (soak.go): 16 workers on 4 connections with the janitor running, on
