@@ -21,14 +21,13 @@
 //   - refresh and code-flow at 64 workers on a 4-connection pool
 //     (PostgreSQL): must complete with 0 failures and no stall
 //   - code-flow-fresh, code-flow-grown (PostgreSQL): the code flow at 16
-//     workers just before and again after
-//     a growth step of 500,000 spent token rows that nothing has analyzed
-//     (testkit.FillSpentTokens; -growth sets the size, 0 skips it), each
-//     window three times -dur long (they cannot alternate), each after a
-//     CHECKPOINT, a sync of the machine's write-back and an unrecorded
-//     warm-up window, so that neither measures what the step (or an
-//     earlier system) left to write; the report gives grown/fresh and the
-//     megabytes each window wrote to disk
+//     workers on the system's database and on a second system's, whose
+//     token_sessions got a growth step of 500,000 spent rows that nothing
+//     has analyzed (testkit.FillSpentTokens; -growth sets the size, 0
+//     skips it), in alternating windows (three each) after a CHECKPOINT,
+//     a sync of the machine's write-back and an unrecorded warm-up window
+//     on each, so that the grown one does not measure the writes the step
+//     left behind; the report gives grown/fresh
 //   - refresh-floor (PostgreSQL, 16 workers, on the default pool and on 4
 //     connections): the rotation's floor (floor.go) — the product's own two
 //     token statements (sqlstore.PrefetchStatement,

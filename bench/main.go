@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"runtime/pprof"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -271,40 +270,46 @@ func main() {
 		escalate("code-flow", backend, func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) })
 		if backend == "postgres" && len(people) >= 16 && *growth > 0 && wanted("code-flow-grown") {
 			// The growth step: half a million spent token rows that
-			// nothing has analyzed yet, then the code flow again; the
-			// fresh figure is taken just before, at the same 16 workers.
-			// The step inserts in seconds what a real table gathers over
-			// hours, so what it leaves behind all at once is settled
-			// before each window (settle, then an unrecorded warm-up
-			// window): its dirty pages, the machine's write-back of the
-			// earlier systems, and the full-page images PostgreSQL writes
-			// for every index page first changed after a checkpoint (the
-			// grown indexes have thousands). Twice in a dozen runs without
-			// the warm-up and the sync, a grown window measured 22–27
-			// flows/s with the commits waiting on WAL writes, and 600
-			// when rerun. The disk writes of each window are reported.
-			// The two windows cannot alternate (the step goes one way),
-			// so each runs three times -dur, to keep one window's noise
-			// out of the ratio.
-			long := 3 * *dur
-			codeFlow := func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }
-			window := func(workload string) {
-				settle(sys)
-				run(ctx, workload, backend, 16, *dur, *maxOps, codeFlow) // warm-up, not recorded
-				before := diskWritten()
-				record(run(ctx, workload, backend, 16, long, *maxOps, codeFlow))
-				if before >= 0 {
-					notes = append(notes, fmt.Sprintf("%s window: %d MB written to disk", workload, (diskWritten()-before)>>20))
-				}
+			// nothing has analyzed yet, on a second system of its own
+			// database, and the code flow on both, at 16 workers, in
+			// alternating windows: the step goes one way, so a fresh
+			// window before it and a grown one after could not
+			// alternate, and twice in a dozen runs of that design the
+			// grown window measured 19–27 flows/s with the fresh one
+			// already at half the machine's usual speed (the machine
+			// drifts by half for minutes at a time), and 600 when rerun.
+			// Both databases are settled first (CHECKPOINT, sync) and
+			// warmed up by an unrecorded window each, so that neither
+			// measures the writes the step left behind: a table gathers
+			// those rows over hours.
+			grown, err := newSystem(ctx, backend, tmp, pgURL, 0, 16)
+			if err != nil {
+				fatal(fmt.Errorf("growth step: %w", err))
 			}
-			window("code-flow-fresh")
+			grownPeople, err := signInAll(ctx, grown, 16)
+			if err != nil {
+				grown.Close()
+				fatal(fmt.Errorf("growth step: sign-in: %w", err))
+			}
 			t0 := time.Now()
-			if err := testkit.FillSpentTokens(sys.store.DB(), *growth, demo.ClientID, sys.accounts[0].ID); err != nil {
+			if err := testkit.FillSpentTokens(grown.store.DB(), *growth, demo.ClientID, grown.accounts[0].ID); err != nil {
+				grown.Close()
 				fatal(fmt.Errorf("growth step: %w", err))
 			}
 			growthRows = *growth
 			notes = append(notes, fmt.Sprintf("growth step: %d spent token rows, not analyzed, in %s", growthRows, time.Since(t0).Round(time.Millisecond)))
-			window("code-flow-grown")
+			settle(sys)
+			flows := []named{
+				{"code-flow-fresh", func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }},
+				{"code-flow-grown", func(ctx context.Context, w int) error { return grownPeople[w].codeFlow(ctx) }},
+			}
+			for _, wl := range flows { // warm-up, not recorded
+				run(ctx, wl.name, backend, 16, *dur, *maxOps, wl.fn)
+			}
+			for _, r := range alternate(ctx, backend, 16, 3, *dur, *maxOps, flows...) {
+				record(r)
+			}
+			grown.Close()
 		}
 		day := time.Now().AddDate(0, 0, 3).Format("2006-01-02")
 		avArgs := map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut", "local_date": day}
@@ -413,26 +418,6 @@ func settle(sys *system) {
 		fatal(fmt.Errorf("checkpoint: %w", err))
 	}
 	syscall.Sync()
-}
-
-// diskWritten is the bytes the machine has written to its block devices
-// since boot (pgpgout in /proc/vmstat, in KiB), or -1 where that is not
-// known.
-func diskWritten() int64 {
-	b, err := os.ReadFile("/proc/vmstat")
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "pgpgout "); ok {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if err != nil {
-				return -1
-			}
-			return n << 10
-		}
-	}
-	return -1
 }
 
 // floors measures the refresh rotation against its floor (floor.go) at n
