@@ -3,6 +3,7 @@ package authhttp_test
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"os"
@@ -26,7 +27,10 @@ import (
 // revoked), a code reuse, a revocation and the resource server's session
 // check run through the real handlers, and every statement they send that
 // touches token_sessions is replayed under EXPLAIN (ANALYZE, BUFFERS,
-// FORMAT JSON) in a transaction that is rolled back. Each must read at most
+// FORMAT JSON) in a transaction that is rolled back, twice: with its
+// arguments' values (a custom plan) and as PostgreSQL plans it for any
+// values (a generic plan, which it may keep for a statement prepared
+// through pgx's cache after five executions). Each must read at most
 // maxPlanRows token_sessions rows (index entries and heap rows, filtered
 // ones included) and at most maxPlanBlocks buffers: a plan that scans the
 // spent rows fails, whatever the timing.
@@ -99,16 +103,18 @@ func TestTokenPathPlansAtScale(t *testing.T) {
 			continue
 		}
 		seen[st.SQL] = true
-		rows, blocks, nodes, err := explain(ctx, s.SQL(), st)
-		if err != nil {
-			t.Fatalf("EXPLAIN %s: %v", shorten(st.SQL), err)
-		}
-		if report {
-			t.Logf("rows %4d  blocks %4d  %s\n    plan: %s", rows, blocks, shorten(st.SQL), nodes)
-		}
-		if rows > maxPlanRows || blocks > maxPlanBlocks {
-			t.Errorf("plan reads %d token_sessions rows and %d buffers (at most %d and %d) at %d spent rows:\n  %s\n  plan: %s",
-				rows, blocks, maxPlanRows, maxPlanBlocks, bulkRows, shorten(st.SQL), nodes)
+		for _, generic := range []bool{false, true} {
+			rows, blocks, nodes, err := explain(ctx, s.SQL(), st, generic)
+			if err != nil {
+				t.Fatalf("EXPLAIN %s (generic plan: %v): %v", shorten(st.SQL), generic, err)
+			}
+			if report {
+				t.Logf("rows %4d  blocks %4d  generic %-5v  %s\n    plan: %s", rows, blocks, generic, shorten(st.SQL), nodes)
+			}
+			if rows > maxPlanRows || blocks > maxPlanBlocks {
+				t.Errorf("plan (generic: %v) reads %d token_sessions rows and %d buffers (at most %d and %d) at %d spent rows:\n  %s\n  plan: %s",
+					generic, rows, blocks, maxPlanRows, maxPlanBlocks, bulkRows, shorten(st.SQL), nodes)
+			}
 		}
 	}
 	t.Logf("%d distinct token statements checked", len(seen))
@@ -116,13 +122,37 @@ func TestTokenPathPlansAtScale(t *testing.T) {
 
 // explain replays st under EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) in a
 // transaction it rolls back, and returns the token_sessions rows read, the
-// buffers the statement touched, and the plan in one line.
-func explain(ctx context.Context, db *sql.DB, st sqltest.Statement) (rows, blocks int, nodes string, err error) {
+// buffers the statement touched, and the plan in one line. With generic,
+// the plan is the one PostgreSQL makes for the statement's parameters
+// without their values (plan_cache_mode = force_generic_plan on a
+// PREPAREd copy): the server sends every statement through pgx's cache of
+// prepared statements, and after five executions PostgreSQL may keep a
+// generic plan, so that plan must hold at scale too.
+func explain(ctx context.Context, db *sql.DB, st sqltest.Statement, generic bool) (rows, blocks int, nodes string, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, 0, "", err
 	}
 	defer tx.Rollback()
+	query, args := st.SQL, st.Vars
+	if generic {
+		lits := make([]string, len(args))
+		for i, a := range args {
+			if lits[i], err = literal(a); err != nil {
+				return 0, 0, "", err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "PREPARE plan_check AS "+st.SQL); err != nil {
+			return 0, 0, "", err
+		}
+		// A prepared statement belongs to the connection, not to the
+		// transaction.
+		defer tx.ExecContext(context.WithoutCancel(ctx), "DEALLOCATE plan_check")
+		if _, err := tx.ExecContext(ctx, "SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {
+			return 0, 0, "", err
+		}
+		query, args = "EXECUTE plan_check("+strings.Join(lits, ", ")+")", nil
+	}
 	if strings.Contains(st.SQL, "INSERT") {
 		// The rows it inserts exist now: remove the live ones (the
 		// spent rows have all expired) so that the replay inserts again.
@@ -132,7 +162,7 @@ func explain(ctx context.Context, db *sql.DB, st sqltest.Statement) (rows, block
 			return 0, 0, "", err
 		}
 	}
-	root, _, err := sqltest.Explain(ctx, tx, st.SQL, st.Vars...)
+	root, _, err := sqltest.Explain(ctx, tx, query, args...)
 	if err != nil {
 		return 0, 0, "", err
 	}
@@ -159,6 +189,30 @@ func explain(ctx context.Context, db *sql.DB, st sqltest.Statement) (rows, block
 	}
 	walk(root)
 	return rows, root.Blocks(), strings.Join(parts, " → "), nil
+}
+
+// literal writes a statement argument as an SQL literal for EXECUTE.
+func literal(v any) (string, error) {
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	switch v := v.(type) {
+	case string:
+		return quote(v), nil
+	case []byte:
+		return quote(`\x` + hex.EncodeToString(v)), nil
+	case bool:
+		return fmt.Sprint(v), nil
+	case int, int32, int64:
+		return fmt.Sprint(v), nil
+	case time.Time:
+		return quote(v.Format(time.RFC3339Nano)), nil
+	case []string:
+		parts := make([]string, len(v))
+		for i, s := range v {
+			parts[i] = quote(s)
+		}
+		return strings.Join(parts, ", "), nil
+	}
+	return "", fmt.Errorf("no SQL literal for an argument of type %T", v)
 }
 
 func shorten(q string) string {
