@@ -82,7 +82,15 @@ func (s *Store) UpdateClient(ctx context.Context, id string, fn func(store.Clien
 // DeleteClient deletes a client, its links and its token sessions.
 func (s *Store) DeleteClient(ctx context.Context, id string) error {
 	return s.tx(ctx, func(tx *gorm.DB) error {
-		if err := tx.Delete(&tokenRow{}, "client_id = ?", id).Error; err != nil {
+		// Its token sessions: those issued on its links, and those on no
+		// link that name it. A link is one client's, so these are all of
+		// them, each found through an index (token_sessions_link,
+		// token_sessions_unlinked_client) where "client_id = ?" would read
+		// every session of every client.
+		if err := tx.Delete(&tokenRow{}, "link_id IN (SELECT id FROM links WHERE client_id = ?) AND link_id <> ''", id).Error; err != nil {
+			return err
+		}
+		if err := tx.Delete(&tokenRow{}, "link_id = '' AND client_id = ?", id).Error; err != nil {
 			return err
 		}
 		res := tx.Delete(&clientRow{}, "id = ?", id)

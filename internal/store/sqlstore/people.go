@@ -217,32 +217,43 @@ func (s *Store) EraseAccount(ctx context.Context, accountID string, now time.Tim
 		if res.RowsAffected == 0 {
 			return store.ErrNotFound
 		}
-		var links []string
-		if err := tx.Model(&linkRow{}).Where("account_id = ? AND status = ?", accountID, store.LinkActive).Pluck("id", &links).Error; err != nil {
+		var links []linkRow
+		if err := tx.Select("id", "status").Where("account_id = ?", accountID).Find(&links).Error; err != nil {
 			return err
 		}
-		if len(links) > 0 {
-			if err := tx.Model(&linkRow{}).Where("id IN ?", links).
+		var all, active []string
+		for _, l := range links {
+			all = append(all, l.ID)
+			if l.Status == store.LinkActive {
+				active = append(active, l.ID)
+			}
+		}
+		if len(active) > 0 {
+			if err := tx.Model(&linkRow{}).Where("id IN ?", active).
 				Updates(map[string]any{"status": store.LinkRevoked, "revoked_at": now}).Error; err != nil {
 				return err
 			}
 		}
-		// The person's token sessions: theirs by account, and any issued on
-		// their links. An empty link id is no link: with it in the list,
-		// every unlinked session of every account would go too.
-		mine, args := "account_id = ?", []any{accountID}
-		if len(links) > 0 {
-			mine, args = "(account_id = ? OR (link_id IN ? AND link_id <> ''))", append(args, links)
-		}
+		// The person's token sessions: those issued on any of their links,
+		// and those on no link that name them. A link is one person's, so
+		// these are every session of theirs, and each set is an index
+		// search (token_sessions_link, token_sessions_unlinked_account)
+		// where "account_id = ?" would read every session of every account.
 		steps := []*gorm.DB{
-			tx.Model(&tokenRow{}).Where(mine+" AND active = ?", append(args, true)...).Update("active", false),
+			tx.Model(&tokenRow{}).Where("link_id = '' AND account_id = ? AND active = ?", accountID, true).Update("active", false),
 			tx.Delete(&webSessionRow{}, "account_id = ?", accountID),
 			tx.Delete(&accountTokenRow{}, "account_id = ?", accountID),
 			tx.Delete(&passkeyRow{}, "account_id = ?", accountID),
-			tx.Delete(&ceremonyRow{}, "account_id = ?", accountID),
+			tx.Delete(&ceremonyRow{}, "account_id = ? AND account_id <> ''", accountID), // webauthn_ceremonies_account
 			tx.Delete(&activityRow{}, "account_id = ?", accountID),
 			tx.Model(&bookingRow{}).Where("account_id = ? AND notes <> ''", accountID).Update("notes", ""),
 			tx.Model(&feedRow{}).Where("kind = ? AND account_id = ? AND revoked_at IS NULL", store.FeedAccount, accountID).Update("revoked_at", now),
+		}
+		if len(all) > 0 {
+			// An empty link id is no link: "link_id <> ''" keeps every
+			// unlinked session of every account out, and lets the partial
+			// index serve the search.
+			steps = append(steps, tx.Model(&tokenRow{}).Where("link_id IN ? AND link_id <> '' AND active = ?", all, true).Update("active", false))
 		}
 		for _, st := range steps {
 			if st.Error != nil {

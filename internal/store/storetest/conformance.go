@@ -366,9 +366,25 @@ func testClients(t *testing.T, s store.Store) {
 	a := newAccount(t, s, "owner@example.com")
 	l, err := s.UpsertLink(ctx, a.ID, "cli_b", []string{"openid"}, t0)
 	must(t, err)
-	must(t, s.CreateTokenSession(ctx, store.TokenSession{Kind: store.KindAccessToken, SignatureHash: "sig1", RequestID: "r1",
-		ClientID: "cli_b", AccountID: a.ID, LinkID: l.ID, Active: true, ExpiresAt: t0.Add(time.Hour), CreatedAt: t0}))
+	keep, err := s.UpsertLink(ctx, a.ID, "cli_a", []string{"openid"}, t0)
+	must(t, err)
+	for _, ts := range []store.TokenSession{
+		{Kind: store.KindAccessToken, SignatureHash: "sig1", RequestID: "r1", ClientID: "cli_b", AccountID: a.ID, LinkID: l.ID},
+		{Kind: store.KindAuthorizeCode, SignatureHash: "sig2", RequestID: "r2", ClientID: "cli_b", AccountID: a.ID}, // on no link
+		{Kind: store.KindAccessToken, SignatureHash: "keep1", RequestID: "r3", ClientID: "cli_a", AccountID: a.ID, LinkID: keep.ID},
+		{Kind: store.KindAuthorizeCode, SignatureHash: "keep2", RequestID: "r4", ClientID: "cli_a", AccountID: a.ID},
+	} {
+		ts.Active, ts.Request, ts.ExpiresAt, ts.CreatedAt = true, []byte("{}"), t0.Add(time.Hour), t0
+		must(t, s.CreateTokenSession(ctx, ts))
+	}
 	must(t, s.DeleteClient(ctx, "cli_b"))
+	_, err = s.GetTokenSession(ctx, store.KindAuthorizeCode, "sig2")
+	wantErr(t, err, store.ErrNotFound)
+	for kind, sig := range map[store.TokenKind]string{store.KindAccessToken: "keep1", store.KindAuthorizeCode: "keep2"} {
+		if ts, err := s.GetTokenSession(ctx, kind, sig); err != nil || !ts.Active {
+			t.Errorf("another client's session %s: active %v, %v", sig, ts.Active, err)
+		}
+	}
 	_, err = s.GetClient(ctx, "cli_b")
 	wantErr(t, err, store.ErrNotFound)
 	_, err = s.GetLink(ctx, l.ID)

@@ -157,8 +157,17 @@ func testEraseAccount(t *testing.T, s store.Store) {
 	must(t, err)
 	lk, err := s.UpsertLink(ctx, keep.ID, "erase-agent", []string{"openid"}, t0)
 	must(t, err)
+	// A link the person disconnected earlier, whose session was left
+	// active here to see that erasure reaches every link of theirs.
+	newClient(t, s, "erase-old-agent")
+	old, err := s.UpsertLink(ctx, a.ID, "erase-old-agent", []string{"openid"}, t0)
+	must(t, err)
+	must(t, s.RevokeLink(ctx, old.ID, t0))
 	for _, ts := range []store.TokenSession{
 		{Kind: store.KindAccessToken, SignatureHash: "erase-at", RequestID: "r1", ClientID: "erase-agent", AccountID: a.ID, LinkID: l.ID},
+		{Kind: store.KindRefreshToken, SignatureHash: "erase-old-rt", RequestID: "r4", ClientID: "erase-old-agent", AccountID: a.ID, LinkID: old.ID},
+		// The person's own session on no link.
+		{Kind: store.KindAuthorizeCode, SignatureHash: "erase-code", RequestID: "r5", ClientID: "erase-agent", AccountID: a.ID},
 		{Kind: store.KindRefreshToken, SignatureHash: "erase-rt", RequestID: "r1", ClientID: "erase-agent", AccountID: a.ID, LinkID: l.ID},
 		{Kind: store.KindRefreshToken, SignatureHash: "keep-rt", RequestID: "r2", ClientID: "erase-agent", AccountID: keep.ID, LinkID: lk.ID},
 		// Another account's session on no link (a code before its consent).
@@ -198,12 +207,12 @@ func testEraseAccount(t *testing.T, s store.Store) {
 	if l2, _ := s.GetLink(ctx, l.ID); l2.Status != store.LinkRevoked {
 		t.Errorf("link = %+v", l2)
 	}
-	for _, sig := range []string{"erase-at", "erase-rt"} {
-		if ts, _ := s.GetTokenSession(ctx, store.KindAccessToken, sig); ts.Active {
-			t.Errorf("%s still active", sig)
-		}
-		if ts, _ := s.GetTokenSession(ctx, store.KindRefreshToken, sig); ts.Active {
-			t.Errorf("%s still active", sig)
+	for _, k := range []struct {
+		kind store.TokenKind
+		sig  string
+	}{{store.KindAccessToken, "erase-at"}, {store.KindRefreshToken, "erase-rt"}, {store.KindRefreshToken, "erase-old-rt"}, {store.KindAuthorizeCode, "erase-code"}} {
+		if ts, err := s.GetTokenSession(ctx, k.kind, k.sig); err != nil || ts.Active {
+			t.Errorf("%s after erasure: active %v, %v; want kept and inactive", k.sig, ts.Active, err)
 		}
 	}
 	_, err = s.GetWebSession(ctx, "erase-ws")
