@@ -264,9 +264,10 @@ func (s *Store) ReplayMessage(ctx context.Context, id string, now time.Time) (st
 	return s.GetMessage(ctx, id)
 }
 
-// CountUndelivered implements store.Outbox: a range of outbox_messages_status
-// per status, so it reads the undelivered messages only, whatever the
-// number of delivered ones the retention keeps.
+// CountUndelivered implements store.Outbox: a range of
+// outbox_messages_status_channel per status, so it reads the undelivered
+// messages only, whatever the number of delivered ones the retention
+// keeps, and from the index alone, which holds each one's channel.
 func (s *Store) CountUndelivered(ctx context.Context) ([]store.OutboxCount, error) {
 	var rows []struct {
 		Channel, Status string

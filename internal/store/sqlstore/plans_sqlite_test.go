@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,8 @@ import (
 // TestGrowingTablePlansSQLite holds the statements that run on their own,
 // every second or every minute, whatever the traffic — the janitor's
 // sweeps and the outbox worker's lease — the token update of a link's
-// revocation and the delivery log's first page, to searches that an index
+// revocation, the delivery log's pages, the outbox gauges' count, the
+// audit log's pages and a staff member's calendar feed, to searches that an index
 // serves entirely on SQLite, the embedded default: no statement scans its
 // table, and none sorts, since their batches are taken in index order. Each of them holds SQLite's
 // write lock while it runs, so a scan of a table that grows (every live
@@ -42,7 +44,7 @@ func TestGrowingTablePlansSQLite(t *testing.T) {
 	db := s.DB()
 	var captures []func() []sqltest.Statement
 	for _, table := range []string{"token_sessions", "outbox_messages", "idempotency_records", "client_assertions",
-		"account_tokens", "webauthn_ceremonies", "web_sessions"} {
+		"account_tokens", "webauthn_ceremonies", "web_sessions", "audit_events", "bookings"} {
 		captures = append(captures, sqltest.Capture(t, db, table))
 	}
 	run := func(what string, err error) {
@@ -62,10 +64,19 @@ func TestGrowingTablePlansSQLite(t *testing.T) {
 	_, err = s.LeaseMessages(ctx, "w1", now, time.Minute, 16, store.ChannelEmail)
 	run("lease e-mail only", err)
 	run("revoke link", s.RevokeLink(ctx, link.ID, now))
-	for _, f := range []store.OutboxFilter{{}, {Channel: store.ChannelWebhook}, {Status: store.OutboxFailed}} {
+	for _, f := range []store.OutboxFilter{{}, {Channel: store.ChannelWebhook}, {Status: store.OutboxFailed},
+		{Status: store.OutboxFailed, Channel: store.ChannelEmail}} {
 		_, err = s.ListMessages(ctx, f)
 		run("delivery log", err)
 	}
+	_, err = s.CountUndelivered(ctx)
+	run("outbox gauges", err)
+	for _, limit := range []int{1, 2, 50} {
+		_, err = s.ListAuditEvents(ctx, limit, 0)
+		run("audit log", err)
+	}
+	_, err = s.ListFeedBookings(ctx, store.FeedBookingFilter{BusinessID: "biz", StaffID: "stf", Since: now.Add(-30 * 24 * time.Hour)})
+	run("staff feed", err)
 
 	seen := map[string]bool{}
 	checked := 0
@@ -88,6 +99,26 @@ func TestGrowingTablePlansSQLite(t *testing.T) {
 			// fails the condition. A temp B-tree for the ORDER BY sorts
 			// everything found first (one for its last term only sorts rows
 			// tied on the others).
+			// Three reads whose every plan step is an index's, but not the
+			// right one's: the gauges' count must not go to the table for
+			// each undelivered message's channel, a page by status and
+			// channel must not walk every message of the channel, and a
+			// staff member's feed must search by the staff member and
+			// start, not by the business.
+			switch {
+			case strings.Contains(q, "count(*)") && strings.Contains(q, "outbox_messages"):
+				if !slices.ContainsFunc(plan, func(p string) bool { return strings.Contains(p, "COVERING INDEX outbox_messages_status_channel") }) {
+					t.Errorf("%s\n  the gauges' count reads the table: %q", q, plan)
+				}
+			case strings.Contains(q, "status = ? AND channel = ?"):
+				if !slices.ContainsFunc(plan, func(p string) bool { return strings.Contains(p, "(status=? AND channel=?)") }) {
+					t.Errorf("%s\n  the page walks more than its status and channel: %q", q, plan)
+				}
+			case strings.Contains(q, "bookings") && strings.Contains(q, "staff_id = ?"):
+				if !slices.ContainsFunc(plan, func(p string) bool { return strings.Contains(p, "(staff_id=? AND starts_at>?)") }) {
+					t.Errorf("%s\n  the staff feed does not search by staff member and start: %q", q, plan)
+				}
+			}
 			filtered := strings.Contains(q, " WHERE ")
 			for _, step := range plan {
 				if strings.HasPrefix(step, "SCAN ") && (filtered || !strings.Contains(step, " USING ")) ||
@@ -98,8 +129,9 @@ func TestGrowingTablePlansSQLite(t *testing.T) {
 		}
 	}
 	// 5 token sweeps share one statement; then the 6 other sweeps, 2
-	// leases, the revocation's token update and 3 delivery log pages.
-	if checked < 13 {
+	// leases, the revocation's token update, 4 delivery log pages, the
+	// gauges' count, 3 audit pages and the staff feed.
+	if checked < 19 {
 		t.Fatalf("checked %d statements, want the sweeps, the leases and the revocation's", checked)
 	}
 }
