@@ -103,8 +103,7 @@ type Task struct {
 // Tasks is the standard list on s.
 func Tasks(s store.Sweeps) []Task {
 	var ts []Task
-	for _, k := range []store.TokenKind{store.KindAuthorizeCode, store.KindPKCE, store.KindOpenID,
-		store.KindAccessToken, store.KindRefreshToken} {
+	for _, k := range store.TokenKinds {
 		ts = append(ts, Task{Name: "token_sessions." + string(k), Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
 			return s.SweepTokenSessions(ctx, k, now.Add(-Grace), limit)
 		}})

@@ -93,6 +93,9 @@ const (
 	KindOpenID        TokenKind = "openid"
 )
 
+// TokenKinds is every token session kind.
+var TokenKinds = []TokenKind{KindAuthorizeCode, KindPKCE, KindOpenID, KindAccessToken, KindRefreshToken}
+
 // TokenSession is one stored OAuth request (code, token, PKCE or OIDC
 // session). The signature is stored only as a hash; Request holds the
 // serialized request and session, opaque to the store.

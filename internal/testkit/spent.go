@@ -37,7 +37,7 @@ func FillSpentTokens(db *gorm.DB, n int, clientID, accountID string) error {
 				return err
 			}
 		}
-		k := []store.TokenKind{store.KindAuthorizeCode, store.KindPKCE, store.KindOpenID, store.KindAccessToken, store.KindRefreshToken}
+		k := store.TokenKinds
 		if err := tx.Exec(`INSERT INTO token_sessions
  (kind, signature_hash, request_id, client_id, account_id, link_id, active, request, expires_at, created_at)
 SELECT (ARRAY[?, ?, ?, ?, ?])[1 + i % 5], lpad(i::text, 43, 's'), 'spent-' || (i / 5), ?, ?, 'link-spent-' || (i / 50),
