@@ -10,7 +10,7 @@
 -- entry to every token written, for two rare administrative operations.
 -- The same for an erasure's passkey ceremonies: those of a sign-in page
 -- carry no account, so only a signed-in person's ceremonies are indexed.
--- TestRemovalPlans holds the statements to these.
+-- TestRemovalPlans and TestRemovalAtScale hold the statements to these.
 --
 -- Built CONCURRENTLY, so tokens stay writable while they build; hence no
 -- transaction, and each is dropped first so that an interrupted build (an

@@ -8,8 +8,8 @@
 -- client_id alone would add an entry to every token written, for two rare
 -- administrative operations. The same for an erasure's passkey
 -- ceremonies: those of a sign-in page carry no account, so only a
--- signed-in person's ceremonies are indexed. TestRemovalPlans holds the
--- statements to these.
+-- signed-in person's ceremonies are indexed. TestRemovalPlans and
+-- TestRemovalAtScale hold the statements to these.
 CREATE INDEX token_sessions_unlinked_account ON token_sessions(account_id) WHERE link_id = '';
 CREATE INDEX token_sessions_unlinked_client ON token_sessions(client_id) WHERE link_id = '';
 CREATE INDEX webauthn_ceremonies_account ON webauthn_ceremonies(account_id) WHERE account_id <> '';
