@@ -153,15 +153,16 @@ type Tokens interface {
 	// in one statement.
 	GetTokenSessionLink(ctx context.Context, kind TokenKind, signatureHash string) (TokenSession, LinkState, error)
 	// GetRequestTokenSessions returns the session kind/signatureHash and
-	// every session of the same request whose kind is among also, in one
-	// statement; the named session comes first. ErrNotFound when it does
-	// not exist.
-	GetRequestTokenSessions(ctx context.Context, kind TokenKind, signatureHash string, also ...TokenKind) ([]TokenSession, error)
+	// those of also (its companions, each named by its own key) that exist
+	// and belong to the same request, in one statement; the named session
+	// comes first. ErrNotFound when it does not exist.
+	GetRequestTokenSessions(ctx context.Context, kind TokenKind, signatureHash string, also ...TokenRef) ([]TokenSession, error)
 	// PrefetchTokenRequest reads, in one statement, what a token request
-	// asks for: the client, the session kind/signatureHash with the
-	// sessions of its request whose kind is among also, and its link. A
-	// missing client or session is reported in the result, not as an error.
-	PrefetchTokenRequest(ctx context.Context, clientID string, kind TokenKind, signatureHash string, also ...TokenKind) (TokenPrefetch, error)
+	// asks for: the client, the session kind/signatureHash with those of
+	// also that belong to its request (as GetRequestTokenSessions), and
+	// its link. A missing client or session is reported in the result,
+	// not as an error.
+	PrefetchTokenRequest(ctx context.Context, clientID string, kind TokenKind, signatureHash string, also ...TokenRef) (TokenPrefetch, error)
 }
 
 // Keys stores signing keys.

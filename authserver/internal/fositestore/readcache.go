@@ -172,19 +172,22 @@ func (rc *readCache) companion(kind store.TokenKind, requestID string) (store.To
 // Prefetch reads, in one statement, what a token request for clientID
 // presenting token (a code or a refresh token, by kind; signature is
 // fosite's signature of it) will ask for: the client, the session with its
-// request's PKCE and OpenID sessions or its link. It fills ctx's read cache
+// request's PKCE and OpenID sessions or its link. fosite keys a code's
+// PKCE session by the code's signature and its OpenID session by the code
+// itself, so all three are read by their keys. It fills ctx's read cache
 // and does nothing without one or inside a transaction; an error leaves the
 // cache as it was, and the regular reads follow.
-func (st *Store) Prefetch(ctx context.Context, clientID string, kind store.TokenKind, signature string) {
+func (st *Store) Prefetch(ctx context.Context, clientID string, kind store.TokenKind, token, signature string) {
 	rc := readsOf(ctx)
 	if rc == nil || clientID == "" || signature == "" || txOf(ctx) != nil {
 		return
 	}
-	var also []store.TokenKind
-	if kind == store.KindAuthorizeCode {
-		also = []store.TokenKind{store.KindPKCE, store.KindOpenID}
-	}
 	ref := store.TokenRef{Kind: kind, SignatureHash: store.HashSecret(signature)}
+	var also []store.TokenRef
+	if kind == store.KindAuthorizeCode {
+		also = []store.TokenRef{{Kind: store.KindPKCE, SignatureHash: ref.SignatureHash},
+			{Kind: store.KindOpenID, SignatureHash: store.HashSecret(token)}}
+	}
 	p, err := st.s.PrefetchTokenRequest(ctx, clientID, kind, ref.SignatureHash, also...)
 	if err != nil {
 		return

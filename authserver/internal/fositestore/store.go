@@ -347,7 +347,9 @@ func (st *Store) create(ctx context.Context, kind store.TokenKind, signature str
 }
 
 // load reads a session row: from the request's cache when it was read
-// already; a code is read together with its PKCE and OpenID sessions.
+// already; a code is read together with its PKCE session, which fosite
+// keys by the same signature (its OpenID session is keyed by the code,
+// which fosite does not pass here, and is read when asked for).
 func (st *Store) load(ctx context.Context, kind store.TokenKind, sigHash string) (store.TokenSession, error) {
 	rc := readsOf(ctx)
 	if t, ok := rc.session(store.TokenRef{Kind: kind, SignatureHash: sigHash}); ok {
@@ -358,7 +360,7 @@ func (st *Store) load(ctx context.Context, kind store.TokenKind, sigHash string)
 		return store.TokenSession{}, err
 	}
 	if rc != nil && kind == store.KindAuthorizeCode {
-		rows, err := db.GetRequestTokenSessions(ctx, kind, sigHash, store.KindPKCE, store.KindOpenID)
+		rows, err := db.GetRequestTokenSessions(ctx, kind, sigHash, store.TokenRef{Kind: store.KindPKCE, SignatureHash: sigHash})
 		if err != nil {
 			return store.TokenSession{}, err
 		}

@@ -73,11 +73,11 @@ func (p *Provider) NewAccessRequest(ctx context.Context, r *http.Request, sessio
 			switch r.PostForm.Get("grant_type") {
 			case "refresh_token":
 				if t := r.PostForm.Get("refresh_token"); t != "" {
-					p.store.Prefetch(ctx, clientID, store.KindRefreshToken, p.core.RefreshTokenSignature(ctx, t))
+					p.store.Prefetch(ctx, clientID, store.KindRefreshToken, t, p.core.RefreshTokenSignature(ctx, t))
 				}
 			case "authorization_code":
 				if c := r.PostForm.Get("code"); c != "" {
-					p.store.Prefetch(ctx, clientID, store.KindAuthorizeCode, p.core.AuthorizeCodeSignature(ctx, c))
+					p.store.Prefetch(ctx, clientID, store.KindAuthorizeCode, c, p.core.AuthorizeCodeSignature(ctx, c))
 				}
 			}
 		}

@@ -76,8 +76,9 @@ func (s *Store) DeactivateRequest(ctx context.Context, kind store.TokenKind, req
 }
 
 // PurgeTokenSessions deletes sessions that expired before t, found
-// through token_sessions_kind_expires kind by kind (expiry alone has no
-// index of its own since migration 00010).
+// through the janitor's index of kind and expiry (token_sessions_kind_expires
+// on SQLite, token_sessions_expires_kind on PostgreSQL), which needs the
+// kinds named on SQLite.
 func (s *Store) PurgeTokenSessions(ctx context.Context, before time.Time) (int64, error) {
 	res := s.q(ctx).Delete(&tokenRow{}, "kind IN ? AND expires_at < ?", store.TokenKinds, store.UTC(before))
 	return res.RowsAffected, translate(res.Error)

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,10 +49,14 @@ func (s *Store) deactivateFailure(ctx context.Context, refs []store.TokenRef) er
 	return store.ErrConflict
 }
 
-func refsWhere(refs []store.TokenRef, args *[]any) string {
+func refsWhere(refs []store.TokenRef, args *[]any) string { return refsWhereOf("", refs, args) }
+
+// refsWhereOf is refsWhere on the columns of a table named by prefix
+// ("t.").
+func refsWhereOf(prefix string, refs []store.TokenRef, args *[]any) string {
 	parts := make([]string, len(refs))
 	for i, r := range refs {
-		parts[i] = "(kind = ? AND signature_hash = ?)"
+		parts[i] = "(" + prefix + "kind = ? AND " + prefix + "signature_hash = ?)"
 		*args = append(*args, string(r.Kind), r.SignatureHash)
 	}
 	return "(" + strings.Join(parts, " OR ") + ")"
@@ -179,35 +184,42 @@ WHERE t.kind = ? AND t.signature_hash = ? LIMIT 1`, string(kind), sig).Scan(&row
 	return toToken(r.Token), ls, nil
 }
 
-// GetRequestTokenSessions implements store.Tokens.
-func (s *Store) GetRequestTokenSessions(ctx context.Context, kind store.TokenKind, sig string, also ...store.TokenKind) ([]store.TokenSession, error) {
+// GetRequestTokenSessions implements store.Tokens: every session by its
+// own key, through the primary key, so no statistics can turn the read
+// into a walk over a kind's rows.
+func (s *Store) GetRequestTokenSessions(ctx context.Context, kind store.TokenKind, sig string, also ...store.TokenRef) ([]store.TokenSession, error) {
 	var rows []tokenRow
-	q := s.q(ctx)
-	if len(also) == 0 {
-		q = q.Where("kind = ? AND signature_hash = ?", string(kind), sig)
-	} else {
-		kinds := make([]string, len(also))
-		for i, k := range also {
-			kinds[i] = string(k)
-		}
-		q = q.Where("(kind = ? AND signature_hash = ?) OR (kind IN ? AND request_id = (SELECT request_id FROM token_sessions WHERE kind = ? AND signature_hash = ?))",
-			string(kind), sig, kinds, string(kind), sig)
-	}
-	if err := q.Find(&rows).Error; err != nil {
+	var args []any
+	where := refsWhere(append([]store.TokenRef{{Kind: kind, SignatureHash: sig}}, also...), &args)
+	if err := s.q(ctx).Where(where, args...).Find(&rows).Error; err != nil {
 		return nil, translate(err)
 	}
-	out := make([]store.TokenSession, 0, len(rows))
-	for _, r := range rows {
-		if r.Kind == string(kind) && r.SignatureHash == sig {
-			out = append([]store.TokenSession{toToken(r)}, out...)
-		} else {
-			out = append(out, toToken(r))
-		}
+	sessions := make([]store.TokenSession, len(rows))
+	for i, r := range rows {
+		sessions[i] = toToken(r)
 	}
-	if len(out) == 0 || out[0].Kind != kind || out[0].SignatureHash != sig {
+	out := namedFirst(sessions, kind, sig)
+	if len(out) == 0 {
 		return nil, store.ErrNotFound
 	}
 	return out, nil
+}
+
+// namedFirst orders sessions with the named one first, followed by those
+// of its request; with the named one missing it answers none, and
+// sessions of another request are left out.
+func namedFirst(sessions []store.TokenSession, kind store.TokenKind, sig string) []store.TokenSession {
+	i := slices.IndexFunc(sessions, func(t store.TokenSession) bool { return t.Kind == kind && t.SignatureHash == sig })
+	if i < 0 {
+		return nil
+	}
+	out := append(make([]store.TokenSession, 0, len(sessions)), sessions[i])
+	for j, t := range sessions {
+		if j != i && t.RequestID == sessions[i].RequestID {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // prefetchRow is one row of the prefetch join, its fields in the order of
@@ -254,7 +266,7 @@ func deref[T any](p *T) T {
 // PrefetchTokenRequest implements store.Tokens: a one-row
 // anchor LEFT JOINed to the client, the sessions and the link, so a missing
 // client or session still answers the other.
-func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind store.TokenKind, sig string, also ...store.TokenKind) (store.TokenPrefetch, error) {
+func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind store.TokenKind, sig string, also ...store.TokenRef) (store.TokenPrefetch, error) {
 	query, args := PrefetchStatement(clientID, kind, sig, also...)
 	// Scanned column by column rather than by gorm's reflection over
 	// prefetchRow (a tenth of a refresh rotation's CPU).
@@ -282,20 +294,15 @@ func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind 
 }
 
 // PrefetchStatement is the statement PrefetchTokenRequest sends, with ?
-// placeholders (a kind list, given also, is one slice argument for
-// "IN ?"), and its arguments. Exported for the benchmarks' floor program
-// (bench).
-func PrefetchStatement(clientID string, kind store.TokenKind, sig string, also ...store.TokenKind) (string, []any) {
-	args := []any{clientID, string(kind), sig}
-	cond := "t.kind = ? AND t.signature_hash = ?"
-	if len(also) > 0 {
-		kinds := make([]string, len(also))
-		for i, k := range also {
-			kinds[i] = string(k)
-		}
-		cond = "(" + cond + ") OR (t.kind IN ? AND t.request_id = (SELECT request_id FROM token_sessions WHERE kind = ? AND signature_hash = ?))"
-		args = append(args, kinds, string(kind), sig)
-	}
+// placeholders, and its arguments. Every session is named by its own key
+// and found through the primary key: finding a code's companions by their
+// request instead let PostgreSQL, once ANALYZE had seen next to no PKCE or
+// OpenID sessions, find them by kind and walk the index entry of every
+// one deleted since the last vacuum. Exported for the benchmarks' floor
+// program (bench).
+func PrefetchStatement(clientID string, kind store.TokenKind, sig string, also ...store.TokenRef) (string, []any) {
+	args := []any{clientID}
+	cond := refsWhereOf("t.", append([]store.TokenRef{{Kind: kind, SignatureHash: sig}}, also...), &args)
 	return `SELECT c.id AS c_id, c.name AS c_name, c.secret_hash AS c_secret_hash, c.public AS c_public,
  c.redirect_uris AS c_redirect_uris, c.allowed_scopes AS c_allowed_scopes, c.default_scopes AS c_default_scopes,
  c.grant_types AS c_grant_types, c.logo_url AS c_logo_url, c.contact AS c_contact, c.disabled AS c_disabled,
@@ -313,6 +320,7 @@ LEFT JOIN links l ON t.link_id <> '' AND l.id = t.link_id`, args
 
 func prefetchResult(rows []prefetchRow, kind store.TokenKind, sig string) store.TokenPrefetch {
 	var p store.TokenPrefetch
+	var sessions []store.TokenSession
 	for i, r := range rows {
 		if i == 0 && r.CID != nil {
 			p.ClientFound = true
@@ -328,17 +336,11 @@ func prefetchResult(rows []prefetchRow, kind store.TokenKind, sig string) store.
 		t := toToken(tokenRow{Kind: *r.TKind, SignatureHash: deref(r.TSignatureHash), RequestID: deref(r.TRequestID),
 			ClientID: deref(r.TClientID), AccountID: deref(r.TAccountID), LinkID: deref(r.TLinkID), Active: deref(r.TActive),
 			Request: r.TRequest, ExpiresAt: deref(r.TExpiresAt), CreatedAt: deref(r.TCreatedAt)})
-		if t.Kind == kind && t.SignatureHash == sig {
-			p.Sessions = append([]store.TokenSession{t}, p.Sessions...)
-			if r.LStatus != nil {
-				p.Link = store.LinkState{Found: true, Status: *r.LStatus, LastUsedAt: store.UTC(deref(r.LLastUsedAt))}
-			}
-		} else {
-			p.Sessions = append(p.Sessions, t)
+		if t.Kind == kind && t.SignatureHash == sig && r.LStatus != nil {
+			p.Link = store.LinkState{Found: true, Status: *r.LStatus, LastUsedAt: store.UTC(deref(r.LLastUsedAt))}
 		}
+		sessions = append(sessions, t)
 	}
-	if len(p.Sessions) > 0 && (p.Sessions[0].Kind != kind || p.Sessions[0].SignatureHash != sig) {
-		p.Sessions = nil // only companions: the named session is gone
-	}
+	p.Sessions = namedFirst(sessions, kind, sig) // none when the named session is gone
 	return p
 }

@@ -25,9 +25,14 @@ func testTokenBatch(t *testing.T, s store.Store) {
 	code, pkce, oidc := fastSession(store.KindAuthorizeCode, "c", "r1"), fastSession(store.KindPKCE, "c", "r1"), fastSession(store.KindOpenID, "c", "r1")
 	must(t, s.ApplyTokenBatch(ctx, store.TokenBatch{}))
 	must(t, s.ApplyTokenBatch(ctx, store.TokenBatch{Create: []store.TokenSession{code, pkce, oidc}}))
-	rows, err := s.GetRequestTokenSessions(ctx, code.Kind, code.SignatureHash, store.KindPKCE, store.KindOpenID)
+	// Another request's session, named as a companion, is left out.
+	stray := fastSession(store.KindPKCE, "c", "r9")
+	must(t, s.ApplyTokenBatch(ctx, store.TokenBatch{Create: []store.TokenSession{stray}}))
+	rows, err := s.GetRequestTokenSessions(ctx, code.Kind, code.SignatureHash, refOf(pkce), refOf(oidc), refOf(stray),
+		store.TokenRef{Kind: store.KindOpenID, SignatureHash: "missing"})
 	must(t, err)
-	if len(rows) != 3 || rows[0].SignatureHash != code.SignatureHash || string(rows[0].Request) != `{"x":1}` {
+	if len(rows) != 3 || rows[0].SignatureHash != code.SignatureHash || string(rows[0].Request) != `{"x":1}` ||
+		rows[1].RequestID != "r1" || rows[2].RequestID != "r1" {
 		t.Fatalf("GetRequestTokenSessions = %+v", rows)
 	}
 	sameInstant(t, "ExpiresAt", rows[0].ExpiresAt, code.ExpiresAt)
@@ -36,7 +41,7 @@ func testTokenBatch(t *testing.T, s store.Store) {
 	if len(rows) != 1 || rows[0].Kind != code.Kind {
 		t.Fatalf("GetRequestTokenSessions without companions = %+v", rows)
 	}
-	_, err = s.GetRequestTokenSessions(ctx, code.Kind, "missing", store.KindPKCE)
+	_, err = s.GetRequestTokenSessions(ctx, code.Kind, "missing", refOf(pkce))
 	wantErr(t, err, store.ErrNotFound)
 
 	// Redeeming: deactivate the code, create the tokens, delete the OpenID
@@ -143,17 +148,19 @@ func testPrefetchTokenRequest(t *testing.T, s store.Store) {
 		client     string
 		kind       store.TokenKind
 		sig        string
-		also       []store.TokenKind
+		also       []store.TokenRef
 		wantClient bool
 		wantKinds  []store.TokenKind
 		wantLink   bool
 	}{
-		{"code with companions", "app", code.Kind, code.SignatureHash, []store.TokenKind{store.KindPKCE, store.KindOpenID}, true,
+		{"code with companions", "app", code.Kind, code.SignatureHash, []store.TokenRef{refOf(pkce), refOf(oidc)}, true,
 			[]store.TokenKind{store.KindAuthorizeCode, store.KindPKCE, store.KindOpenID}, false},
+		{"another request's session named as a companion", "app", code.Kind, code.SignatureHash, []store.TokenRef{refOf(pkce), refOf(other)}, true,
+			[]store.TokenKind{store.KindAuthorizeCode, store.KindPKCE}, false},
 		{"code alone", "app", code.Kind, code.SignatureHash, nil, true, []store.TokenKind{store.KindAuthorizeCode}, false},
 		{"refresh with its link", "app", rt.Kind, rt.SignatureHash, nil, true, []store.TokenKind{store.KindRefreshToken}, true},
 		{"unknown client", "nobody", code.Kind, code.SignatureHash, nil, false, []store.TokenKind{store.KindAuthorizeCode}, false},
-		{"unknown session", "app", code.Kind, "missing", []store.TokenKind{store.KindPKCE}, true, nil, false},
+		{"unknown session", "app", code.Kind, "missing", []store.TokenRef{refOf(pkce)}, true, nil, false},
 		{"neither", "nobody", store.KindRefreshToken, "missing", nil, false, nil, false},
 	}
 	for _, tt := range tests {
