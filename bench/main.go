@@ -272,16 +272,17 @@ func main() {
 			// The growth step: half a million spent token rows that
 			// nothing has analyzed yet, on a second system of its own
 			// database, and the code flow on both, at 16 workers, in
-			// alternating windows: the step goes one way, so a fresh
-			// window before it and a grown one after could not
-			// alternate, and twice in a dozen runs of that design the
-			// grown window measured 19–27 flows/s with the fresh one
-			// already at half the machine's usual speed (the machine
-			// drifts by half for minutes at a time), and 600 when rerun.
-			// Both databases are settled first (CHECKPOINT, sync) and
-			// warmed up by an unrecorded window each, so that neither
-			// measures the writes the step left behind: a table gathers
-			// those rows over hours.
+			// alternating windows, so that neither figure is taken at a
+			// different moment of the machine's load. (The rows used to
+			// go into the main database, after a fresh window there. Its
+			// grown window fell to 19–27 flows/s twice in a dozen runs:
+			// once autovacuum had analyzed that database, the code
+			// exchange found a code's PKCE and OpenID sessions by kind and
+			// read all the spent ones, which migration 00017 and
+			// sqlstore.PrefetchStatement's keys ended.) Both databases
+			// are settled first (CHECKPOINT, sync) and warmed up by an
+			// unrecorded window each, so that neither measures the writes
+			// the step left behind: a table gathers those rows over hours.
 			grown, err := newSystem(ctx, backend, tmp, pgURL, 0, 16)
 			if err != nil {
 				fatal(fmt.Errorf("growth step: %w", err))
