@@ -50,6 +50,16 @@
 //     counts in alternating windows, after a CHECKPOINT and a sync that
 //     write out what the earlier systems and the growth step left dirty
 //
+// Each window of the refresh and the code flow on 4 connections, and of
+// the floor comparison, is watched (conns.go): every 10 ms, database/sql's
+// count of the pool's connections handed out, and pg_stat_activity's
+// state of the pool's backends (each pool's connections carry their own
+// application_name) — executing, waiting for a commit's WAL flush, other
+// waits, or idle waiting for the Go process. The report averages them per
+// workload, which shows what sets a rate on 4 connections: every one of
+// them in use, and most of that time waiting for the process, not for
+// PostgreSQL.
+//
 // -soak DURATION (make bench-soak: 10 minutes) runs only the rotation
 // soak (soak.go): 16 workers on 4 connections with the janitor running, on
 // a database that starts with 500,000 spent rows expired an hour ago,

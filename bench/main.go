@@ -80,10 +80,12 @@ func startProfile(name string) func() {
 	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
-// named is one workload of an alternation.
+// named is one workload of an alternation; with a pool, each of its
+// windows is watched (conns.go).
 type named struct {
 	name string
 	fn   op
+	pool *pool
 }
 
 // alternate measures workloads that are compared with each other in turns
@@ -120,8 +122,16 @@ func inTurns(ctx context.Context, backend string, rounds int, dur time.Duration,
 	sums := make([]report.Sample, len(turns))
 	for r := 0; r < rounds; r++ {
 		for i, t := range turns {
-			stop := startProfile(fmt.Sprintf("%s/%s/%d", t.name, backend, t.n))
+			key := fmt.Sprintf("%s/%s/%d", t.name, backend, t.n)
+			stop := startProfile(key)
+			var unwatch func() connShare
+			if t.pool != nil {
+				unwatch = t.pool.watch(ctx)
+			}
 			sums[i].Add(report.Measure(ctx, t.n, dur, maxOps, func(ctx context.Context, w, _ int) error { return t.fn(ctx, w) }))
+			if unwatch != nil {
+				recordShare(key, unwatch())
+			}
 			if stop != nil {
 				stop()
 			}
@@ -301,8 +311,8 @@ func main() {
 			notes = append(notes, fmt.Sprintf("growth step: %d spent token rows, not analyzed, in %s", growthRows, time.Since(t0).Round(time.Millisecond)))
 			settle(sys)
 			flows := []named{
-				{"code-flow-fresh", func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }},
-				{"code-flow-grown", func(ctx context.Context, w int) error { return grownPeople[w].codeFlow(ctx) }},
+				{"code-flow-fresh", func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }, nil},
+				{"code-flow-grown", func(ctx context.Context, w int) error { return grownPeople[w].codeFlow(ctx) }, nil},
 			}
 			for _, wl := range flows { // warm-up, not recorded
 				run(ctx, wl.name, backend, 16, *dur, *maxOps, wl.fn)
@@ -327,13 +337,13 @@ func main() {
 		for _, r := range alternate(ctx, backend, 16, 3, *dur, *maxOps,
 			named{"availability-vs-noop", func(ctx context.Context, w int) error {
 				return toolCheck(ctx, people[w].api, sys.resource, people[w].access, "check_business_availability", avArgs)
-			}},
+			}, nil},
 			named{"noop-domain-vs", func(ctx context.Context, w int) error {
 				return toolCheck(ctx, people[w].api, sys.rsNoop.URL+"/mcp", people[w].access, "check_business_availability", avArgs)
-			}},
+			}, nil},
 			named{"noop-tool-vs", func(ctx context.Context, w int) error {
 				return toolCheck(ctx, hc, noopTool.URL, "", "noop", map[string]any{})
-			}}) {
+			}, nil}) {
 			record(r)
 		}
 		if backend == "postgres" {
@@ -391,15 +401,21 @@ func main() {
 		if maxW != 16 {
 			pool4 = append(pool4, maxW)
 		}
+		watch, err := newWatcher(sys.dsn)
+		if err != nil {
+			fatal(err)
+		}
+		own := sys.pool(watch)
 		for _, wl := range []named{
-			{"refresh", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }},
-			{"code-flow", func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }},
+			{"refresh", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }, own},
+			{"code-flow", func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }, own},
 		} {
 			for _, r := range alternateLevels(ctx, wl, "pg-pool4", pool4, 4, *dur, *maxOps) {
 				record(r)
 			}
 		}
 		floors(ctx, sys, people, "pg-pool4", 16, *dur, *maxOps, record)
+		watch.Close()
 		sys.Close()
 	}
 	if err := writeReport(*out, results, notes, time.Since(began)); err != nil {
@@ -431,19 +447,25 @@ func floors(ctx context.Context, sys *system, people []*person, backend string, 
 	if !wanted("refresh-vs-floor") && !wanted("refresh-floor") {
 		return
 	}
-	var fl [3]*floor
-	for i, o := range []struct{ accessRow, inTx bool }{{true, false}, {false, false}, {true, true}} {
-		var err error
-		if fl[i], err = newFloor(ctx, sys.dsn, sys.pool, n, o.accessRow, o.inTx); err != nil {
+	watch, err := newWatcher(sys.dsn)
+	if err != nil {
+		fatal(err)
+	}
+	defer watch.Close()
+	wls := []named{{"refresh-vs-floor", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }, sys.pool(watch)}}
+	for _, o := range []struct {
+		name            string
+		accessRow, inTx bool
+	}{{"refresh-floor", true, false}, {"refresh-floor-no-access-row", false, false}, {"refresh-floor-in-tx", true, true}} {
+		app := "bench-" + o.name
+		f, err := newFloor(ctx, withAppName(sys.dsn, app), sys.poolSize, n, o.accessRow, o.inTx)
+		if err != nil {
 			fatal(fmt.Errorf("floor: %w", err))
 		}
-		defer fl[i].Close()
+		defer f.Close()
+		wls = append(wls, named{o.name, f.rotate, &pool{w: watch, db: f.db, app: app}})
 	}
-	for _, r := range alternate(ctx, backend, n, 3, dur, maxOps,
-		named{"refresh-vs-floor", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }},
-		named{"refresh-floor", fl[0].rotate},
-		named{"refresh-floor-no-access-row", fl[1].rotate},
-		named{"refresh-floor-in-tx", fl[2].rotate}) {
+	for _, r := range alternate(ctx, backend, n, 3, dur, maxOps, wls...) {
 		record(r)
 	}
 }

@@ -105,6 +105,13 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 				be, n.Throughput(), n.Throughput()/f.Throughput())
 		}
 	}
+	if len(connShares) > 0 {
+		fmt.Fprintf(&b, "\nWhere each pool's connections spend the windows above (bench/conns.go; sampled every %s, averages in connections):\n"+
+			"database/sql's connections open and handed out, and what pg_stat_activity shows the pool's PostgreSQL backends doing\n", connWatchEvery)
+		for _, c := range connShares {
+			fmt.Fprintf(&b, "  %-38s %s\n", c.key, c.connShare)
+		}
+	}
 	if f16, ok := find("code-flow", "pg-pool4", 16); ok {
 		fmt.Fprintf(&b, "\nSigned-in code flow on 4 connections:\n  16 workers: %.0f flows/s, p99 %.1f ms, failures %d (target ≥ 1000/s, p99 ≤ 40 ms)\n", f16.Throughput(), msf(f16.P99), f16.Failures)
 		if f64, ok := find("code-flow", "pg-pool4", 64); ok {

@@ -42,13 +42,13 @@ const (
 // system is the authorization server and two resource servers (auth on,
 // auth off) in process, on httptest listeners, on one store.
 type system struct {
-	backend string
-	dsn     string // the database's URL
-	pool    int    // the store's pool size
-	store   *sqlstore.Store
-	as      *httptest.Server
-	rs      *httptest.Server // authentication on
-	rsOpen  *httptest.Server // authentication off
+	backend  string
+	dsn      string // the database's URL
+	poolSize int    // the store's pool size
+	store    *sqlstore.Store
+	as       *httptest.Server
+	rs       *httptest.Server // authentication on
+	rsOpen   *httptest.Server // authentication off
 	// rsNoop is rs with the booking engine replaced by a no-op
 	// (testkit.NoopDomain): the same server, the same tokens (its resource
 	// is rs's), answering in no time.
@@ -56,6 +56,16 @@ type system struct {
 	resource string
 	accounts []store.Account
 	close    []func()
+}
+
+// appSystem is the application_name of a system's store connections on
+// PostgreSQL, which the watcher (conns.go) finds them by.
+const appSystem = "bench-system"
+
+// pool is the system's store pool, for w to watch.
+func (s *system) pool(w *watcher) *pool {
+	db, _ := s.store.DB().DB()
+	return &pool{w: w, db: db, app: appSystem}
 }
 
 func (s *system) Close() {
@@ -86,7 +96,7 @@ func openStore(ctx context.Context, backend, dir, pgURL string, maxConns int) (*
 		}
 		u, _ := url.Parse(pgURL)
 		u.Path = "/" + name
-		raw = u.String()
+		raw = withAppName(u.String(), appSystem)
 		cleanup = func() {
 			admin.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 			admin.Close()
@@ -124,7 +134,7 @@ func newSystem(ctx context.Context, backend, dir, pgURL string, maxConns, accoun
 	}
 	sys := &system{backend: backend, dsn: dsn, store: st}
 	if db, err := st.DB().DB(); err == nil {
-		sys.pool = db.Stats().MaxOpenConnections
+		sys.poolSize = db.Stats().MaxOpenConnections
 	}
 	sys.close = append(sys.close, cleanup)
 	now := store.SystemClock()
