@@ -109,7 +109,7 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 		fmt.Fprintf(&b, "\nWhere each pool's connections spend the windows above (bench/conns.go; sampled every %s, averages in connections):\n"+
 			"database/sql's connections open and handed out, and what pg_stat_activity shows the pool's PostgreSQL backends doing\n", connWatchEvery)
 		for _, c := range connShares {
-			fmt.Fprintf(&b, "  %-38s %s\n", c.key, c.connShare)
+			fmt.Fprintf(&b, "  %-40s %s\n", c.key, c.connShare)
 		}
 	}
 	if f16, ok := find("code-flow", "pg-pool4", 16); ok {
