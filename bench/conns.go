@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -17,7 +18,8 @@ import (
 // database/sql had handed out, and, from pg_stat_activity, how many of the
 // pool's PostgreSQL backends were executing, waiting for the WAL flush of
 // a commit, waiting on something else (a lock, a read), or idle waiting
-// for the Go process to read a result or send the next statement.
+// for the Go process to read a result or send the next statement; and the
+// process's CPU time per operation, which sets how long those waits are.
 
 // connWatchEvery is the sampling interval: often enough for a thousand
 // samples in a target's windows, seldom enough that the watcher's own
@@ -68,6 +70,10 @@ type connShare struct {
 	Samples               int
 	Open, InUse           int // database/sql: open, handed out
 	Exec, WAL, Wait, Idle int // PostgreSQL: on CPU, WAL flush, other waits, waiting for the client
+	// The process's CPU time (server and load generator alike) over the
+	// windows, and the operations they completed.
+	CPU time.Duration
+	Ops int
 }
 
 func (c *connShare) add(o connShare) {
@@ -78,6 +84,8 @@ func (c *connShare) add(o connShare) {
 	c.WAL += o.WAL
 	c.Wait += o.Wait
 	c.Idle += o.Idle
+	c.CPU += o.CPU
+	c.Ops += o.Ops
 }
 
 func (c connShare) String() string {
@@ -85,8 +93,8 @@ func (c connShare) String() string {
 		return "no samples"
 	}
 	avg := func(n int) float64 { return float64(n) / float64(c.Samples) }
-	return fmt.Sprintf("in use %.2f of %.0f; executing %.2f, WAL flush %.2f, other waits %.2f, waiting for the Go process %.2f",
-		avg(c.InUse), avg(c.Open), avg(c.Exec), avg(c.WAL), avg(c.Wait), avg(c.Idle))
+	return fmt.Sprintf("process CPU %.2f ms/op; in use %.2f of %.0f; executing %.2f, WAL flush %.2f, other waits %.2f, waiting for the Go process %.2f",
+		msf(c.CPU)/float64(max(c.Ops, 1)), avg(c.InUse), avg(c.Open), avg(c.Exec), avg(c.WAL), avg(c.Wait), avg(c.Idle))
 }
 
 // activityQuery counts the pool's backends by what they are doing. A
@@ -99,13 +107,24 @@ const activityQuery = `SELECT
  count(*) FILTER (WHERE state <> 'active' OR wait_event = 'ClientRead')
 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`
 
-// watch samples p every connWatchEvery until the returned stop is called,
-// which answers the sums.
-func (p *pool) watch(ctx context.Context) (stop func() connShare) {
+// processCPU is the CPU time this process has used, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// watch samples p every connWatchEvery until the returned stop is called
+// with the operations the window completed; stop answers the sums and the
+// process's CPU time over the window.
+func (p *pool) watch(ctx context.Context) (stop func(ops int) connShare) {
 	var (
 		sum  connShare
 		done = make(chan struct{})
 		wg   sync.WaitGroup
+		cpu0 = processCPU()
 	)
 	wg.Add(1)
 	go func() {
@@ -128,9 +147,10 @@ func (p *pool) watch(ctx context.Context) (stop func() connShare) {
 			sum.add(s)
 		}
 	}()
-	return func() connShare {
+	return func(ops int) connShare {
 		close(done)
 		wg.Wait()
+		sum.CPU, sum.Ops = processCPU()-cpu0, ops
 		return sum
 	}
 }

@@ -58,7 +58,11 @@
 // waits, or idle waiting for the Go process. The report averages them per
 // workload, which shows what sets a rate on 4 connections: every one of
 // them in use, and most of that time waiting for the process, not for
-// PostgreSQL.
+// PostgreSQL. Each line also gives the process's CPU time per operation
+// (server and load generator together), and -floor-cpu D makes every
+// floor rotation spend D more CPU between its statements, holding no
+// connection: a floor given the product's CPU per rotation runs at the
+// product's rate on 4 connections.
 //
 // -soak DURATION (make bench-soak: 10 minutes) runs only the rotation
 // soak (soak.go): 16 workers on 4 connections with the janitor running, on

@@ -124,14 +124,15 @@ func inTurns(ctx context.Context, backend string, rounds int, dur time.Duration,
 		for i, t := range turns {
 			key := fmt.Sprintf("%s/%s/%d", t.name, backend, t.n)
 			stop := startProfile(key)
-			var unwatch func() connShare
+			var unwatch func(ops int) connShare
 			if t.pool != nil {
 				unwatch = t.pool.watch(ctx)
 			}
-			sums[i].Add(report.Measure(ctx, t.n, dur, maxOps, func(ctx context.Context, w, _ int) error { return t.fn(ctx, w) }))
+			s := report.Measure(ctx, t.n, dur, maxOps, func(ctx context.Context, w, _ int) error { return t.fn(ctx, w) })
 			if unwatch != nil {
-				recordShare(key, unwatch())
+				recordShare(key, unwatch(len(s.Lat)-s.Failures))
 			}
+			sums[i].Add(s)
 			if stop != nil {
 				stop()
 			}
@@ -157,6 +158,7 @@ func main() {
 		soakWin = flag.Duration("soak-window", 30*time.Second, "the soak's reporting window")
 		soakOld = flag.Int("soak-spent", 500_000, "spent token rows, expired an hour ago, the soak's database starts with")
 	)
+	flag.DurationVar(&floorCPU, "floor-cpu", 0, "CPU time each floor rotation spends between its statements, holding no connection (what the process's CPU does to the rate)")
 	flag.StringVar(&profiled.path, "cpuprofile", "", "write a CPU profile (go tool pprof) of the run -profile names to this file")
 	flag.StringVar(&profiled.match, "profile", "code-flow/pg-pool4/16", "the run -cpuprofile records: workload/backend/workers")
 	onlyRE := flag.String("only", "", "run only the workloads this regular expression matches (the report then has only those)")
