@@ -11,8 +11,8 @@ import (
 )
 
 // The performance targets are set on a pool of 4 connections, where
-// every connection is in use all the time: the pool, not the cores, sets
-// the rate. A watcher shows, for each window on it, where those
+// every connection is in use all the time while the cores are not all
+// busy: the connections set the rate. A watcher shows, for each window on it, where those
 // connections' time goes, so that the report says why a rate is what it
 // is instead of leaving it to be remembered: how many connections
 // database/sql had handed out, and, from pg_stat_activity, how many of the

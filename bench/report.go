@@ -106,8 +106,9 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 		}
 	}
 	if len(connShares) > 0 {
-		fmt.Fprintf(&b, "\nWhere each pool's connections spend the windows above (bench/conns.go; sampled every %s, averages in connections):\n"+
-			"database/sql's connections open and handed out, and what pg_stat_activity shows the pool's PostgreSQL backends doing\n", connWatchEvery)
+		fmt.Fprintf(&b, "\nWhere each pool's connections spend the windows above (bench/conns.go): the process's CPU per operation (server and load\n"+
+			"generator), then, sampled every %s and averaged in connections, database/sql's connections open and handed out and what\n"+
+			"pg_stat_activity shows the pool's PostgreSQL backends doing:\n", connWatchEvery)
 		for _, c := range connShares {
 			fmt.Fprintf(&b, "  %-40s %s\n", c.key, c.connShare)
 		}
