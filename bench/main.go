@@ -403,11 +403,7 @@ func main() {
 		if maxW != 16 {
 			pool4 = append(pool4, maxW)
 		}
-		watch, err := newWatcher(sys.dsn)
-		if err != nil {
-			fatal(err)
-		}
-		own := sys.pool(watch)
+		own := sys.pool()
 		for _, wl := range []named{
 			{"refresh", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }, own},
 			{"code-flow", func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }, own},
@@ -417,7 +413,6 @@ func main() {
 			}
 		}
 		floors(ctx, sys, people, "pg-pool4", 16, *dur, *maxOps, record)
-		watch.Close()
 		sys.Close()
 	}
 	if err := writeReport(*out, results, notes, time.Since(began)); err != nil {
@@ -449,12 +444,7 @@ func floors(ctx context.Context, sys *system, people []*person, backend string, 
 	if !wanted("refresh-vs-floor") && !wanted("refresh-floor") {
 		return
 	}
-	watch, err := newWatcher(sys.dsn)
-	if err != nil {
-		fatal(err)
-	}
-	defer watch.Close()
-	wls := []named{{"refresh-vs-floor", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }, sys.pool(watch)}}
+	wls := []named{{"refresh-vs-floor", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }, sys.pool()}}
 	for _, o := range []struct {
 		name            string
 		accessRow, inTx bool
@@ -465,7 +455,7 @@ func floors(ctx context.Context, sys *system, people []*person, backend string, 
 			fatal(fmt.Errorf("floor: %w", err))
 		}
 		defer f.Close()
-		wls = append(wls, named{o.name, f.rotate, &pool{w: watch, db: f.db, app: app}})
+		wls = append(wls, named{o.name, f.rotate, &pool{w: sys.watcher(), db: f.db, app: app}})
 	}
 	for _, r := range alternate(ctx, backend, n, 3, dur, maxOps, wls...) {
 		record(r)

@@ -55,6 +55,7 @@ type system struct {
 	rsNoop   *httptest.Server
 	resource string
 	accounts []store.Account
+	watch    *watcher // watcher's, once opened
 	close    []func()
 }
 
@@ -62,10 +63,24 @@ type system struct {
 // PostgreSQL, which the watcher (conns.go) finds them by.
 const appSystem = "bench-system"
 
-// pool is the system's store pool, for w to watch.
-func (s *system) pool(w *watcher) *pool {
+// watcher is the system's watcher (conns.go), opened on first use and
+// closed with the system.
+func (s *system) watcher() *watcher {
+	if s.watch == nil {
+		w, err := newWatcher(s.dsn)
+		if err != nil {
+			fatal(err)
+		}
+		s.watch = w
+		s.close = append(s.close, w.Close)
+	}
+	return s.watch
+}
+
+// pool is the system's store pool, for its watcher to watch.
+func (s *system) pool() *pool {
 	db, _ := s.store.DB().DB()
-	return &pool{w: w, db: db, app: appSystem}
+	return &pool{w: s.watcher(), db: db, app: appSystem}
 }
 
 func (s *system) Close() {
