@@ -10,7 +10,6 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -46,7 +45,7 @@ type floor struct {
 	chains    []string           // per worker: the signature hash of its current refresh token
 	accessRow bool
 	inTx      bool
-	prefetchQ string // the prefetch with $n placeholders (the same for every rotation)
+	prefetchQ string // the prefetch (the same for every rotation)
 }
 
 // querier is a *sql.DB or a *sql.Tx.
@@ -78,8 +77,7 @@ WHERE kind = 'refresh_token' AND active LIMIT 1`).Scan(&t.RequestID, &t.ClientID
 		db.Close()
 		return nil, fmt.Errorf("floor: no refresh session to copy: %w", err)
 	}
-	q, _ := sqlstore.PrefetchStatement(t.ClientID, store.KindRefreshToken, "")
-	f.prefetchQ = dollars(q)
+	f.prefetchQ, _ = sqlstore.PrefetchStatement(true, t.ClientID, store.KindRefreshToken, "")
 	for w := 0; w < workers; w++ {
 		sig := store.HashSecret(randHex(32))
 		if err := f.batch(ctx, db, store.TokenBatch{Create: []store.TokenSession{f.session(store.KindRefreshToken, sig, time.Now())}}, 0); err != nil {
@@ -108,7 +106,7 @@ func (f *floor) session(kind store.TokenKind, sig string, now time.Time) store.T
 func (f *floor) batch(ctx context.Context, db querier, b store.TokenBatch, want int64) error {
 	q, args := sqlstore.TokenBatchStatement(b)
 	var n int64
-	if err := db.QueryRowContext(ctx, dollars(q), args...).Scan(&n); err != nil {
+	if err := db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
 		return err
 	}
 	if n != want {
@@ -202,22 +200,6 @@ func (f *floor) sign(now time.Time) (string, error) {
 	r.FillBytes(sig[:32])
 	s.FillBytes(sig[32:])
 	return signing + "." + enc.EncodeToString(sig), nil
-}
-
-// dollars numbers the ? placeholders of q as PostgreSQL's $1, $2, … (the
-// token statements have no ? in literals).
-func dollars(q string) string {
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(q); i++ {
-		if q[i] == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteByte(q[i])
-	}
-	return b.String()
 }
 
 // floorCPU is -floor-cpu: CPU time each floor rotation spends between its

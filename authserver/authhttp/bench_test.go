@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
-	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
 
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
@@ -246,40 +246,51 @@ func BenchmarkCodeFlow(b *testing.B) {
 	}
 }
 
-// stmtCounter counts the SQL statements gorm sends, by their first word
-// (BEGIN and COMMIT are not statements gorm sees; transactions are counted
-// with pg_stat_database on PostgreSQL).
+// stmtCounter counts the SQL statements the store sends, by their first
+// word: every statement, those gorm builds and those the store sends past
+// it (sqlstore's direct), is traced through the store's gorm logger, which
+// install wraps. BEGIN and COMMIT are not traced; transactions are counted
+// with txid_current on PostgreSQL.
 type stmtCounter struct {
 	mu    sync.Mutex
+	t     testing.TB
 	trace bool
 	n     map[string]int
 }
 
 func (c *stmtCounter) install(t testing.TB, s *sqlstore.Store) {
-	cb := s.DB().Callback()
-	count := func(db *gorm.DB) {
-		sql := strings.TrimSpace(db.Statement.SQL.String())
-		verb, _, _ := strings.Cut(sql, " ")
-		c.mu.Lock()
-		if c.trace {
-			t.Log("  SQL:", truncate(sql, 150))
-		}
-		c.n[strings.ToUpper(verb)]++
-		c.mu.Unlock()
+	c.t = t
+	db := s.DB()
+	prev := db.Logger
+	db.Logger = countingLogger{prev, c}
+	t.Cleanup(func() { db.Logger = prev })
+}
+
+func (c *stmtCounter) count(sql string) {
+	sql = strings.TrimSpace(sql)
+	verb, _, _ := strings.Cut(sql, " ")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.trace {
+		c.t.Log("  SQL:", truncate(sql, 150))
 	}
-	name := "bench:count"
-	for _, err := range []error{
-		cb.Create().After("gorm:create").Register(name, count),
-		cb.Query().After("gorm:query").Register(name, count),
-		cb.Update().After("gorm:update").Register(name, count),
-		cb.Delete().After("gorm:delete").Register(name, count),
-		cb.Row().After("gorm:row").Register(name, count),
-		cb.Raw().After("gorm:raw").Register(name, count),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	c.n[strings.ToUpper(verb)]++
+}
+
+// countingLogger is a gorm logger that counts each statement it traces.
+type countingLogger struct {
+	logger.Interface
+	c *stmtCounter
+}
+
+func (l countingLogger) LogMode(level logger.LogLevel) logger.Interface {
+	return countingLogger{l.Interface.LogMode(level), l.c}
+}
+
+func (l countingLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
+	sql, _ := fc()
+	l.c.count(sql)
+	l.Interface.Trace(ctx, begin, fc, err)
 }
 
 func truncate(s string, n int) string {

@@ -1,7 +1,9 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -49,43 +51,53 @@ func (s *Store) deactivateFailure(ctx context.Context, refs []store.TokenRef) er
 	return store.ErrConflict
 }
 
-func refsWhere(refs []store.TokenRef, args *[]any) string { return refsWhereOf("", refs, args) }
-
-// refsWhereOf is refsWhere on the columns of a table named by prefix
-// ("t.").
-func refsWhereOf(prefix string, refs []store.TokenRef, args *[]any) string {
-	parts := make([]string, len(refs))
+// refsWhere is the condition matching every session refs names, its
+// arguments bound through b; prefix names the table's columns ("t.").
+func refsWhere(prefix string, refs []store.TokenRef, b *binder) string {
+	var sb strings.Builder
+	sb.WriteByte('(')
 	for i, r := range refs {
-		parts[i] = "(" + prefix + "kind = ? AND " + prefix + "signature_hash = ?)"
-		*args = append(*args, string(r.Kind), r.SignatureHash)
+		if i > 0 {
+			sb.WriteString(" OR ")
+		}
+		sb.WriteString("(" + prefix + "kind = " + b.bind(string(r.Kind)) + " AND " + prefix + "signature_hash = " + b.bind(r.SignatureHash) + ")")
 	}
-	return "(" + strings.Join(parts, " OR ") + ")"
+	sb.WriteByte(')')
+	return sb.String()
 }
 
 func (s *Store) applyTokenBatchPG(ctx context.Context, b store.TokenBatch) (int64, error) {
 	query, args := TokenBatchStatement(b)
-	var n int64
-	if err := s.q(ctx).Raw(query, args...).Row().Scan(&n); err != nil {
+	rows, err := s.direct(ctx, query, args...)
+	if err != nil {
 		return 0, translate(err)
 	}
-	return n, nil
+	defer rows.Close()
+	var n int64
+	if !rows.Next() {
+		return 0, translate(cmp.Or(rows.Err(), sql.ErrNoRows))
+	}
+	if err := rows.Scan(&n); err != nil {
+		return 0, translate(err)
+	}
+	return n, translate(rows.Close())
 }
 
 // TokenBatchStatement is the one PostgreSQL statement ApplyTokenBatch sends
-// for b, with ? placeholders, and its arguments; it answers one row, the
-// number of sessions it deactivated. Exported for the benchmarks' floor
-// program (bench), which sends the product's own statements bare.
+// for b, with PostgreSQL's numbered placeholders, and its arguments; it
+// answers one row, the number of sessions it deactivated. Exported for the
+// benchmarks' floor program (bench), which sends the product's own
+// statements bare.
 func TokenBatchStatement(b store.TokenBatch) (string, []any) {
-	var sb strings.Builder
-	var args []any
+	bd := binder{numbered: true}
 	var ctes []string
 	cond := "TRUE"
 	if len(b.Deactivate) > 0 {
-		ctes = append(ctes, "d AS (UPDATE token_sessions SET active = FALSE WHERE active AND "+refsWhere(b.Deactivate, &args)+" RETURNING 1)")
+		ctes = append(ctes, "d AS (UPDATE token_sessions SET active = FALSE WHERE active AND "+refsWhere("", b.Deactivate, &bd)+" RETURNING 1)")
 		cond = fmt.Sprintf("(SELECT count(*) FROM d) = %d", len(b.Deactivate))
 	}
 	if len(b.Delete) > 0 {
-		ctes = append(ctes, "x AS (DELETE FROM token_sessions WHERE "+refsWhere(b.Delete, &args)+" AND "+cond+" RETURNING 1)")
+		ctes = append(ctes, "x AS (DELETE FROM token_sessions WHERE "+refsWhere("", b.Delete, &bd)+" AND "+cond+" RETURNING 1)")
 	}
 	if len(b.Create) > 0 {
 		var ib strings.Builder
@@ -94,21 +106,20 @@ func TokenBatchStatement(b store.TokenBatch) (string, []any) {
 			if i > 0 {
 				ib.WriteString(", ")
 			}
-			ib.WriteString("(?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::boolean, ?::bytea, ?::timestamptz, ?::timestamptz)")
 			r := toTokenRow(t)
-			args = append(args, r.Kind, r.SignatureHash, r.RequestID, r.ClientID, r.AccountID, r.LinkID, r.Active, r.Request, r.ExpiresAt, r.CreatedAt)
+			ib.WriteString("(" + bd.bind(r.Kind) + "::text, " + bd.bind(r.SignatureHash) + "::text, " + bd.bind(r.RequestID) + "::text, " +
+				bd.bind(r.ClientID) + "::text, " + bd.bind(r.AccountID) + "::text, " + bd.bind(r.LinkID) + "::text, " +
+				bd.bind(r.Active) + "::boolean, " + bd.bind(r.Request) + "::bytea, " + bd.bind(r.ExpiresAt) + "::timestamptz, " +
+				bd.bind(r.CreatedAt) + "::timestamptz)")
 		}
 		ib.WriteString(") AS v WHERE " + cond + " RETURNING 1)")
 		ctes = append(ctes, ib.String())
 	}
-	sb.WriteString("WITH ")
-	sb.WriteString(strings.Join(ctes, ", "))
+	tail := " SELECT 0"
 	if len(b.Deactivate) > 0 {
-		sb.WriteString(" SELECT (SELECT count(*) FROM d)")
-	} else {
-		sb.WriteString(" SELECT 0")
+		tail = " SELECT (SELECT count(*) FROM d)"
 	}
-	return sb.String(), args
+	return "WITH " + strings.Join(ctes, ", ") + tail, bd.args
 }
 
 // applyTokenBatchTx is the portable form: one transaction (a savepoint
@@ -117,9 +128,9 @@ func (s *Store) applyTokenBatchTx(ctx context.Context, b store.TokenBatch) (int6
 	var n int64
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		if len(b.Deactivate) > 0 {
-			var args []any
-			where := refsWhere(b.Deactivate, &args)
-			res := tx.Model(&tokenRow{}).Where("active = ?", true).Where(where, args...).Update("active", false)
+			var bd binder
+			where := refsWhere("", b.Deactivate, &bd)
+			res := tx.Model(&tokenRow{}).Where("active = ?", true).Where(where, bd.args...).Update("active", false)
 			if res.Error != nil {
 				return res.Error
 			}
@@ -128,9 +139,9 @@ func (s *Store) applyTokenBatchTx(ctx context.Context, b store.TokenBatch) (int6
 			}
 		}
 		if len(b.Delete) > 0 {
-			var args []any
-			where := refsWhere(b.Delete, &args)
-			if err := tx.Where(where, args...).Delete(&tokenRow{}).Error; err != nil {
+			var bd binder
+			where := refsWhere("", b.Delete, &bd)
+			if err := tx.Where(where, bd.args...).Delete(&tokenRow{}).Error; err != nil {
 				return err
 			}
 		}
@@ -189,9 +200,9 @@ WHERE t.kind = ? AND t.signature_hash = ? LIMIT 1`, string(kind), sig).Scan(&row
 // into a walk over a kind's rows.
 func (s *Store) GetRequestTokenSessions(ctx context.Context, kind store.TokenKind, sig string, also ...store.TokenRef) ([]store.TokenSession, error) {
 	var rows []tokenRow
-	var args []any
-	where := refsWhere(append([]store.TokenRef{{Kind: kind, SignatureHash: sig}}, also...), &args)
-	if err := s.q(ctx).Where(where, args...).Find(&rows).Error; err != nil {
+	var bd binder
+	where := refsWhere("", append([]store.TokenRef{{Kind: kind, SignatureHash: sig}}, also...), &bd)
+	if err := s.q(ctx).Where(where, bd.args...).Find(&rows).Error; err != nil {
 		return nil, translate(err)
 	}
 	sessions := make([]store.TokenSession, len(rows))
@@ -267,10 +278,18 @@ func deref[T any](p *T) T {
 // anchor LEFT JOINed to the client, the sessions and the link, so a missing
 // client or session still answers the other.
 func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind store.TokenKind, sig string, also ...store.TokenRef) (store.TokenPrefetch, error) {
-	query, args := PrefetchStatement(clientID, kind, sig, also...)
 	// Scanned column by column rather than by gorm's reflection over
-	// prefetchRow (a tenth of a refresh rotation's CPU).
-	rs, err := s.q(ctx).Raw(query, args...).Rows()
+	// prefetchRow (a tenth of a refresh rotation's CPU), and on PostgreSQL
+	// sent past gorm's statement building too.
+	pg := s.dialect == "postgres"
+	query, args := PrefetchStatement(pg, clientID, kind, sig, also...)
+	var rs *sql.Rows
+	var err error
+	if pg {
+		rs, err = s.direct(ctx, query, args...)
+	} else {
+		rs, err = s.q(ctx).Raw(query, args...).Rows()
+	}
 	if err != nil {
 		return store.TokenPrefetch{}, translate(err)
 	}
@@ -294,15 +313,17 @@ func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind 
 }
 
 // PrefetchStatement is the statement PrefetchTokenRequest sends, with ?
-// placeholders, and its arguments. Every session is named by its own key
+// placeholders for gorm or, when numbered, PostgreSQL's $1, $2, …, and
+// its arguments. Every session is named by its own key
 // and found through the primary key: finding a code's companions by their
 // request instead let PostgreSQL, once ANALYZE had seen next to no PKCE or
 // OpenID sessions, find them by kind and walk the index entry of every
 // one deleted since the last vacuum. Exported for the benchmarks' floor
 // program (bench).
-func PrefetchStatement(clientID string, kind store.TokenKind, sig string, also ...store.TokenRef) (string, []any) {
-	args := []any{clientID}
-	cond := refsWhereOf("t.", append([]store.TokenRef{{Kind: kind, SignatureHash: sig}}, also...), &args)
+func PrefetchStatement(numbered bool, clientID string, kind store.TokenKind, sig string, also ...store.TokenRef) (string, []any) {
+	bd := binder{numbered: numbered}
+	client := bd.bind(clientID)
+	cond := refsWhere("t.", append([]store.TokenRef{{Kind: kind, SignatureHash: sig}}, also...), &bd)
 	return `SELECT c.id AS c_id, c.name AS c_name, c.secret_hash AS c_secret_hash, c.public AS c_public,
  c.redirect_uris AS c_redirect_uris, c.allowed_scopes AS c_allowed_scopes, c.default_scopes AS c_default_scopes,
  c.grant_types AS c_grant_types, c.logo_url AS c_logo_url, c.contact AS c_contact, c.disabled AS c_disabled,
@@ -313,9 +334,9 @@ func PrefetchStatement(clientID string, kind store.TokenKind, sig string, also .
  t.expires_at AS t_expires_at, t.created_at AS t_created_at,
  l.status AS l_status, l.last_used_at AS l_last_used_at
 FROM (SELECT 1 AS one) AS anchor
-LEFT JOIN clients c ON c.id = ?
+LEFT JOIN clients c ON c.id = ` + client + `
 LEFT JOIN token_sessions t ON ` + cond + `
-LEFT JOIN links l ON t.link_id <> '' AND l.id = t.link_id`, args
+LEFT JOIN links l ON t.link_id <> '' AND l.id = t.link_id`, bd.args
 }
 
 func prefetchResult(rows []prefetchRow, kind store.TokenKind, sig string) store.TokenPrefetch {
