@@ -82,11 +82,13 @@ func (s *Store) GetClientLink(ctx context.Context, clientID, accountID string) (
 		lid, lscopes   *string
 		lcreated, used *time.Time
 	)
-	err := s.q(ctx).Raw(`SELECT c.id, c.name, c.secret_hash, c.public, c.redirect_uris, c.allowed_scopes, c.default_scopes,
+	// Every authorization reads it: sent past gorm (direct).
+	b := s.binder()
+	err := s.directRow(ctx, `SELECT c.id, c.name, c.secret_hash, c.public, c.redirect_uris, c.allowed_scopes, c.default_scopes,
  c.grant_types, c.logo_url, c.contact, c.disabled, c.pinned_document, c.open_linked, c.jwks_uri, c.created_at, c.updated_at,
  l.id, l.scopes, l.created_at, l.last_used_at
-FROM clients c LEFT JOIN links l ON l.client_id = c.id AND l.account_id = ? AND l.status = ?
-WHERE c.id = ?`, accountID, store.LinkActive, clientID).Row().Scan(&c.ID, &c.Name, &c.SecretHash, &c.Public, &c.RedirectURIs,
+FROM clients c LEFT JOIN links l ON l.client_id = c.id AND l.account_id = `+b.bind(accountID)+` AND l.status = `+b.bind(store.LinkActive)+`
+WHERE c.id = `+b.bind(clientID), b.args...).Scan(&c.ID, &c.Name, &c.SecretHash, &c.Public, &c.RedirectURIs,
 		&c.AllowedScopes, &c.DefaultScopes, &c.GrantTypes, &c.LogoURL, &c.Contact, &c.Disabled, &c.PinnedDocument, &c.OpenLinked,
 		&c.JWKSURI, &c.CreatedAt, &c.UpdatedAt, &lid, &lscopes, &lcreated, &used)
 	if err != nil {
