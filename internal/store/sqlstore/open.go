@@ -6,6 +6,14 @@
 // used to map rows, never to create tables. Driver errors are translated into
 // the store sentinels in one place (translate, errors.go).
 //
+// The statements every token request and every signed-in authorization
+// sends (the prefetch, the token batch, the web session's account, the
+// client with the person's link) are written with their placeholders
+// already in the database's form and sent through the same pool or
+// transaction past gorm's statement building (direct.go), which was a
+// tenth of a refresh rotation's CPU; they are traced through the same
+// gorm logger as the rest.
+//
 // The no-overlap rule for confirmed bookings is enforced by PostgreSQL with an
 // exclusion constraint over the buffer-padded range; SQLite has none, so every
 // SQLite transaction begins IMMEDIATE (it takes the database write lock at
