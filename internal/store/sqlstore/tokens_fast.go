@@ -296,7 +296,7 @@ func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind 
 }
 
 // PrefetchStatement is the statement PrefetchTokenRequest sends, with ?
-// placeholders for gorm or, when numbered, PostgreSQL's $1, $2, …, and
+// placeholders (SQLite's) or, when numbered, PostgreSQL's $1, $2, …, and
 // its arguments. Every session is named by its own key
 // and found through the primary key: finding a code's companions by their
 // request instead let PostgreSQL, once ANALYZE had seen next to no PKCE or
