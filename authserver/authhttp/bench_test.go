@@ -258,12 +258,13 @@ type stmtCounter struct {
 	n     map[string]int
 }
 
+// install wraps s's logger. It must run before anything else uses s
+// (the servers' background workers read the logger as they start a
+// statement), and the wrapper stays for the store's life.
 func (c *stmtCounter) install(t testing.TB, s *sqlstore.Store) {
 	c.t = t
 	db := s.DB()
-	prev := db.Logger
-	db.Logger = countingLogger{prev, c}
-	t.Cleanup(func() { db.Logger = prev })
+	db.Logger = countingLogger{db.Logger, c}
 }
 
 func (c *stmtCounter) count(sql string) {
@@ -275,6 +276,13 @@ func (c *stmtCounter) count(sql string) {
 		c.t.Log("  SQL:", truncate(sql, 150))
 	}
 	c.n[strings.ToUpper(verb)]++
+}
+
+// setTrace turns logging each statement on or off.
+func (c *stmtCounter) setTrace(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.trace = on
 }
 
 // countingLogger is a gorm logger that counts each statement it traces.
@@ -334,6 +342,8 @@ func writeTxns(t testing.TB, s *sqlstore.Store) int64 {
 // the person's link, and the code's batch. Counts, not timings.
 func TestStatementCounts(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		sc := &stmtCounter{n: map[string]int{}}
+		sc.install(t, s)
 		e := newEnv(t, s)
 		c := e.oauth(publicID, "", "openid", "offline_access")
 		v0 := oauth2.GenerateVerifier()
@@ -342,16 +352,14 @@ func TestStatementCounts(t *testing.T) {
 			t.Fatalf("exchange %d %v", st, m)
 		}
 		rt := m["refresh_token"].(string)
-		sc := &stmtCounter{n: map[string]int{}}
-		sc.install(t, s)
 		const n = 5
 		want := map[string]int{"refresh rotation": 2, "authorize (remembered consent)": 3, "code exchange": 2}
 		measure := func(label string, op func()) {
 			c0 := writeTxns(t, s)
 			sc.take()
-			sc.trace = testing.Verbose()
+			sc.setTrace(testing.Verbose())
 			op()
-			sc.trace = false
+			sc.setTrace(false)
 			for range n - 1 {
 				op()
 			}
