@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/linkslot/linkslot/internal/testkit"
 )
 
 // The performance targets are set on a pool of 4 connections, where
@@ -107,15 +108,6 @@ const activityQuery = `SELECT
  count(*) FILTER (WHERE state <> 'active' OR wait_event = 'ClientRead')
 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`
 
-// processCPU is the CPU time this process has used, user and system.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // watch samples p every connWatchEvery until the returned stop is called
 // with the operations the window completed; stop answers the sums and the
 // process's CPU time over the window.
@@ -124,7 +116,7 @@ func (p *pool) watch(ctx context.Context) (stop func(ops int) connShare) {
 		sum  connShare
 		done = make(chan struct{})
 		wg   sync.WaitGroup
-		cpu0 = processCPU()
+		cpu0 = testkit.ProcessCPU()
 	)
 	wg.Add(1)
 	go func() {
@@ -150,7 +142,7 @@ func (p *pool) watch(ctx context.Context) (stop func(ops int) connShare) {
 	return func(ops int) connShare {
 		close(done)
 		wg.Wait()
-		sum.CPU, sum.Ops = processCPU()-cpu0, ops
+		sum.CPU, sum.Ops = testkit.ProcessCPU()-cpu0, ops
 		return sum
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +23,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
+	"github.com/linkslot/linkslot/internal/testkit"
 )
 
 // Benchmarks of the two hot paths, through HTTP on httptest, on every
@@ -85,7 +85,7 @@ func runWorkers(b *testing.B, s *sqlstore.Store, workers int, unit string, prepa
 	lat := make([][]time.Duration, workers)
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	goCPU0, pgCPU0 := processCPU(), postgresCPU(s)
+	goCPU0, pgCPU0 := testkit.ProcessCPU(), postgresCPU(s)
 	start := time.Now()
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -104,7 +104,7 @@ func runWorkers(b *testing.B, s *sqlstore.Store, workers int, unit string, prepa
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	goCPU, pgCPU := processCPU()-goCPU0, postgresCPU(s)-pgCPU0
+	goCPU, pgCPU := testkit.ProcessCPU()-goCPU0, postgresCPU(s)-pgCPU0
 	b.StopTimer()
 	var all []time.Duration
 	for _, l := range lat {
@@ -125,15 +125,6 @@ func runWorkers(b *testing.B, s *sqlstore.Store, workers int, unit string, prepa
 	if pgCPU > 0 {
 		b.ReportMetric(float64(pgCPU.Microseconds())/float64(b.N), "pg_cpu_us/op")
 	}
-}
-
-// processCPU is the user+system CPU time of this process.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // postgresCPU sums the CPU time of the server processes of s's PostgreSQL
