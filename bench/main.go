@@ -450,7 +450,7 @@ func floors(ctx context.Context, sys *system, people []*person, backend string, 
 		accessRow, inTx bool
 	}{{"refresh-floor", true, false}, {"refresh-floor-no-access-row", false, false}, {"refresh-floor-in-tx", true, true}} {
 		app := "bench-" + o.name
-		f, err := newFloor(ctx, withAppName(sys.dsn, app), sys.poolSize, n, o.accessRow, o.inTx)
+		f, err := newFloor(ctx, withAppName(sys.dsn, app), sys.store.PoolSize(), n, o.accessRow, o.inTx)
 		if err != nil {
 			fatal(fmt.Errorf("floor: %w", err))
 		}

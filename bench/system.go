@@ -42,13 +42,12 @@ const (
 // system is the authorization server and two resource servers (auth on,
 // auth off) in process, on httptest listeners, on one store.
 type system struct {
-	backend  string
-	dsn      string // the database's URL
-	poolSize int    // the store's pool size
-	store    *sqlstore.Store
-	as       *httptest.Server
-	rs       *httptest.Server // authentication on
-	rsOpen   *httptest.Server // authentication off
+	backend string
+	dsn     string // the database's URL
+	store   *sqlstore.Store
+	as      *httptest.Server
+	rs      *httptest.Server // authentication on
+	rsOpen  *httptest.Server // authentication off
 	// rsNoop is rs with the booking engine replaced by a no-op
 	// (testkit.NoopDomain): the same server, the same tokens (its resource
 	// is rs's), answering in no time.
@@ -79,8 +78,7 @@ func (s *system) watcher() *watcher {
 
 // pool is the system's store pool, for its watcher to watch.
 func (s *system) pool() *pool {
-	db, _ := s.store.DB().DB()
-	return &pool{w: s.watcher(), db: db, app: appSystem}
+	return &pool{w: s.watcher(), db: s.store.SQL(), app: appSystem}
 }
 
 func (s *system) Close() {
@@ -148,9 +146,6 @@ func newSystem(ctx context.Context, backend, dir, pgURL string, maxConns, accoun
 		return nil, err
 	}
 	sys := &system{backend: backend, dsn: dsn, store: st}
-	if db, err := st.DB().DB(); err == nil {
-		sys.poolSize = db.Stats().MaxOpenConnections
-	}
 	sys.close = append(sys.close, cleanup)
 	now := store.SystemClock()
 	if _, err := demo.Load(ctx, st, demo.Data{Password: benchPassword, Hash: cheapHash, Catalogs: booking.DemoCatalogs(now)}); err != nil {
