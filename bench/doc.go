@@ -38,8 +38,12 @@
 //     that stores no access-token row (refresh-floor-no-access-row) and
 //     one that sends the two statements inside BEGIN … COMMIT, as the
 //     performance issue defined the floor (refresh-floor-in-tx; the
-//     product sends no transaction, so refresh-floor is the stricter);
-//     the report gives refresh/floor against both
+//     product sends no transaction, so refresh-floor is the stricter),
+//     and the floor served by a bare net/http handler to the same load
+//     generator as the product (refresh-floor-http: what HTTP alone
+//     costs the floor, and how near the product comes to a bare HTTP
+//     server that does the same storage); the report gives refresh/floor
+//     against each
 //   - availability-vs-noop / noop-domain-vs / noop-tool-vs: the
 //     authenticated availability call, the same call on the same server
 //     with the booking engine replaced by a no-op (testkit.NoopDomain: the

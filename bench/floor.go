@@ -9,7 +9,9 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -37,12 +39,19 @@ import (
 // performance issue defined its floor ("the product's own two statements
 // in one transaction"); the product sends them without one (the batch
 // is a single statement), so the floor without is the stricter.
+//
+// A floor also serves its rotation over HTTP (ServeHTTP): the refresh
+// grant's form parsed, the presented token found by its hash, the same
+// statements and signature, and the token answer in JSON, from a bare
+// net/http handler on its own httptest server, driven by the same load
+// generator as the product (person.rotate). What that costs the floor is
+// what any HTTP server would add to it on the same machine.
 type floor struct {
 	db        *sql.DB
 	key       *ecdsa.PrivateKey
 	secret    []byte
 	tmpl      store.TokenSession // a real refresh session: client, account, link, request
-	chains    []string           // per worker: the signature hash of its current refresh token
+	chains    []string           // per worker: its current refresh token
 	accessRow bool
 	inTx      bool
 	prefetchQ string // the prefetch (the same for every rotation)
@@ -79,14 +88,22 @@ WHERE kind = 'refresh_token' AND active LIMIT 1`).Scan(&t.RequestID, &t.ClientID
 	}
 	f.prefetchQ, _ = sqlstore.PrefetchStatement(true, t.ClientID, store.KindRefreshToken, "")
 	for w := 0; w < workers; w++ {
-		sig := store.HashSecret(randHex(32))
-		if err := f.batch(ctx, db, store.TokenBatch{Create: []store.TokenSession{f.session(store.KindRefreshToken, sig, time.Now())}}, 0); err != nil {
+		refresh := randHex(32)
+		if err := f.batch(ctx, db, store.TokenBatch{Create: []store.TokenSession{f.session(store.KindRefreshToken, f.hash(refresh), time.Now())}}, 0); err != nil {
 			db.Close()
 			return nil, err
 		}
-		f.chains = append(f.chains, sig)
+		f.chains = append(f.chains, refresh)
 	}
 	return f, nil
+}
+
+// hash is the signature hash a refresh token is stored by: its HMAC
+// (what fosite checks a presented token against), hashed.
+func (f *floor) hash(refresh string) string {
+	mac := hmac.New(sha256.New, f.secret)
+	mac.Write([]byte(refresh))
+	return store.HashSecret(base64.RawURLEncoding.EncodeToString(mac.Sum(nil)))
 }
 
 func (f *floor) Close() { f.db.Close() }
@@ -115,29 +132,39 @@ func (f *floor) batch(ctx context.Context, db querier, b store.TokenBatch, want 
 	return nil
 }
 
-// rotate is worker w's rotation.
+// rotate is worker w's rotation in a bare loop.
 func (f *floor) rotate(ctx context.Context, w int) error {
+	_, refresh, err := f.exchange(ctx, f.chains[w])
+	if err == nil {
+		f.chains[w] = refresh
+	}
+	return err
+}
+
+// exchange rotates the refresh token presented and answers the new access
+// and refresh tokens.
+func (f *floor) exchange(ctx context.Context, presented string) (access, refresh string, err error) {
 	if !f.inTx {
-		return f.rotateOn(ctx, f.db, w)
+		return f.rotateOn(ctx, f.db, f.hash(presented))
 	}
 	tx, err := f.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return "", "", err
 	}
-	if err := f.rotateOn(ctx, tx, w); err != nil {
+	if access, refresh, err = f.rotateOn(ctx, tx, f.hash(presented)); err != nil {
 		tx.Rollback()
-		return err
+		return "", "", err
 	}
-	return tx.Commit()
+	return access, refresh, tx.Commit()
 }
 
-// rotateOn is one rotation's statements on db.
-func (f *floor) rotateOn(ctx context.Context, db querier, w int) error {
-	cur := f.chains[w]
+// rotateOn is one rotation's statements on db, for the refresh token
+// stored by the signature hash cur.
+func (f *floor) rotateOn(ctx context.Context, db querier, cur string) (access, refresh string, err error) {
 	// 1. The prefetch: client, presented token, link, read to the end.
 	rows, err := db.QueryContext(ctx, f.prefetchQ, f.tmpl.ClientID, string(store.KindRefreshToken), cur)
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	cols, _ := rows.Columns()
 	dest := make([]any, len(cols))
@@ -148,40 +175,62 @@ func (f *floor) rotateOn(ctx context.Context, db querier, w int) error {
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			rows.Close()
-			return err
+			return "", "", err
 		}
 		found = true
 	}
 	if err := rows.Close(); err != nil {
-		return err
+		return "", "", err
 	}
 	if !found {
-		return fmt.Errorf("floor: prefetch found nothing")
+		return "", "", fmt.Errorf("floor: prefetch found nothing")
 	}
 	// 2. The new tokens: the access token JWT (one ES256 signature) and
 	// the refresh token (random, HMAC), each stored by its hash; first,
 	// with -floor-cpu, that much more CPU, holding no connection.
 	spin(floorCPU)
 	now := time.Now()
-	jwt, err := f.sign(now)
-	if err != nil {
-		return err
+	if access, err = f.sign(now); err != nil {
+		return "", "", err
 	}
-	refresh := randHex(32)
-	mac := hmac.New(sha256.New, f.secret)
-	mac.Write([]byte(refresh))
-	refreshSig := base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
-	next := store.HashSecret(refreshSig)
-	create := []store.TokenSession{f.session(store.KindRefreshToken, next, now)}
+	refresh = randHex(32)
+	create := []store.TokenSession{f.session(store.KindRefreshToken, f.hash(refresh), now)}
 	if f.accessRow {
-		create = append(create, f.session(store.KindAccessToken, store.HashSecret(jwt[strings.LastIndexByte(jwt, '.')+1:]), now))
+		create = append(create, f.session(store.KindAccessToken, store.HashSecret(access[strings.LastIndexByte(access, '.')+1:]), now))
 	}
 	// 3. The batch: deactivate the presented token, insert the new ones.
 	if err := f.batch(ctx, db, store.TokenBatch{Deactivate: []store.TokenRef{{Kind: store.KindRefreshToken, SignatureHash: cur}}, Create: create}, 1); err != nil {
-		return err
+		return "", "", err
 	}
-	f.chains[w] = next
-	return nil
+	return access, refresh, nil
+}
+
+// ServeHTTP answers a refresh grant as a bare token endpoint would: the
+// form's grant and client checked, the presented token rotated, and the
+// token answer in JSON.
+func (f *floor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		http.Error(w, "POST only", http.StatusMethodNotAllowed)
+		return
+	}
+	if err := r.ParseForm(); err != nil || r.PostForm.Get("grant_type") != "refresh_token" || r.PostForm.Get("client_id") != f.tmpl.ClientID {
+		http.Error(w, `{"error":"invalid_request"}`, http.StatusBadRequest)
+		return
+	}
+	access, refresh, err := f.exchange(r.Context(), r.PostForm.Get("refresh_token"))
+	if err != nil {
+		http.Error(w, `{"error":"invalid_grant"}`, http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(struct {
+		AccessToken  string `json:"access_token"`
+		ExpiresIn    int    `json:"expires_in"`
+		RefreshToken string `json:"refresh_token"`
+		Scope        string `json:"scope"`
+		TokenType    string `json:"token_type"`
+	}{access, 899, refresh, "openid bookings:read bookings:write", "bearer"})
 }
 
 // sign makes an access-token-sized ES256 JWT.

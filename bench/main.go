@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 
 	"github.com/linkslot/linkslot/bench/report"
 	"github.com/linkslot/linkslot/internal/demo"
@@ -438,8 +439,10 @@ func settle(sys *system) {
 // workers on sys's database and pool size, in alternating windows: the
 // product's rotation (refresh-vs-floor), the floor with the access-token
 // row as the product stores it (refresh-floor), without
-// (refresh-floor-no-access-row), and with the two statements in one
-// transaction, the performance issue's definition (refresh-floor-in-tx).
+// (refresh-floor-no-access-row), with the two statements in one
+// transaction, the performance issue's definition (refresh-floor-in-tx),
+// and served over HTTP to the same load generator as the product
+// (refresh-floor-http).
 func floors(ctx context.Context, sys *system, people []*person, backend string, n int, dur time.Duration, maxOps int64, record func(result)) {
 	if !wanted("refresh-vs-floor") && !wanted("refresh-floor") {
 		return
@@ -457,6 +460,21 @@ func floors(ctx context.Context, sys *system, people []*person, backend string, 
 		defer f.Close()
 		wls = append(wls, named{o.name, f.rotate, &pool{w: sys.watcher(), db: f.db, app: app}})
 	}
+	// The floor served over HTTP to the product's own load generator.
+	app := "bench-refresh-floor-http"
+	f, err := newFloor(ctx, withAppName(sys.dsn, app), sys.store.PoolSize(), n, true, false)
+	if err != nil {
+		fatal(fmt.Errorf("floor: %w", err))
+	}
+	defer f.Close()
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	clients := make([]*person, n)
+	for w := range clients {
+		clients[w] = &person{api: &http.Client{Transport: benchTransport, Timeout: 30 * time.Second}, refresh: f.chains[w],
+			oauth: &oauth2.Config{ClientID: demo.ClientID, Endpoint: oauth2.Endpoint{TokenURL: srv.URL, AuthStyle: oauth2.AuthStyleInParams}}}
+	}
+	wls = append(wls, named{"refresh-floor-http", func(ctx context.Context, w int) error { return clients[w].rotate(ctx) }, &pool{w: sys.watcher(), db: f.db, app: app}})
 	for _, r := range alternate(ctx, backend, n, 3, dur, maxOps, wls...) {
 		record(r)
 	}

@@ -104,6 +104,10 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 			fmt.Fprintf(&b, "  %-8s floor without the access-token row: %.0f/s; without/with = %.2f (the most that keeping no row per JWT access token could gain)\n",
 				be, n.Throughput(), n.Throughput()/f.Throughput())
 		}
+		if h, ok := find("refresh-floor-http", be, 16); ok {
+			fmt.Fprintf(&b, "  %-8s floor served over HTTP to the same load generator: %.0f/s p99 %.1f ms; that floor/floor = %.2f (what HTTP alone costs), refresh/that floor = %.2f\n",
+				be, h.Throughput(), msf(h.P99), h.Throughput()/f.Throughput(), r.Throughput()/h.Throughput())
+		}
 	}
 	if len(connShares) > 0 {
 		fmt.Fprintf(&b, "\nWhere each pool's connections spend the windows above (bench/conns.go): the process's CPU per operation (server and load\n"+
