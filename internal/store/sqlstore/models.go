@@ -2,7 +2,9 @@ package sqlstore
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/linkslot/linkslot/internal/store"
 )
@@ -273,13 +275,62 @@ func encodeList(l []string) string {
 	return string(b)
 }
 
+// decodeList reads a list column, which encodeList writes as a compact
+// JSON array of strings. json.Marshal escapes only quotes, backslashes,
+// control characters, <, >, &, U+2028, U+2029 and invalid UTF-8, so the
+// lists the product stores (scopes, grant types, redirect URIs) are
+// nearly always plain, and splitList takes those apart without the JSON
+// decoder in a tenth of its time: every refresh rotation reads a
+// client's four lists. Anything else goes to encoding/json, and
+// FuzzDecodeList holds the two to the same answers.
 func decodeList(s string) []string {
+	if l, ok := splitList(s); ok {
+		return l
+	}
 	var l []string
 	_ = json.Unmarshal([]byte(s), &l)
 	if l == nil {
 		l = []string{}
 	}
 	return l
+}
+
+// splitList answers the strings of s when s is a compact JSON array of
+// strings none of which holds an escape, a control character or invalid
+// UTF-8, and false for anything else.
+func splitList(s string) ([]string, bool) {
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+		return nil, false
+	}
+	body := s[1 : len(s)-1]
+	for i := 0; i < len(body); i++ {
+		if c := body[i]; c == '\\' || c < 0x20 {
+			return nil, false
+		}
+	}
+	if !utf8.ValidString(body) {
+		return nil, false
+	}
+	l := make([]string, 0, strings.Count(body, ",")+1)
+	for body != "" {
+		if body[0] != '"' {
+			return nil, false
+		}
+		end := strings.IndexByte(body[1:], '"') + 1
+		if end == 0 {
+			return nil, false
+		}
+		l = append(l, body[1:end])
+		body = body[end+1:]
+		if body == "" {
+			break
+		}
+		if body[0] != ',' || len(body) == 1 {
+			return nil, false
+		}
+		body = body[1:]
+	}
+	return l, true
 }
 
 func utcPtr(t *time.Time) *time.Time {
