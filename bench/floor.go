@@ -27,8 +27,9 @@ import (
 // the presented refresh token and its link in one read) and
 // sqlstore.TokenBatchStatement (deactivate the presented token, insert the
 // new access and refresh token sessions: one statement, one commit) — and
-// does the cryptography a rotation needs: an HMAC and a hash for each new
-// token and one ES256 signature (the access token JWT), as the floor the
+// does the cryptography a rotation needs: an HMAC and a hash to find the
+// presented refresh token, the same for each new token, and one ES256
+// signature (the access token JWT), as the floor the
 // performance targets are set against is defined. The product also signs
 // the ID token a refresh answers when openid was granted; the floor leaves
 // it out on purpose, so the ratio counts it as the product's cost. The
@@ -214,12 +215,12 @@ func (f *floor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := r.ParseForm(); err != nil || r.PostForm.Get("grant_type") != "refresh_token" || r.PostForm.Get("client_id") != f.tmpl.ClientID {
-		http.Error(w, `{"error":"invalid_request"}`, http.StatusBadRequest)
+		http.Error(w, "invalid_request", http.StatusBadRequest)
 		return
 	}
 	access, refresh, err := f.exchange(r.Context(), r.PostForm.Get("refresh_token"))
 	if err != nil {
-		http.Error(w, `{"error":"invalid_grant"}`, http.StatusBadRequest)
+		http.Error(w, "invalid_grant", http.StatusBadRequest)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
