@@ -13,14 +13,15 @@ import (
 
 // The performance targets are set on a pool of 4 connections, where
 // every connection is in use all the time while the cores are not all
-// busy: the connections set the rate. A watcher shows, for each window on it, where those
-// connections' time goes, so that the report says why a rate is what it
-// is instead of leaving it to be remembered: how many connections
-// database/sql had handed out, and, from pg_stat_activity, how many of the
-// pool's PostgreSQL backends were executing, waiting for the WAL flush of
-// a commit, waiting on something else (a lock, a read), or idle waiting
-// for the Go process to read a result or send the next statement; and the
-// process's CPU time per operation, which sets how long those waits are.
+// busy: the connections set the rate. A watcher shows, for each window
+// on it, where those connections' time goes, so that the report says why
+// a rate is what it is instead of leaving it to be remembered: how many
+// connections database/sql had handed out, and, from pg_stat_activity,
+// how many of the pool's PostgreSQL backends were executing, waiting for
+// the WAL flush of a commit, waiting on something else (a lock, a read),
+// or idle waiting for the Go process to read a result or send the next
+// statement; and the process's CPU time per operation, which sets how
+// long those waits are.
 
 // connWatchEvery is the sampling interval: often enough for a thousand
 // samples in a target's windows, seldom enough that the watcher's own

@@ -449,32 +449,30 @@ func floors(ctx context.Context, sys *system, people []*person, backend string, 
 	}
 	wls := []named{{"refresh-vs-floor", func(ctx context.Context, w int) error { return people[w].rotate(ctx) }, sys.pool()}}
 	for _, o := range []struct {
-		name            string
-		accessRow, inTx bool
-	}{{"refresh-floor", true, false}, {"refresh-floor-no-access-row", false, false}, {"refresh-floor-in-tx", true, true}} {
+		name                  string
+		accessRow, inTx, http bool
+	}{{"refresh-floor", true, false, false}, {"refresh-floor-no-access-row", false, false, false},
+		{"refresh-floor-in-tx", true, true, false}, {"refresh-floor-http", true, false, true}} {
 		app := "bench-" + o.name
 		f, err := newFloor(ctx, withAppName(sys.dsn, app), sys.store.PoolSize(), n, o.accessRow, o.inTx)
 		if err != nil {
 			fatal(fmt.Errorf("floor: %w", err))
 		}
 		defer f.Close()
-		wls = append(wls, named{o.name, f.rotate, &pool{w: sys.watcher(), db: f.db, app: app}})
+		rotate := f.rotate
+		if o.http {
+			// Served over HTTP to the product's own load generator.
+			srv := httptest.NewServer(f)
+			defer srv.Close()
+			clients := make([]*person, n)
+			for w := range clients {
+				clients[w] = &person{api: &http.Client{Transport: benchTransport, Timeout: 30 * time.Second}, refresh: f.chains[w],
+					oauth: &oauth2.Config{ClientID: demo.ClientID, Endpoint: oauth2.Endpoint{TokenURL: srv.URL, AuthStyle: oauth2.AuthStyleInParams}}}
+			}
+			rotate = func(ctx context.Context, w int) error { return clients[w].rotate(ctx) }
+		}
+		wls = append(wls, named{o.name, rotate, &pool{w: sys.watcher(), db: f.db, app: app}})
 	}
-	// The floor served over HTTP to the product's own load generator.
-	app := "bench-refresh-floor-http"
-	f, err := newFloor(ctx, withAppName(sys.dsn, app), sys.store.PoolSize(), n, true, false)
-	if err != nil {
-		fatal(fmt.Errorf("floor: %w", err))
-	}
-	defer f.Close()
-	srv := httptest.NewServer(f)
-	defer srv.Close()
-	clients := make([]*person, n)
-	for w := range clients {
-		clients[w] = &person{api: &http.Client{Transport: benchTransport, Timeout: 30 * time.Second}, refresh: f.chains[w],
-			oauth: &oauth2.Config{ClientID: demo.ClientID, Endpoint: oauth2.Endpoint{TokenURL: srv.URL, AuthStyle: oauth2.AuthStyleInParams}}}
-	}
-	wls = append(wls, named{"refresh-floor-http", func(ctx context.Context, w int) error { return clients[w].rotate(ctx) }, &pool{w: sys.watcher(), db: f.db, app: app}})
 	for _, r := range alternate(ctx, backend, n, 3, dur, maxOps, wls...) {
 		record(r)
 	}

@@ -271,7 +271,7 @@ func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind 
 	// Sent past gorm's statement building, and scanned column by column
 	// rather than by gorm's reflection over prefetchRow (a tenth of a
 	// refresh rotation's CPU).
-	query, args := PrefetchStatement(s.dialect == "postgres", clientID, kind, sig, also...)
+	query, args := PrefetchStatement(s.binder().numbered, clientID, kind, sig, also...)
 	rs, err := s.direct(ctx, query, args...)
 	if err != nil {
 		return store.TokenPrefetch{}, translate(err)
