@@ -254,8 +254,8 @@ func (f *floor) sign(now time.Time) (string, error) {
 
 // floorCPU is -floor-cpu: CPU time each floor rotation spends between its
 // two statements, holding no connection, to measure what the process's
-// CPU per rotation does to the rate on 4 connections (README,
-// "Performance").
+// CPU per rotation does to the rate on 4 connections
+// (docs/performance.md, "Where a rotation's time goes").
 var floorCPU time.Duration
 
 // spin keeps a core busy for d.
