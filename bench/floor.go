@@ -20,9 +20,11 @@ import (
 )
 
 // floor is the refresh rotation's floor on PostgreSQL: what one rotation
-// costs with Linkslot's storage and nothing else, in a bare loop over
-// database/sql (pgx) on a pool of the same size as the server's, with no
-// HTTP, no fosite, no session JSON and no gorm. Per rotation it sends the
+// costs with Linkslot's storage and nothing else, in a bare loop on a
+// database/sql pool of pgx connections of the same size as the server's,
+// with no HTTP, no fosite, no session JSON and no gorm. Its statements go
+// to pgx the way the product's do (sqlstore.Each), and it reads the
+// prefetch's answer without decoding it. Per rotation it sends the
 // product's own two statements — sqlstore.PrefetchStatement (the client,
 // the presented refresh token and its link in one read) and
 // sqlstore.TokenBatchStatement (deactivate the presented token, insert the
@@ -56,12 +58,6 @@ type floor struct {
 	accessRow bool
 	inTx      bool
 	prefetchQ string // the prefetch (the same for every rotation)
-}
-
-// querier is a *sql.DB or a *sql.Tx.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // newFloor opens its own pool on dsn and gives each of workers a refresh
@@ -121,10 +117,10 @@ func (f *floor) session(kind store.TokenKind, sig string, now time.Time) store.T
 
 // batch sends sqlstore.TokenBatchStatement for b and checks that it
 // deactivated want sessions.
-func (f *floor) batch(ctx context.Context, db querier, b store.TokenBatch, want int64) error {
+func (f *floor) batch(ctx context.Context, db sqlstore.Querier, b store.TokenBatch, want int64) error {
 	q, args := sqlstore.TokenBatchStatement(b)
 	var n int64
-	if err := db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+	if err := sqlstore.Each(ctx, db, q, args, func(r sqlstore.Scanner) error { return r.Scan(&n) }); err != nil {
 		return err
 	}
 	if n != want {
@@ -161,26 +157,31 @@ func (f *floor) exchange(ctx context.Context, presented string) (access, refresh
 
 // rotateOn is one rotation's statements on db, for the refresh token
 // stored by the signature hash cur.
-func (f *floor) rotateOn(ctx context.Context, db querier, cur string) (access, refresh string, err error) {
+func (f *floor) rotateOn(ctx context.Context, db sqlstore.Querier, cur string) (access, refresh string, err error) {
 	// 1. The prefetch: client, presented token, link, read to the end.
-	rows, err := db.QueryContext(ctx, f.prefetchQ, f.tmpl.ClientID, string(store.KindRefreshToken), cur)
-	if err != nil {
-		return "", "", err
-	}
-	cols, _ := rows.Columns()
-	dest := make([]any, len(cols))
-	for i := range dest {
-		dest[i] = new(sql.RawBytes)
-	}
+	// Each row is read without decoding it: pgx's raw values, or
+	// database/sql's RawBytes in a transaction.
 	found := false
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			rows.Close()
-			return "", "", err
-		}
+	var dest []any
+	err = sqlstore.Each(ctx, db, f.prefetchQ, []any{f.tmpl.ClientID, string(store.KindRefreshToken), cur}, func(r sqlstore.Scanner) error {
 		found = true
-	}
-	if err := rows.Close(); err != nil {
+		switch r := r.(type) {
+		case interface{ RawValues() [][]byte }:
+			r.RawValues()
+			return nil
+		case *sql.Rows:
+			if dest == nil {
+				cols, _ := r.Columns()
+				dest = make([]any, len(cols))
+				for i := range dest {
+					dest[i] = new(sql.RawBytes)
+				}
+			}
+			return r.Scan(dest...)
+		}
+		return fmt.Errorf("floor: rows of type %T", r)
+	})
+	if err != nil {
 		return "", "", err
 	}
 	if !found {

@@ -107,7 +107,7 @@ func (s *Store) GetWebSessionAccount(ctx context.Context, idHash string) (store.
 	err := s.directRow(ctx, `SELECT ws.id_hash, ws.account_id, ws.created_at, ws.expires_at,
  a.id, a.email, a.password_hash, a.admin, a.disabled, a.created_at, a.updated_at, a.email_verified_at, a.deleted_at
 FROM web_sessions ws JOIN accounts a ON a.id = ws.account_id
-WHERE ws.id_hash = `+b.bind(idHash), b.args...).Scan(&ws.IDHash, &ws.AccountID, &ws.CreatedAt, &ws.ExpiresAt,
+WHERE ws.id_hash = `+b.bind(idHash), b.args, &ws.IDHash, &ws.AccountID, &ws.CreatedAt, &ws.ExpiresAt,
 		&a.ID, &a.Email, &a.PasswordHash, &a.Admin, &a.Disabled, &a.CreatedAt, &a.UpdatedAt, &a.EmailVerifiedAt, &a.DeletedAt)
 	if err != nil {
 		return store.WebSession{}, store.Account{}, translate(err)

@@ -67,7 +67,7 @@ func refsWhere(prefix string, refs []store.TokenRef, b *binder) string {
 func (s *Store) applyTokenBatchPG(ctx context.Context, b store.TokenBatch) (int64, error) {
 	query, args := TokenBatchStatement(b)
 	var n int64
-	if err := s.directRow(ctx, query, args...).Scan(&n); err != nil {
+	if err := s.directRow(ctx, query, args, &n); err != nil {
 		return 0, translate(err)
 	}
 	return n, nil
@@ -272,24 +272,20 @@ func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind 
 	// rather than by gorm's reflection over prefetchRow (a tenth of a
 	// refresh rotation's CPU).
 	query, args := PrefetchStatement(s.binder().numbered, clientID, kind, sig, also...)
-	rs, err := s.direct(ctx, query, args...)
-	if err != nil {
-		return store.TokenPrefetch{}, translate(err)
-	}
-	defer rs.Close()
 	var rows []prefetchRow
-	for rs.Next() {
+	err := s.direct(ctx, query, args, func(rs Scanner) error {
 		var r prefetchRow
 		if err := rs.Scan(&r.CID, &r.CName, &r.CSecretHash, &r.CPublic, &r.CRedirectURIs, &r.CAllowedScopes, &r.CDefaultScopes,
 			&r.CGrantTypes, &r.CLogoURL, &r.CContact, &r.CDisabled, &r.CPinned, &r.COpenLinked, &r.CJWKSURI,
 			&r.CCreatedAt, &r.CUpdatedAt, &r.TKind, &r.TSignatureHash, &r.TRequestID, &r.TClientID,
 			&r.TAccountID, &r.TLinkID, &r.TActive, &r.TRequest, &r.TExpiresAt, &r.TCreatedAt,
 			&r.LStatus, &r.LLastUsedAt); err != nil {
-			return store.TokenPrefetch{}, translate(err)
+			return err
 		}
 		rows = append(rows, r)
-	}
-	if err := rs.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return store.TokenPrefetch{}, translate(err)
 	}
 	return prefetchResult(rows, kind, sig), nil
