@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/stdlib"
+
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 )
@@ -23,8 +25,8 @@ import (
 // costs with Linkslot's storage and nothing else, in a bare loop on a
 // database/sql pool of pgx connections of the same size as the server's,
 // with no HTTP, no fosite, no session JSON and no gorm. Its statements go
-// to pgx the way the product's do (sqlstore.Each), and it reads the
-// prefetch's answer without decoding it. Per rotation it sends the
+// to pgx itself, as the product's do (sqlstore.Each), in a transaction
+// too, and it reads the prefetch's answer without decoding it. Per rotation it sends the
 // product's own two statements — sqlstore.PrefetchStatement (the client,
 // the presented refresh token and its link in one read) and
 // sqlstore.TokenBatchStatement (deactivate the presented token, insert the
@@ -86,7 +88,7 @@ WHERE kind = 'refresh_token' AND active LIMIT 1`).Scan(&t.RequestID, &t.ClientID
 	f.prefetchQ, _ = sqlstore.PrefetchStatement(true, t.ClientID, store.KindRefreshToken, "")
 	for w := 0; w < workers; w++ {
 		refresh := randHex(32)
-		if err := f.batch(ctx, db, store.TokenBatch{Create: []store.TokenSession{f.session(store.KindRefreshToken, f.hash(refresh), time.Now())}}, 0); err != nil {
+		if err := f.batch(ctx, f.send, store.TokenBatch{Create: []store.TokenSession{f.session(store.KindRefreshToken, f.hash(refresh), time.Now())}}, 0); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -117,10 +119,10 @@ func (f *floor) session(kind store.TokenKind, sig string, now time.Time) store.T
 
 // batch sends sqlstore.TokenBatchStatement for b and checks that it
 // deactivated want sessions.
-func (f *floor) batch(ctx context.Context, db sqlstore.Querier, b store.TokenBatch, want int64) error {
+func (f *floor) batch(ctx context.Context, send sender, b store.TokenBatch, want int64) error {
 	q, args := sqlstore.TokenBatchStatement(b)
 	var n int64
-	if err := sqlstore.Each(ctx, db, q, args, func(r sqlstore.Scanner) error { return r.Scan(&n) }); err != nil {
+	if err := send(ctx, q, args, func(r sqlstore.Scanner) error { return r.Scan(&n) }); err != nil {
 		return err
 	}
 	if n != want {
@@ -142,44 +144,63 @@ func (f *floor) rotate(ctx context.Context, w int) error {
 // and refresh tokens.
 func (f *floor) exchange(ctx context.Context, presented string) (access, refresh string, err error) {
 	if !f.inTx {
-		return f.rotateOn(ctx, f.db, f.hash(presented))
+		return f.rotateOn(ctx, f.send, f.hash(presented))
 	}
-	tx, err := f.db.BeginTx(ctx, nil)
+	// In one transaction, on pgx itself as outside one (sqlstore.Each).
+	conn, err := f.db.Conn(ctx)
 	if err != nil {
 		return "", "", err
 	}
-	if access, refresh, err = f.rotateOn(ctx, tx, f.hash(presented)); err != nil {
-		tx.Rollback()
-		return "", "", err
-	}
-	return access, refresh, tx.Commit()
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		tx, err := dc.(*stdlib.Conn).Conn().Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(ctx)
+		access, refresh, err = f.rotateOn(ctx, func(ctx context.Context, query string, args []any, each func(sqlstore.Scanner) error) error {
+			rows, err := tx.Query(ctx, query, args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				if err := each(rows); err != nil {
+					return err
+				}
+			}
+			return rows.Err()
+		}, f.hash(presented))
+		if err != nil {
+			return err
+		}
+		return tx.Commit(ctx)
+	})
+	return access, refresh, err
+}
+
+// sender sends one statement and calls each for every row of its answer.
+type sender func(ctx context.Context, query string, args []any, each func(sqlstore.Scanner) error) error
+
+// send is the sender outside a transaction: the product's own way.
+func (f *floor) send(ctx context.Context, query string, args []any, each func(sqlstore.Scanner) error) error {
+	return sqlstore.Each(ctx, f.db, query, args, each)
 }
 
 // rotateOn is one rotation's statements on db, for the refresh token
 // stored by the signature hash cur.
-func (f *floor) rotateOn(ctx context.Context, db sqlstore.Querier, cur string) (access, refresh string, err error) {
+func (f *floor) rotateOn(ctx context.Context, send sender, cur string) (access, refresh string, err error) {
 	// 1. The prefetch: client, presented token, link, read to the end.
-	// Each row is read without decoding it: pgx's raw values, or
-	// database/sql's RawBytes in a transaction.
+	// Each row is read without decoding it: pgx's raw values.
 	found := false
-	var dest []any
-	err = sqlstore.Each(ctx, db, f.prefetchQ, []any{f.tmpl.ClientID, string(store.KindRefreshToken), cur}, func(r sqlstore.Scanner) error {
-		found = true
-		switch r := r.(type) {
-		case interface{ RawValues() [][]byte }:
-			r.RawValues()
-			return nil
-		case *sql.Rows:
-			if dest == nil {
-				cols, _ := r.Columns()
-				dest = make([]any, len(cols))
-				for i := range dest {
-					dest[i] = new(sql.RawBytes)
-				}
-			}
-			return r.Scan(dest...)
+	err = send(ctx, f.prefetchQ, []any{f.tmpl.ClientID, string(store.KindRefreshToken), cur}, func(r sqlstore.Scanner) error {
+		raw, ok := r.(interface{ RawValues() [][]byte })
+		if !ok {
+			return fmt.Errorf("floor: rows of type %T, not pgx's", r)
 		}
-		return fmt.Errorf("floor: rows of type %T", r)
+		raw.RawValues()
+		found = true
+		return nil
 	})
 	if err != nil {
 		return "", "", err
@@ -201,7 +222,7 @@ func (f *floor) rotateOn(ctx context.Context, db sqlstore.Querier, cur string) (
 		create = append(create, f.session(store.KindAccessToken, store.HashSecret(access[strings.LastIndexByte(access, '.')+1:]), now))
 	}
 	// 3. The batch: deactivate the presented token, insert the new ones.
-	if err := f.batch(ctx, db, store.TokenBatch{Deactivate: []store.TokenRef{{Kind: store.KindRefreshToken, SignatureHash: cur}}, Create: create}, 1); err != nil {
+	if err := f.batch(ctx, send, store.TokenBatch{Deactivate: []store.TokenRef{{Kind: store.KindRefreshToken, SignatureHash: cur}}, Create: create}, 1); err != nil {
 		return "", "", err
 	}
 	return access, refresh, nil
