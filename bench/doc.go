@@ -31,7 +31,8 @@
 //   - refresh-floor (PostgreSQL, 16 workers, on the default pool and on 4
 //     connections): the rotation's floor (floor.go) — the product's own two
 //     token statements (sqlstore.PrefetchStatement,
-//     sqlstore.TokenBatchStatement) sent bare over database/sql, plus the
+//     sqlstore.TokenBatchStatement) sent bare to pgx on a database/sql
+//     pool, as the product sends them (sqlstore.Each), plus the
 //     new tokens' HMAC, hashes and one ES256 signature (the ID token the
 //     product also signs is its own cost) — measured in alternating
 //     windows with the product's rotation (refresh-vs-floor), a floor
