@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -78,7 +79,51 @@ func (s *Store) applyTokenBatchPG(ctx context.Context, b store.TokenBatch) (int6
 // answers one row, the number of sessions it deactivated. Exported for the
 // benchmarks' floor program (bench), which sends the product's own
 // statements bare.
+//
+// The text depends only on b's shape (how many sessions it deactivates,
+// deletes and creates), so each shape's is written once and kept
+// (batchTexts); only the arguments are gathered per batch, in the order
+// buildTokenBatch binds them. Shapes beyond batchTextLimit of any part are
+// written each time.
 func TokenBatchStatement(b store.TokenBatch) (string, []any) {
+	shape := batchShape{len(b.Deactivate), len(b.Delete), len(b.Create)}
+	if shape.deactivate > batchTextLimit || shape.delete > batchTextLimit || shape.create > batchTextLimit {
+		return buildTokenBatch(b)
+	}
+	args := make([]any, 0, 2*shape.deactivate+2*shape.delete+10*shape.create)
+	for _, r := range b.Deactivate {
+		args = append(args, string(r.Kind), r.SignatureHash)
+	}
+	for _, r := range b.Delete {
+		args = append(args, string(r.Kind), r.SignatureHash)
+	}
+	for _, t := range b.Create {
+		r := toTokenRow(t)
+		args = append(args, r.Kind, r.SignatureHash, r.RequestID, r.ClientID, r.AccountID, r.LinkID, r.Active, r.Request, r.ExpiresAt, r.CreatedAt)
+	}
+	if q, ok := batchTexts.Load(shape); ok {
+		return q.(string), args
+	}
+	q, _ := buildTokenBatch(store.TokenBatch{Deactivate: make([]store.TokenRef, shape.deactivate),
+		Delete: make([]store.TokenRef, shape.delete), Create: make([]store.TokenSession, shape.create)})
+	batchTexts.Store(shape, q)
+	return q, args
+}
+
+// batchShape is what TokenBatchStatement's text depends on.
+type batchShape struct{ deactivate, delete, create int }
+
+// batchTexts holds TokenBatchStatement's text by batchShape. The token
+// paths use a handful of shapes (a rotation deactivates one session and
+// creates two; an authorization creates three).
+var batchTexts sync.Map
+
+// batchTextLimit is the most of any part of a batch whose text is kept.
+const batchTextLimit = 8
+
+// buildTokenBatch writes TokenBatchStatement's text for b and gathers its
+// arguments.
+func buildTokenBatch(b store.TokenBatch) (string, []any) {
 	bd := binder{numbered: true}
 	var ctes []string
 	cond := "TRUE"
