@@ -79,8 +79,8 @@ func (s *Store) GetActiveLink(ctx context.Context, accountID, clientID string) (
 func (s *Store) GetClientLink(ctx context.Context, clientID, accountID string) (store.Client, *store.Link, error) {
 	var (
 		c              clientRow
-		lid, lscopes   *string
-		lcreated, used *time.Time
+		lid, lscopes   nullString
+		lcreated, used nullTime
 	)
 	// Every authorization reads it: sent past gorm (direct).
 	b := s.binder()
@@ -94,11 +94,11 @@ WHERE c.id = `+b.bind(clientID), b.args, &c.ID, &c.Name, &c.SecretHash, &c.Publi
 	if err != nil {
 		return store.Client{}, nil, translate(err)
 	}
-	if lid == nil {
+	if !lid.Valid {
 		return toClient(c), nil, nil
 	}
-	l := toLink(linkRow{ID: *lid, AccountID: accountID, ClientID: c.ID, Scopes: deref(lscopes), Status: store.LinkActive,
-		CreatedAt: deref(lcreated), LastUsedAt: deref(used)})
+	l := toLink(linkRow{ID: lid.V, AccountID: accountID, ClientID: c.ID, Scopes: lscopes.V, Status: store.LinkActive,
+		CreatedAt: lcreated.V, LastUsedAt: used.V})
 	return toClient(c), &l, nil
 }
 

@@ -269,36 +269,36 @@ func namedFirst(sessions []store.TokenSession, kind store.TokenKind, sig string)
 }
 
 // prefetchRow is one row of the prefetch join, its fields in the order of
-// PrefetchStatement's columns; every column may be NULL.
+// PrefetchStatement's columns; every column may be NULL (nullable.go).
 type prefetchRow struct {
-	CID            *string
-	CName          *string
-	CSecretHash    *string
-	CPublic        *bool
-	CRedirectURIs  *string
-	CAllowedScopes *string
-	CDefaultScopes *string
-	CGrantTypes    *string
-	CLogoURL       *string
-	CContact       *string
-	CDisabled      *bool
-	CPinned        *string
-	COpenLinked    *bool
-	CJWKSURI       *string `gorm:"column:c_jwks_uri"`
-	CCreatedAt     *time.Time
-	CUpdatedAt     *time.Time
-	TKind          *string
-	TSignatureHash *string
-	TRequestID     *string
-	TClientID      *string
-	TAccountID     *string
-	TLinkID        *string
-	TActive        *bool
+	CID            nullString
+	CName          nullString
+	CSecretHash    nullString
+	CPublic        nullBool
+	CRedirectURIs  nullString
+	CAllowedScopes nullString
+	CDefaultScopes nullString
+	CGrantTypes    nullString
+	CLogoURL       nullString
+	CContact       nullString
+	CDisabled      nullBool
+	CPinned        nullString
+	COpenLinked    nullBool
+	CJWKSURI       nullString
+	CCreatedAt     nullTime
+	CUpdatedAt     nullTime
+	TKind          nullString
+	TSignatureHash nullString
+	TRequestID     nullString
+	TClientID      nullString
+	TAccountID     nullString
+	TLinkID        nullString
+	TActive        nullBool
 	TRequest       []byte
-	TExpiresAt     *time.Time
-	TCreatedAt     *time.Time
-	LStatus        *string
-	LLastUsedAt    *time.Time
+	TExpiresAt     nullTime
+	TCreatedAt     nullTime
+	LStatus        nullString
+	LLastUsedAt    nullTime
 }
 
 func deref[T any](p *T) T {
@@ -367,22 +367,22 @@ func prefetchResult(rows []prefetchRow, kind store.TokenKind, sig string) store.
 	var p store.TokenPrefetch
 	var sessions []store.TokenSession
 	for i, r := range rows {
-		if i == 0 && r.CID != nil {
+		if i == 0 && r.CID.Valid {
 			p.ClientFound = true
-			p.Client = toClient(clientRow{ID: *r.CID, Name: deref(r.CName), SecretHash: deref(r.CSecretHash), Public: deref(r.CPublic),
-				RedirectURIs: deref(r.CRedirectURIs), AllowedScopes: deref(r.CAllowedScopes), DefaultScopes: deref(r.CDefaultScopes),
-				GrantTypes: deref(r.CGrantTypes), LogoURL: deref(r.CLogoURL), Contact: deref(r.CContact), Disabled: deref(r.CDisabled),
-				PinnedDocument: deref(r.CPinned), OpenLinked: deref(r.COpenLinked), JWKSURI: deref(r.CJWKSURI),
-				CreatedAt: deref(r.CCreatedAt), UpdatedAt: deref(r.CUpdatedAt)})
+			p.Client = toClient(clientRow{ID: r.CID.V, Name: r.CName.V, SecretHash: r.CSecretHash.V, Public: r.CPublic.V,
+				RedirectURIs: r.CRedirectURIs.V, AllowedScopes: r.CAllowedScopes.V, DefaultScopes: r.CDefaultScopes.V,
+				GrantTypes: r.CGrantTypes.V, LogoURL: r.CLogoURL.V, Contact: r.CContact.V, Disabled: r.CDisabled.V,
+				PinnedDocument: r.CPinned.V, OpenLinked: r.COpenLinked.V, JWKSURI: r.CJWKSURI.V,
+				CreatedAt: r.CCreatedAt.V, UpdatedAt: r.CUpdatedAt.V})
 		}
-		if r.TKind == nil {
+		if !r.TKind.Valid {
 			continue
 		}
-		t := toToken(tokenRow{Kind: *r.TKind, SignatureHash: deref(r.TSignatureHash), RequestID: deref(r.TRequestID),
-			ClientID: deref(r.TClientID), AccountID: deref(r.TAccountID), LinkID: deref(r.TLinkID), Active: deref(r.TActive),
-			Request: r.TRequest, ExpiresAt: deref(r.TExpiresAt), CreatedAt: deref(r.TCreatedAt)})
-		if t.Kind == kind && t.SignatureHash == sig && r.LStatus != nil {
-			p.Link = store.LinkState{Found: true, Status: *r.LStatus, LastUsedAt: store.UTC(deref(r.LLastUsedAt))}
+		t := toToken(tokenRow{Kind: r.TKind.V, SignatureHash: r.TSignatureHash.V, RequestID: r.TRequestID.V,
+			ClientID: r.TClientID.V, AccountID: r.TAccountID.V, LinkID: r.TLinkID.V, Active: r.TActive.V,
+			Request: r.TRequest, ExpiresAt: r.TExpiresAt.V, CreatedAt: r.TCreatedAt.V})
+		if t.Kind == kind && t.SignatureHash == sig && r.LStatus.Valid {
+			p.Link = store.LinkState{Found: true, Status: r.LStatus.V, LastUsedAt: store.UTC(r.LLastUsedAt.V)}
 		}
 		sessions = append(sessions, t)
 	}
