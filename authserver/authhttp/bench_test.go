@@ -343,25 +343,43 @@ func TestStatementCounts(t *testing.T) {
 			t.Fatalf("exchange %d %v", st, m)
 		}
 		rt := m["refresh_token"].(string)
-		const n = 5
+		// Writing transactions are read off txid_current, the server's
+		// counter: the packages go test ./... runs beside this one write to
+		// the same server, so a window's count can only come out above the
+		// store's own. The fewest of up to three windows is the store's.
+		const n, windows = 5, 3
 		want := map[string]int{"refresh rotation": 2, "authorize (remembered consent)": 3, "code exchange": 2}
 		measure := func(label string, op func()) {
-			c0 := writeTxns(t, s)
-			sc.take()
-			sc.setTrace(testing.Verbose())
-			op()
-			sc.setTrace(false)
-			for range n - 1 {
+			fewest := int64(-1)
+			for w := 0; w < windows; w++ {
+				c0 := writeTxns(t, s)
+				sc.take()
+				sc.setTrace(testing.Verbose() && w == 0)
 				op()
+				sc.setTrace(false)
+				for range n - 1 {
+					op()
+				}
+				verbs, total := sc.take()
+				txns := writeTxns(t, s) - c0 - 1
+				if fewest < 0 || txns < fewest {
+					fewest = txns
+				}
+				if w == 0 {
+					for k := range verbs {
+						verbs[k] = verbs[k] / n
+					}
+					t.Logf("%s %s: %.1f statements %v, %.1f writing transactions (postgres)", s.Dialect(), label, float64(total)/n, verbs, float64(txns)/n)
+					if s.Dialect() == "postgres" && total != want[label]*n {
+						t.Errorf("%s: %d statements in %d, want %d", label, total, n, want[label]*n)
+					}
+				}
+				if s.Dialect() != "postgres" || fewest == n {
+					break
+				}
 			}
-			verbs, total := sc.take()
-			c1 := writeTxns(t, s)
-			for k := range verbs {
-				verbs[k] = verbs[k] / n
-			}
-			t.Logf("%s %s: %.1f statements %v, %.1f writing transactions (postgres)", s.Dialect(), label, float64(total)/n, verbs, float64(c1-c0-1)/n)
-			if s.Dialect() == "postgres" && (total != want[label]*n || c1-c0-1 != n) {
-				t.Errorf("%s: %d statements and %d writing transactions in %d, want %d and %d", label, total, c1-c0-1, n, want[label]*n, n)
+			if s.Dialect() == "postgres" && fewest != n {
+				t.Errorf("%s: at fewest %d writing transactions in %d, in %d windows; want %d", label, fewest, n, windows, n)
 			}
 		}
 		measure("refresh rotation", func() {
@@ -377,7 +395,7 @@ func TestStatementCounts(t *testing.T) {
 			code = e.code(c, e.account.ID, oauth2.S256ChallengeOption(v))
 		})
 		var codes, verifiers []string
-		for range n {
+		for range n * windows {
 			v := oauth2.GenerateVerifier()
 			codes, verifiers = append(codes, e.code(c, e.account.ID, oauth2.S256ChallengeOption(v))), append(verifiers, v)
 		}
