@@ -19,7 +19,8 @@
 // SQLite transaction begins IMMEDIATE (it takes the database write lock at
 // BEGIN) and InsertBooking/UpdateBooking check for an overlap inside it. That
 // serializes check-and-insert across goroutines and across processes sharing
-// the file.
+// the file. In one process, writers take turns at the file's write gate
+// before SQLite's lock (sqlitegate.go).
 package sqlstore
 
 import (
@@ -198,7 +199,16 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		if err := registerSQLiteFuncs(); err != nil {
 			return nil, fmt.Errorf("register SQLite functions: %w", err)
 		}
-		dialector = sqlite.Open(dsn)
+		drv, err := sqliteDriver()
+		if err != nil {
+			return nil, err
+		}
+		busy := opts.BusyTimeout
+		if busy <= 0 {
+			busy = 10 * time.Second
+		}
+		// Writers take turns at the file's write gate (sqlitegate.go).
+		dialector = sqlite.Dialector{Conn: sql.OpenDB(&gatedConnector{drv: drv, dsn: dsn, gate: gateFor(path), wait: busy})}
 		if maxOpen <= 0 {
 			maxOpen = 8
 		}
