@@ -11,6 +11,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestSQLiteOverlapAcrossProcesses: two stores on one file (as two server
@@ -77,15 +78,7 @@ func TestSQLiteOverlapAcrossProcesses(t *testing.T) {
 // succeeds and is there afterwards.
 func TestSQLiteWritersTakeTurns(t *testing.T) {
 	ctx := context.Background()
-	url := "sqlite://" + filepath.Join(t.TempDir(), "turns.db")
-	s, err := sqlstore.Open(ctx, url, sqlstore.Options{BusyTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := sqltest.SQLiteWith(t, sqlstore.Options{BusyTimeout: 2 * time.Second})
 	const workers, each = 16, 20
 	now := time.Now()
 	var wg sync.WaitGroup
@@ -132,21 +125,13 @@ func TestSQLiteWritersTakeTurns(t *testing.T) {
 // timeout instead of waiting for itself; the transaction still commits.
 func TestSQLiteGateBesideATransaction(t *testing.T) {
 	ctx := context.Background()
-	url := "sqlite://" + filepath.Join(t.TempDir(), "beside.db")
-	s, err := sqlstore.Open(ctx, url, sqlstore.Options{BusyTimeout: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := sqltest.SQLiteWith(t, sqlstore.Options{BusyTimeout: 100 * time.Millisecond})
 	now := time.Now()
 	if err := s.CreateAccount(ctx, store.Account{ID: "before", Email: "before@example.com", CreatedAt: now, UpdatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
 	var outside error
-	err = s.InTx(ctx, func(tx store.Store) error {
+	err := s.InTx(ctx, func(tx store.Store) error {
 		if err := tx.CreateAccount(ctx, store.Account{ID: "inside", Email: "inside@example.com", CreatedAt: now, UpdatedAt: now}); err != nil {
 			return err
 		}

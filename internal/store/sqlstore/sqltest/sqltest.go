@@ -46,8 +46,14 @@ func Each(t *testing.T, fn func(t *testing.T, s *sqlstore.Store)) {
 // SQLite returns a migrated store on a new file in the test's temp folder.
 func SQLite(t testing.TB) *sqlstore.Store {
 	t.Helper()
+	return SQLiteWith(t, sqlstore.Options{})
+}
+
+// SQLiteWith is SQLite with the given pool options.
+func SQLiteWith(t testing.TB, opts sqlstore.Options) *sqlstore.Store {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "linkslot.db")
-	return openMigrated(t, "sqlite://"+path, sqlstore.Options{})
+	return openMigrated(t, "sqlite://"+path, opts)
 }
 
 // PostgresURL returns the admin URL, skipping (or failing under CI) when
