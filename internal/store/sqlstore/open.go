@@ -62,6 +62,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// defaultBusyTimeout is Options.BusyTimeout's default.
+const defaultBusyTimeout = 10 * time.Second
+
 // Store is the gorm implementation of store.Store.
 type Store struct {
 	db      *gorm.DB
@@ -104,7 +107,7 @@ func ParseURL(raw string, busy time.Duration) (dialect, dsn string, err error) {
 			return "", "", fmt.Errorf("database URL %q: no file path after sqlite:// (example: sqlite://var/linkslot.db)", raw)
 		}
 		if busy <= 0 {
-			busy = 10 * time.Second
+			busy = defaultBusyTimeout
 		}
 		q := url.Values{}
 		// busy_timeout first: the driver runs these pragmas in order on
@@ -205,7 +208,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 		}
 		busy := opts.BusyTimeout
 		if busy <= 0 {
-			busy = 10 * time.Second
+			busy = defaultBusyTimeout
 		}
 		// Writers take turns at the file's write gate (sqlitegate.go).
 		dialector = sqlite.Dialector{Conn: sql.OpenDB(&gatedConnector{drv: drv, dsn: dsn, gate: gateFor(path), wait: busy})}
