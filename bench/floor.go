@@ -25,25 +25,25 @@ import (
 // costs with Linkslot's storage and nothing else, in a bare loop on a
 // database/sql pool of pgx connections of the same size as the server's,
 // with no HTTP, no fosite, no session JSON and no gorm. Its statements go
-// to pgx itself, as the product's do (sqlstore.Each), in a transaction
-// too, and it reads the prefetch's answer without decoding it. Per rotation it sends the
-// product's own two statements — sqlstore.PrefetchStatement (the client,
-// the presented refresh token and its link in one read) and
-// sqlstore.TokenBatchStatement (deactivate the presented token, insert the
-// new access and refresh token sessions: one statement, one commit) — and
-// does the cryptography a rotation needs: an HMAC and a hash to find the
-// presented refresh token, the same for each new token, and one ES256
-// signature (the access token JWT), as the floor the
-// performance targets are set against is defined. The product also signs
-// the ID token a refresh answers when openid was granted; the floor leaves
-// it out on purpose, so the ratio counts it as the product's cost. The
-// stored request is a copy of a real refresh session's, so the rows are the size of the
-// product's. With accessRow false the access-token session is not
-// inserted: the floor of a design that keeps no row per JWT access token.
-// With inTx the two statements run inside BEGIN … COMMIT, as the
-// performance issue defined its floor ("the product's own two statements
-// in one transaction"); the product sends them without one (the batch
-// is a single statement), so the floor without is the stricter.
+// to pgx itself, as the product's do (sqlstore.Each), in a transaction too
+// (sqlstore.EachOn), and it reads the prefetch's answer without decoding
+// it. Per rotation it sends the product's own two statements —
+// sqlstore.PrefetchStatement (the client, the presented refresh token and
+// its link in one read) and sqlstore.TokenBatchStatement (deactivate the
+// presented token, insert the new access and refresh token sessions: one
+// statement, one commit) — and does the cryptography a rotation needs: an
+// HMAC and a hash to find the presented refresh token, the same for each
+// new token, and one ES256 signature (the access token JWT), as the floor
+// the performance targets are set against is defined. The product also
+// signs the ID token a refresh answers when openid was granted; the floor
+// leaves it out on purpose, so the ratio counts it as the product's cost.
+// The stored request is a copy of a real refresh session's, so the rows are
+// the size of the product's. With accessRow false the access-token session
+// is not inserted: the floor of a design that keeps no row per JWT access
+// token. With inTx the two statements run inside BEGIN … COMMIT, as the
+// performance issue defined its floor ("the product's own two statements in
+// one transaction"); the product sends them without one (the batch is a
+// single statement), so the floor without is the stricter.
 //
 // A floor also serves its rotation over HTTP (ServeHTTP): the refresh
 // grant's form parsed, the presented token found by its hash, the same
@@ -159,17 +159,7 @@ func (f *floor) exchange(ctx context.Context, presented string) (access, refresh
 		}
 		defer tx.Rollback(ctx)
 		access, refresh, err = f.rotateOn(ctx, func(ctx context.Context, query string, args []any, each func(sqlstore.Scanner) error) error {
-			rows, err := tx.Query(ctx, query, args...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				if err := each(rows); err != nil {
-					return err
-				}
-			}
-			return rows.Err()
+			return sqlstore.EachOn(ctx, tx, query, args, each)
 		}, f.hash(presented))
 		if err != nil {
 			return err
@@ -187,8 +177,8 @@ func (f *floor) send(ctx context.Context, query string, args []any, each func(sq
 	return sqlstore.Each(ctx, f.db, query, args, each)
 }
 
-// rotateOn is one rotation's statements on db, for the refresh token
-// stored by the signature hash cur.
+// rotateOn is one rotation's statements, sent through send, for the
+// refresh token stored by the signature hash cur.
 func (f *floor) rotateOn(ctx context.Context, send sender, cur string) (access, refresh string, err error) {
 	// 1. The prefetch: client, presented token, link, read to the end.
 	// Each row is read without decoding it: pgx's raw values.

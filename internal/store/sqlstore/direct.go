@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -120,13 +121,25 @@ func eachPgx(ctx context.Context, db *sql.DB, query string, args []any, each fun
 		if !ok {
 			return fmt.Errorf("sqlstore: a PostgreSQL connection of type %T", dc)
 		}
-		rows, err := c.Conn().Query(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		return eachRow(rows, each)
+		return EachOn(ctx, c.Conn(), query, args, each)
 	})
+}
+
+// PgxQuerier is a *pgx.Conn or a pgx.Tx.
+type PgxQuerier interface {
+	Query(ctx context.Context, query string, args ...any) (pgx.Rows, error)
+}
+
+// EachOn is Each on pgx itself, on a connection or in a transaction of
+// pgx's. Exported for the floor program, whose floor in one transaction
+// runs it on pgx.
+func EachOn(ctx context.Context, q PgxQuerier, query string, args []any, each func(Scanner) error) error {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return eachRow(rows, each)
 }
 
 // eachRow calls each for every row of rows (pgx's or database/sql's), then
