@@ -11,8 +11,9 @@
 // client with the person's link) are written with their placeholders
 // already in the database's form and sent through the same pool or
 // transaction past gorm's statement building (direct.go), which was a
-// tenth of a refresh rotation's CPU; they are traced through the same
-// gorm logger as the rest.
+// tenth of a refresh rotation's CPU, and on a PostgreSQL pool to pgx itself,
+// past its database/sql adapter; they are traced through the same gorm
+// logger as the rest.
 //
 // The no-overlap rule for confirmed bookings is enforced by PostgreSQL with an
 // exclusion constraint over the buffer-padded range; SQLite has none, so every
