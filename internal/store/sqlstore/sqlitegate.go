@@ -144,7 +144,12 @@ func (c *gatedConnector) Connect(context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &gatedConn{inner: conn, gate: c.gate, wait: c.wait}, nil
+	ic, ok := conn.(innerConn)
+	if !ok {
+		conn.Close()
+		return nil, fmt.Errorf("sqlstore: a SQLite connection of type %T", conn)
+	}
+	return &gatedConn{inner: ic, gate: c.gate, wait: c.wait}, nil
 }
 
 func (c *gatedConnector) Driver() driver.Driver { return c.drv }
@@ -163,28 +168,16 @@ type innerConn interface {
 // connection is used by one goroutine at a time (database/sql), so its
 // fields need no lock.
 type gatedConn struct {
-	inner driver.Conn
+	inner innerConn
 	gate  *writeGate
 	wait  time.Duration
 	inTx  bool // holds the gate for its transaction
 }
 
-func (c *gatedConn) conn() (innerConn, error) {
-	ic, ok := c.inner.(innerConn)
-	if !ok {
-		return nil, fmt.Errorf("sqlstore: a SQLite connection of type %T", c.inner)
-	}
-	return ic, nil
-}
-
 func (c *gatedConn) Prepare(query string) (driver.Stmt, error) { return c.inner.Prepare(query) }
 
 func (c *gatedConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	ic, err := c.conn()
-	if err != nil {
-		return nil, err
-	}
-	return ic.PrepareContext(ctx, query)
+	return c.inner.PrepareContext(ctx, query)
 }
 
 func (c *gatedConn) Close() error {
@@ -201,22 +194,14 @@ func (c *gatedConn) Begin() (driver.Tx, error) {
 }
 
 func (c *gatedConn) Ping(ctx context.Context) error {
-	ic, err := c.conn()
-	if err != nil {
-		return err
-	}
-	return ic.Ping(ctx)
+	return c.inner.Ping(ctx)
 }
 
 func (c *gatedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	ic, err := c.conn()
-	if err != nil {
-		return nil, err
-	}
 	if err := c.gate.enter(ctx, c.wait); err != nil {
 		return nil, err
 	}
-	tx, err := ic.BeginTx(ctx, opts)
+	tx, err := c.inner.BeginTx(ctx, opts)
 	if err != nil {
 		c.gate.leave()
 		return nil, err
@@ -226,34 +211,26 @@ func (c *gatedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.
 }
 
 func (c *gatedConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	ic, err := c.conn()
-	if err != nil {
-		return nil, err
-	}
 	if c.inTx || !writes(query) {
-		return ic.ExecContext(ctx, query, args)
+		return c.inner.ExecContext(ctx, query, args)
 	}
 	if err := c.gate.enter(ctx, c.wait); err != nil {
 		return nil, err
 	}
 	defer c.gate.leave()
-	return ic.ExecContext(ctx, query, args)
+	return c.inner.ExecContext(ctx, query, args)
 }
 
 func (c *gatedConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	ic, err := c.conn()
-	if err != nil {
-		return nil, err
-	}
 	if c.inTx || !writes(query) {
-		return ic.QueryContext(ctx, query, args)
+		return c.inner.QueryContext(ctx, query, args)
 	}
 	// A write that answers rows (INSERT … RETURNING) holds SQLite's lock
 	// until its rows are closed.
 	if err := c.gate.enter(ctx, c.wait); err != nil {
 		return nil, err
 	}
-	rows, err := ic.QueryContext(ctx, query, args)
+	rows, err := c.inner.QueryContext(ctx, query, args)
 	if err != nil {
 		c.gate.leave()
 		return nil, err
