@@ -424,6 +424,7 @@ func TestStatementCounts(t *testing.T) {
 // TestWrongVerifierUsesUpPKCE: the PKCE session's deletion is deferred to
 // the batch that redeems the code (CONTRACT §9), but a failed attempt still
 // uses it up, as fosite does: the right verifier after a wrong one fails.
+// The PKCE session is kept in the code's row, and so is the OpenID one.
 func TestWrongVerifierUsesUpPKCE(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, s)
@@ -436,17 +437,26 @@ func TestWrongVerifierUsesUpPKCE(t *testing.T) {
 		if st, m := exchange(e, publicID, code, v, nil); st == 200 {
 			t.Fatalf("right verifier after a wrong one: %d %v", st, m)
 		}
-		// And a successful redemption leaves no PKCE or OpenID session.
+		// An authorization stores one row: the code, which keeps its PKCE
+		// and OpenID sessions (fositestore's fold.go).
+		count := func(where string, args ...any) (n int64) {
+			t.Helper()
+			if err := s.DB().Raw("SELECT count(*) FROM token_sessions WHERE "+where, args...).Scan(&n).Error; err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		before := count("TRUE")
 		v2 := oauth2.GenerateVerifier()
 		code2 := e.code(c, e.account.ID, oauth2.S256ChallengeOption(v2))
+		if n := count("TRUE") - before; n != 1 {
+			t.Fatalf("an authorization stored %d rows, want 1", n)
+		}
+		// And a successful redemption leaves no PKCE or OpenID session.
 		if st, m := exchange(e, publicID, code2, v2, nil); st != 200 {
 			t.Fatalf("exchange: %d %v", st, m)
 		}
-		var n int64
-		if err := s.DB().Raw("SELECT count(*) FROM token_sessions WHERE kind IN ('pkce', 'openid') AND request_id IN (SELECT request_id FROM token_sessions WHERE kind = 'authorize_code' AND active = ?)", false).Scan(&n).Error; err != nil {
-			t.Fatal(err)
-		}
-		if n != 0 {
+		if n := count("kind IN ('pkce', 'openid') AND request_id IN (SELECT request_id FROM token_sessions WHERE kind = 'authorize_code' AND active = ?)", false); n != 0 {
 			t.Fatalf("%d PKCE/OpenID sessions left behind redeemed codes", n)
 		}
 	})

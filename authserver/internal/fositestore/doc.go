@@ -36,8 +36,14 @@
 //     storage call would have. Any other call inside the transaction
 //     (a read, a family revocation) begins the database transaction and
 //     writes the pending batch in it first.
-//   - Redeeming a code deletes its OpenID session in the same batch, and
-//     (between BeginDeferral and EndDeferral) its PKCE session too; a
+//   - The authorize endpoint's transaction keeps a code's PKCE and OpenID
+//     sessions in the code's own row (fold.go): an authorization writes
+//     one row, and redeeming the code uses up all three. A failed request
+//     (a wrong verifier) still uses up the PKCE session, at EndDeferral.
+//   - Companions stored as rows of their own (outside that transaction,
+//     or before folding) are read with the code by the same prefetch.
+//     Redeeming such a code deletes its OpenID session in the same batch,
+//     and (between BeginDeferral and EndDeferral) its PKCE session too; a
 //     failed request still deletes the PKCE session, at EndDeferral
 //     (WithJoinedDeletes, joined.go).
 //

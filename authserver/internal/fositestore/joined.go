@@ -2,6 +2,7 @@ package fositestore
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/linkslot/linkslot/internal/store"
@@ -20,6 +21,10 @@ type joinedDeletes struct {
 	// waiting are deferred deletions no batch has taken yet; taken are
 	// those a batch took, in case it is not written.
 	waiting, taken []store.TokenRef
+	// useUp are codes whose PKCE session, kept in their row, was deleted
+	// (fold.go): the redemption's batch deactivates them; if the request
+	// fails, EndDeferral does.
+	useUp []store.TokenRef
 	// done are sessions a batch deletes: fosite's own delete of them is a
 	// no-op (the read cache still answers for them, since fosite reads the
 	// OpenID session after the commit).
@@ -64,12 +69,37 @@ func (st *Store) EndDeferral(ctx context.Context, failed bool) error {
 	if failed {
 		refs = append(refs, jd.taken...)
 	}
-	jd.deferring, jd.waiting, jd.taken = false, nil, nil
+	var useUp []store.TokenRef
+	if failed {
+		useUp = jd.useUp
+	}
+	jd.deferring, jd.waiting, jd.taken, jd.useUp = false, nil, nil, nil
 	jd.mu.Unlock()
+	for _, code := range useUp {
+		// A code already redeemed (by this request before it failed, or
+		// by another) or gone is used up already.
+		err := st.s.ApplyTokenBatch(ctx, store.TokenBatch{Deactivate: []store.TokenRef{code}})
+		if err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+	}
 	if len(refs) == 0 {
 		return nil
 	}
 	return st.applyBatch(ctx, st.s, store.TokenBatch{Delete: refs})
+}
+
+// deferUseUp records that the code of ref is to be used up (see useUp)
+// when deferring outside a transaction; otherwise it does nothing.
+func (jd *joinedDeletes) deferUseUp(ctx context.Context, code store.TokenRef) {
+	if jd == nil || txOf(ctx) != nil {
+		return
+	}
+	jd.mu.Lock()
+	defer jd.mu.Unlock()
+	if jd.deferring {
+		jd.useUp = append(jd.useUp, code)
+	}
 }
 
 // deferDelete holds ref's deletion when deferring outside a transaction.

@@ -23,6 +23,10 @@ type readCache struct {
 	links map[store.TokenRef]store.LinkState
 	// urls are URL clients resolved in this request.
 	urls map[string]cimd.Client
+	// spent are codes redeemed in this request, as read before; folded are
+	// companions read from their code's row (fold.go).
+	spent  map[store.TokenRef]store.TokenSession
+	folded map[store.TokenRef]bool
 }
 
 type readCacheKey struct{}
@@ -152,6 +156,57 @@ func (rc *readCache) forgetSessions() {
 	defer rc.mu.Unlock()
 	clear(rc.sessions)
 	clear(rc.links)
+}
+
+// keepSpent keeps the cached code of ref, which is being redeemed, for the
+// companions kept in its row (fold.go).
+func (rc *readCache) keepSpent(ref store.TokenRef) {
+	if rc == nil {
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if t, ok := rc.sessions[ref]; ok {
+		if rc.spent == nil {
+			rc.spent = map[store.TokenRef]store.TokenSession{}
+		}
+		rc.spent[ref] = t
+	}
+}
+
+// spentCode returns a code keepSpent kept.
+func (rc *readCache) spentCode(ref store.TokenRef) (store.TokenSession, bool) {
+	if rc == nil {
+		return store.TokenSession{}, false
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	t, ok := rc.spent[ref]
+	return t, ok
+}
+
+// markFolded records that the companion of ref was read from its code's
+// row.
+func (rc *readCache) markFolded(ref store.TokenRef) {
+	if rc == nil {
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.folded == nil {
+		rc.folded = map[store.TokenRef]bool{}
+	}
+	rc.folded[ref] = true
+}
+
+// isFolded reports whether markFolded recorded ref.
+func (rc *readCache) isFolded(ref store.TokenRef) bool {
+	if rc == nil {
+		return false
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.folded[ref]
 }
 
 // companion returns the cached session of kind belonging to requestID.

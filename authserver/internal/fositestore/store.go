@@ -50,6 +50,8 @@ var _ Backend = store.Store(nil)
 type Store struct {
 	s    Backend
 	opts Options
+	// codeSignature is fosite's signature of a code (UseCodeSignature).
+	codeSignature func(ctx context.Context, code string) string
 }
 
 var (
@@ -266,6 +268,12 @@ type storedRequest struct {
 	// Session is encoded and decoded in the same pass as the request (the
 	// JSON is what a separately marshalled session would give).
 	Session *Session `json:"session"`
+	// PKCEForm and OpenIDForm are the forms of a code's PKCE and OpenID
+	// sessions when they are kept in the code's own row (fold.go); nil
+	// for every other row, and for a code whose companions are rows of
+	// their own.
+	PKCEForm   url.Values `json:"pkce_form,omitempty"`
+	OpenIDForm url.Values `json:"openid_form,omitempty"`
 }
 
 func sessionOf(r fosite.Requester) (*Session, error) {
@@ -320,6 +328,12 @@ func storedOf(r fosite.Requester) (storedRequest, error) {
 // decode rebuilds a request; the client is loaded fresh, so a deleted or
 // disabled client makes every stored token unusable.
 func (st *Store) decode(ctx context.Context, raw []byte, into fosite.Session) (*fosite.Request, error) {
+	req, _, err := st.decodeWith(ctx, raw, into)
+	return req, err
+}
+
+// decodeWith is decode, also answering the companions kept in a code's row.
+func (st *Store) decodeWith(ctx context.Context, raw []byte, into fosite.Session) (*fosite.Request, companions, error) {
 	// Like fosite's SQL stores, the stored session is decoded into the
 	// caller's session: fosite sets expiries on it between two reads of
 	// the same code, and those must survive the second read.
@@ -329,11 +343,11 @@ func (st *Store) decode(ctx context.Context, raw []byte, into fosite.Session) (*
 	}
 	sr := storedRequest{Session: sess}
 	if err := decodeStored(raw, &sr); err != nil {
-		return nil, fmt.Errorf("fositestore: decode request: %w", err)
+		return nil, companions{}, fmt.Errorf("fositestore: decode request: %w", err)
 	}
 	c, err := st.GetClient(ctx, sr.ClientID)
 	if err != nil {
-		return nil, err
+		return nil, companions{}, err
 	}
 	if sr.Form == nil {
 		sr.Form = url.Values{}
@@ -341,13 +355,19 @@ func (st *Store) decode(ctx context.Context, raw []byte, into fosite.Session) (*
 	return &fosite.Request{ID: sr.ID, RequestedAt: sr.RequestedAt, Client: c,
 		RequestedScope: sr.RequestedScopes, GrantedScope: sr.GrantedScopes,
 		RequestedAudience: sr.RequestedAudience, GrantedAudience: sr.GrantedAudience,
-		Form: sr.Form, Session: sess}, nil
+		Form: sr.Form, Session: sess}, companions{pkce: sr.PKCEForm, openid: sr.OpenIDForm}, nil
 }
 
 func (st *Store) create(ctx context.Context, kind store.TokenKind, signature string, r fosite.Requester, exp time.Time) error {
 	sess, err := sessionOf(r)
 	if err != nil {
 		return err
+	}
+	ts := txOf(ctx)
+	if kind == store.KindPKCE || kind == store.KindOpenID {
+		if folded, err := ts.fold(kind, store.HashSecret(signature), r, sess); folded || err != nil {
+			return err
+		}
 	}
 	raw, err := Encode(r)
 	if err != nil {
@@ -359,6 +379,9 @@ func (st *Store) create(ctx context.Context, kind store.TokenKind, signature str
 	t := store.TokenSession{Kind: kind, SignatureHash: store.HashSecret(signature),
 		RequestID: r.GetID(), ClientID: r.GetClient().GetID(), AccountID: sess.Subject, LinkID: sess.LinkID,
 		Active: true, Request: raw, ExpiresAt: exp, CreatedAt: st.opts.Clock()}
+	if kind == store.KindAuthorizeCode && ts != nil {
+		return ts.addCode(t, r, sess)
+	}
 	return st.write(ctx, store.TokenBatch{Create: []store.TokenSession{t}})
 }
 
@@ -463,6 +486,8 @@ func (st *Store) InvalidateAuthorizeCodeSession(ctx context.Context, code string
 		}
 		b.Delete = append(b.Delete, jd.take()...)
 	}
+	// A companion kept in the code's row is read after this (fold.go).
+	rc.keepSpent(ref)
 	rc.forget(ref)
 	return st.write(ctx, b)
 }
@@ -597,22 +622,62 @@ func (st *Store) CreatePKCERequestSession(ctx context.Context, sig string, r fos
 	return st.create(ctx, store.KindPKCE, sig, r, r.GetSession().GetExpiresAt(fosite.AuthorizeCode))
 }
 
-// GetPKCERequestSession implements pkce.PKCERequestStorage.
+// GetPKCERequestSession implements pkce.PKCERequestStorage: the session
+// kept in its code's row while the code is unused (fold.go), or its own
+// row.
 func (st *Store) GetPKCERequestSession(ctx context.Context, sig string, s fosite.Session) (fosite.Requester, error) {
+	ref := store.TokenRef{Kind: store.KindPKCE, SignatureHash: store.HashSecret(sig)}
+	rc := readsOf(ctx)
+	if _, own := rc.session(ref); !own {
+		k, found, err := st.folded(ctx, ref.SignatureHash, s)
+		if err != nil {
+			return nil, err
+		}
+		if found && k.pkce != nil {
+			if !k.active || k.spentHere {
+				return nil, fosite.ErrNotFound
+			}
+			rc.markFolded(ref)
+			return withForm(k.req, k.pkce), nil
+		}
+	}
 	req, _, err := st.get(ctx, store.KindPKCE, sig, s)
 	return req, err
 }
 
 // DeletePKCERequestSession implements pkce.PKCERequestStorage.
 // Between BeginDeferral and EndDeferral the deletion joins the batch that
-// redeems the code (or is written by EndDeferral).
+// redeems the code (or is written by EndDeferral). A session kept in its
+// code's row is used up with the code (fold.go).
 func (st *Store) DeletePKCERequestSession(ctx context.Context, sig string) error {
 	ref := store.TokenRef{Kind: store.KindPKCE, SignatureHash: store.HashSecret(sig)}
-	if joinedOf(ctx).deferDelete(ctx, ref) {
-		readsOf(ctx).forget(ref)
+	rc, jd := readsOf(ctx), joinedOf(ctx)
+	if rc.isFolded(ref) {
+		jd.deferUseUp(ctx, store.TokenRef{Kind: store.KindAuthorizeCode, SignatureHash: ref.SignatureHash})
 		return nil
 	}
-	return st.del(ctx, store.KindPKCE, sig)
+	if jd.deferDelete(ctx, ref) {
+		rc.forget(ref)
+		return nil
+	}
+	err := st.del(ctx, store.KindPKCE, sig)
+	if errors.Is(err, fosite.ErrNotFound) && st.keptInCode(ctx, ref.SignatureHash, true) {
+		return nil
+	}
+	return err
+}
+
+// keptInCode reports whether the code of sigHash keeps its PKCE (pkce) or
+// OpenID session in its row.
+func (st *Store) keptInCode(ctx context.Context, sigHash string, pkce bool) bool {
+	k, found, err := st.folded(ctx, sigHash, nil)
+	if err != nil || !found {
+		return false
+	}
+	if pkce {
+		return k.pkce != nil
+	}
+	return k.openid != nil
 }
 
 // CreateOpenIDConnectSession implements openid.OpenIDConnectRequestStorage.
@@ -620,8 +685,27 @@ func (st *Store) CreateOpenIDConnectSession(ctx context.Context, code string, r 
 	return st.create(ctx, store.KindOpenID, code, r, r.GetSession().GetExpiresAt(fosite.AuthorizeCode))
 }
 
-// GetOpenIDConnectSession implements openid.OpenIDConnectRequestStorage.
+// GetOpenIDConnectSession implements openid.OpenIDConnectRequestStorage:
+// the session kept in its code's row (fold.go), or its own row.
 func (st *Store) GetOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) (fosite.Requester, error) {
+	ref := store.TokenRef{Kind: store.KindOpenID, SignatureHash: store.HashSecret(code)}
+	rc := readsOf(ctx)
+	if _, own := rc.session(ref); !own && st.codeSignature != nil {
+		k, found, err := st.folded(ctx, store.HashSecret(st.codeSignature(ctx, code)), r.GetSession())
+		if err != nil {
+			return nil, err
+		}
+		if found && k.openid != nil {
+			// As its own row would be: there until the code's
+			// redemption, which deletes it, and read in the redeeming
+			// request after that.
+			if !k.active && !k.spentHere {
+				return nil, openid.ErrNoSessionFound
+			}
+			rc.markFolded(ref)
+			return withForm(k.req, k.openid), nil
+		}
+	}
 	req, _, err := st.get(ctx, store.KindOpenID, code, r.GetSession())
 	if errors.Is(err, fosite.ErrNotFound) {
 		return nil, openid.ErrNoSessionFound
@@ -629,7 +713,17 @@ func (st *Store) GetOpenIDConnectSession(ctx context.Context, code string, r fos
 	return req, err
 }
 
-// DeleteOpenIDConnectSession implements openid.OpenIDConnectRequestStorage.
+// DeleteOpenIDConnectSession implements openid.OpenIDConnectRequestStorage;
+// a session kept in its code's row goes with the code (fold.go).
 func (st *Store) DeleteOpenIDConnectSession(ctx context.Context, code string) error {
-	return st.del(ctx, store.KindOpenID, code)
+	ref := store.TokenRef{Kind: store.KindOpenID, SignatureHash: store.HashSecret(code)}
+	if readsOf(ctx).isFolded(ref) {
+		return nil
+	}
+	err := st.del(ctx, store.KindOpenID, code)
+	if errors.Is(err, fosite.ErrNotFound) && st.codeSignature != nil &&
+		st.keptInCode(ctx, store.HashSecret(st.codeSignature(ctx, code)), false) {
+		return nil
+	}
+	return err
 }

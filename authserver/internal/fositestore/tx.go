@@ -49,9 +49,12 @@ type txState struct {
 
 	mu      sync.Mutex
 	pending store.TokenBatch
-	tx      store.Tx // the database transaction, once begun
-	ended   bool
-	err     error
+	// code is the authorization code waiting in pending, which the PKCE
+	// and OpenID sessions of its request fold into (fold.go).
+	code  *pendingCode
+	tx    store.Tx // the database transaction, once begun
+	ended bool
+	err   error
 }
 
 func txOf(ctx context.Context) *txState {
@@ -127,7 +130,7 @@ func (ts *txState) flush() error {
 		return nil
 	}
 	b := ts.pending
-	ts.pending = store.TokenBatch{}
+	ts.pending, ts.code = store.TokenBatch{}, nil
 	return ts.st.applyBatch(ts.ctx, ts.tx, b)
 }
 

@@ -147,6 +147,9 @@ func New(fs *fositestore.Store, km *keys.Manager, c Config) (*Provider, error) {
 	signer.DefaultSigner = jwt.DefaultSigner{GetPrivateKey: signer.privateKey}
 	hmac := compose.NewOAuth2HMACStrategy(cfg)
 	core := &oauth2.DefaultJWTStrategy{Signer: signer, HMACSHAStrategy: hmac, Config: cfg}
+	if fs != nil {
+		fs.UseCodeSignature(core.AuthorizeCodeSignature)
+	}
 	strategy := &compose.CommonStrategy{
 		CoreStrategy:               core,
 		OpenIDConnectTokenStrategy: &openid.DefaultStrategy{Signer: signer, Config: cfg},
