@@ -43,11 +43,16 @@ func TestCompanionsKeptInCode(t *testing.T) {
 			own, pkce, oidc fosite.Requester // as stored
 			in              *fosite.Request
 		}
-		authorize := func(t *testing.T, inTx bool) issued {
+		// authorize stores a code and its companions, the OpenID session's
+		// form empty without a nonce.
+		authorize := func(t *testing.T, inTx, nonce bool) issued {
 			t.Helper()
 			in := f.request(t)
 			in.Form = url.Values{"redirect_uri": {"http://127.0.0.1/cb"}, "code_challenge": {"abc"},
-				"code_challenge_method": {"S256"}, "nonce": {"n-" + store.RandomString(4)}, "state": {"s"}}
+				"code_challenge_method": {"S256"}, "state": {"s"}}
+			if nonce {
+				in.Form.Set("nonce", "n-"+store.RandomString(4))
+			}
 			sig := store.RandomString(16)
 			is := issued{code: "code-" + sig, sig: sig, in: in, own: in.Sanitize(nil),
 				pkce: in.Sanitize([]string{"code_challenge", "code_challenge_method"}), oidc: in.Sanitize([]string{"nonce"})}
@@ -80,13 +85,18 @@ func TestCompanionsKeptInCode(t *testing.T) {
 			rows int64
 		}{{"kept in the code's row", true, 1}, {"rows of their own", false, 3}} {
 			t.Run(mode.name, func(t *testing.T) {
-				is := authorize(t, mode.inTx)
+				is := authorize(t, mode.inTx, true)
 				if n := rows(t, is.in.ID); n != mode.rows {
 					t.Fatalf("an authorization stored %d rows, want %d", n, mode.rows)
 				}
 				// Read as fosite reads them, with and without the
-				// token endpoint's prefetch.
-				for _, prefetch := range []bool{false, true} {
+				// token endpoint's prefetch, and without a nonce.
+				bare := authorize(t, mode.inTx, false)
+				for _, read := range []struct {
+					is       issued
+					prefetch bool
+				}{{is, false}, {is, true}, {bare, false}, {bare, true}} {
+					is, prefetch := read.is, read.prefetch
 					ctx := bg
 					if prefetch {
 						ctx = request()
@@ -162,7 +172,7 @@ func TestCompanionsKeptInCode(t *testing.T) {
 
 				// A failed redemption (a wrong verifier) uses up the PKCE
 				// session: the right verifier after it finds none.
-				is = authorize(t, mode.inTx)
+				is = authorize(t, mode.inTx, true)
 				ctx = request()
 				f.fs.Prefetch(ctx, "app", store.KindAuthorizeCode, is.code, is.sig)
 				f.fs.BeginDeferral(ctx)
