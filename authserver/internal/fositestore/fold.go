@@ -36,7 +36,7 @@ import (
 //     endpoint always runs, the redemption's own deactivation does that,
 //     and a failed request (a wrong verifier) deactivates the code at
 //     EndDeferral, so that the right verifier after a wrong one still
-//     fails. Outside a deferral the deletion does nothing: fosite deletes
+//     fails (fosite answers that the code was used). Outside a deferral the deletion does nothing: fosite deletes
 //     the PKCE session before it redeems the code.
 //   - The OpenID session is read after the redemption, in the same
 //     request, from the code deactivated there (readCache.keepSpent);
