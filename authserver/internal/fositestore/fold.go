@@ -124,6 +124,25 @@ func (st *Store) UseCodeSignature(sig func(ctx context.Context, code string) str
 	st.codeSignature = sig
 }
 
+// codeHashOf is the hash of fosite's signature of code, by which its row is
+// keyed; ok is false without UseCodeSignature.
+func (st *Store) codeHashOf(ctx context.Context, code string) (sigHash string, ok bool) {
+	if st.codeSignature == nil {
+		return "", false
+	}
+	return store.HashSecret(st.codeSignature(ctx, code)), true
+}
+
+// keptIn is the companions kept in the row of the code of sigHash; none
+// when there is no such code or it cannot be read.
+func (st *Store) keptIn(ctx context.Context, sigHash string) companions {
+	k, found, err := st.folded(ctx, sigHash, nil)
+	if err != nil || !found {
+		return companions{}
+	}
+	return k.companions
+}
+
 // keptCode is a code read for a companion kept in its row.
 type keptCode struct {
 	req *fosite.Request // the code's request

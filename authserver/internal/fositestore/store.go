@@ -661,23 +661,10 @@ func (st *Store) DeletePKCERequestSession(ctx context.Context, sig string) error
 		return nil
 	}
 	err := st.del(ctx, store.KindPKCE, sig)
-	if errors.Is(err, fosite.ErrNotFound) && st.keptInCode(ctx, ref.SignatureHash, true) {
+	if errors.Is(err, fosite.ErrNotFound) && st.keptIn(ctx, ref.SignatureHash).pkce != nil {
 		return nil
 	}
 	return err
-}
-
-// keptInCode reports whether the code of sigHash keeps its PKCE (pkce) or
-// OpenID session in its row.
-func (st *Store) keptInCode(ctx context.Context, sigHash string, pkce bool) bool {
-	k, found, err := st.folded(ctx, sigHash, nil)
-	if err != nil || !found {
-		return false
-	}
-	if pkce {
-		return k.pkce != nil
-	}
-	return k.openid != nil
 }
 
 // CreateOpenIDConnectSession implements openid.OpenIDConnectRequestStorage.
@@ -690,20 +677,22 @@ func (st *Store) CreateOpenIDConnectSession(ctx context.Context, code string, r 
 func (st *Store) GetOpenIDConnectSession(ctx context.Context, code string, r fosite.Requester) (fosite.Requester, error) {
 	ref := store.TokenRef{Kind: store.KindOpenID, SignatureHash: store.HashSecret(code)}
 	rc := readsOf(ctx)
-	if _, own := rc.session(ref); !own && st.codeSignature != nil {
-		k, found, err := st.folded(ctx, store.HashSecret(st.codeSignature(ctx, code)), r.GetSession())
-		if err != nil {
-			return nil, err
-		}
-		if found && k.openid != nil {
-			// As its own row would be: there until the code's
-			// redemption, which deletes it, and read in the redeeming
-			// request after that.
-			if !k.active && !k.spentHere {
-				return nil, openid.ErrNoSessionFound
+	if _, own := rc.session(ref); !own {
+		if sigHash, ok := st.codeHashOf(ctx, code); ok {
+			k, found, err := st.folded(ctx, sigHash, r.GetSession())
+			if err != nil {
+				return nil, err
 			}
-			rc.markFolded(ref)
-			return withForm(k.req, k.openid), nil
+			if found && k.openid != nil {
+				// As its own row would be: there until the code's
+				// redemption, which deletes it, and read in the
+				// redeeming request after that.
+				if !k.active && !k.spentHere {
+					return nil, openid.ErrNoSessionFound
+				}
+				rc.markFolded(ref)
+				return withForm(k.req, k.openid), nil
+			}
 		}
 	}
 	req, _, err := st.get(ctx, store.KindOpenID, code, r.GetSession())
@@ -721,9 +710,10 @@ func (st *Store) DeleteOpenIDConnectSession(ctx context.Context, code string) er
 		return nil
 	}
 	err := st.del(ctx, store.KindOpenID, code)
-	if errors.Is(err, fosite.ErrNotFound) && st.codeSignature != nil &&
-		st.keptInCode(ctx, store.HashSecret(st.codeSignature(ctx, code)), false) {
-		return nil
+	if errors.Is(err, fosite.ErrNotFound) {
+		if sigHash, ok := st.codeHashOf(ctx, code); ok && st.keptIn(ctx, sigHash).openid != nil {
+			return nil
+		}
 	}
 	return err
 }
