@@ -170,6 +170,16 @@ func TestCompanionsKeptInCode(t *testing.T) {
 					t.Fatalf("OpenID session of a used code: %v", err)
 				}
 
+				// fosite's deletions outside the token endpoint's read
+				// cache answer no error for either kind of code.
+				is = authorize(t, mode.inTx, true)
+				if err := f.fs.DeletePKCERequestSession(bg, is.sig); err != nil {
+					t.Fatalf("PKCE session deleted without the read cache: %v", err)
+				}
+				if err := f.fs.DeleteOpenIDConnectSession(bg, is.code); err != nil {
+					t.Fatalf("OpenID session deleted without the read cache: %v", err)
+				}
+
 				// A failed redemption (a wrong verifier) uses up the PKCE
 				// session: the right verifier after it finds none.
 				is = authorize(t, mode.inTx, true)
