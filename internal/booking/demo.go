@@ -28,6 +28,32 @@ var (
 
 const demoPrivacy = "Your name, email and any notes you add are shared with the business so it can manage this appointment."
 
+// demoDayOff is how many days after the seeding day Marcus Reid's day off
+// falls (DemoCatalogs).
+const demoDayOff = 10
+
+// DemoBarberDay is the New York date (YYYY-MM-DD), at least days after
+// now's, on which the demo barbers are open and all three of their staff
+// work: Tuesday to Saturday, and not within a day of Marcus Reid's day off
+// (so a catalog seeded a little before now agrees). Tests and benchmarks
+// that look for open slots use it rather than a fixed number of days
+// ahead, whose weekday changes with the day they run: three days after a
+// Thursday is a Sunday, when Marcus Reid is off, and after a Friday a
+// Monday, when the shop is closed.
+func DemoBarberDay(now time.Time, days int) string {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		ny = time.UTC
+	}
+	local := now.In(ny)
+	for d := days; ; d++ {
+		day := time.Date(local.Year(), local.Month(), local.Day()+d, 12, 0, 0, 0, ny)
+		if day.Weekday() >= time.Tuesday && day.Weekday() <= time.Saturday && (d < demoDayOff-1 || d > demoDayOff+1) {
+			return day.Format("2006-01-02")
+		}
+	}
+}
+
 // DemoCatalogs returns the demo businesses (CONTRACT §8): seven businesses in
 // four time zones (New York and London observe DST, Sydney too, Tokyo does
 // not), among them a restaurant, a business with agent booking off and a
@@ -42,8 +68,8 @@ func DemoCatalogs(now time.Time) []store.Catalog {
 		ny = time.UTC
 	}
 	local := now.In(ny)
-	dayOff := time.Date(local.Year(), local.Month(), local.Day()+10, 0, 0, 0, 0, ny) // a whole local day
-	dayOffEnd := time.Date(local.Year(), local.Month(), local.Day()+11, 0, 0, 0, 0, ny)
+	dayOff := time.Date(local.Year(), local.Month(), local.Day()+demoDayOff, 0, 0, 0, 0, ny) // a whole local day
+	dayOffEnd := time.Date(local.Year(), local.Month(), local.Day()+demoDayOff+1, 0, 0, 0, 0, ny)
 	return []store.Catalog{
 		{
 			Business: store.Business{Reference: "biz-brightcut-barbers", Name: "Brightcut Barbers",

@@ -519,6 +519,27 @@ func TestDemoCatalogs(t *testing.T) {
 		if a, _ := f.svc.Availability(ctx, AvailabilityQuery{BusinessRef: "biz-brightcut-barbers", ServiceRef: "svc-classic-haircut", LocalDate: next, StaffRef: "stf-marcus-reid"}); len(a.Staff[0].Slots) == 0 {
 			t.Fatalf("Marcus has no slots on %s either", next)
 		}
+		// DemoBarberDay is a day on which both haircut barbers have slots,
+		// however many days ahead it is asked for (the day off included),
+		// and from whichever weekday.
+		for days := 0; days <= 14; days++ {
+			day := DemoBarberDay(fixtureNow, days)
+			for _, staff := range []string{"stf-marcus-reid", "stf-dana-kowalski"} {
+				a, err := f.svc.Availability(ctx, AvailabilityQuery{BusinessRef: "biz-brightcut-barbers", ServiceRef: "svc-classic-haircut", LocalDate: day, StaffRef: staff})
+				if err != nil || len(a.Staff) != 1 || len(a.Staff[0].Slots) < 2 {
+					t.Fatalf("DemoBarberDay(now, %d) = %s: %s has too few slots (%v)", days, day, staff, err)
+				}
+			}
+		}
+		for k := 0; k < 7; k++ {
+			now := fixtureNow.AddDate(0, 0, k)
+			day, err := time.ParseInLocation("2006-01-02", DemoBarberDay(now, 3), ny)
+			earliest := now.In(ny).AddDate(0, 0, 3)
+			if err != nil || day.Weekday() < time.Tuesday || day.Weekday() > time.Saturday ||
+				day.Before(time.Date(earliest.Year(), earliest.Month(), earliest.Day(), 0, 0, 0, 0, ny)) || day.After(earliest.AddDate(0, 0, 3)) {
+				t.Fatalf("DemoBarberDay(%s, 3) = %s (%v), want the first Tuesday to Saturday from %s", now.Weekday(), day, err, earliest.Format("2006-01-02"))
+			}
+		}
 		// Loading twice is idempotent.
 		for _, c := range DemoCatalogs(fixtureNow) {
 			if _, err := s.PutCatalog(ctx, c); err != nil {

@@ -316,7 +316,7 @@ func endToEnd(t *testing.T, sys *system) {
 	}
 	callOK(t, cs, "check_business_availability", map[string]any{"business_reference": "biz-brightcut-barbers"})
 	loc, _ := time.LoadLocation("America/New_York")
-	day := time.Now().In(loc).AddDate(0, 0, 3).Format("2006-01-02")
+	day := booking.DemoBarberDay(time.Now(), 3)
 	av := callOK(t, cs, "check_business_availability", map[string]any{"business_reference": "biz-brightcut-barbers",
 		"service_reference": "svc-classic-haircut", "local_date": day})
 	if av["timezone"] != "America/New_York" {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
@@ -445,8 +446,7 @@ func TestMutationsThroughTheAuthorizationServer(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s *sqlstore.Store) {
 		sys := newSystemOn(t, false, s)
 		ag := agent{t: t, cs: sys.connect("demo-mcp-client")}
-		loc, _ := time.LoadLocation("America/New_York")
-		day := time.Now().In(loc).AddDate(0, 0, 3).Format("2006-01-02")
+		day := booking.DemoBarberDay(time.Now(), 3)
 		av := callOK(t, ag.cs, tools.CheckBusinessAvailability, map[string]any{"business_reference": "biz-brightcut-barbers",
 			"service_reference": "svc-classic-haircut", "local_date": day, "with_staff_reference": "stf-marcus-reid"})
 		var slots struct {
