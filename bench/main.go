@@ -20,6 +20,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/linkslot/linkslot/bench/report"
+	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/demo"
 	"github.com/linkslot/linkslot/internal/testkit"
 )
@@ -325,7 +326,7 @@ func main() {
 			}
 			grown.Close()
 		}
-		day := time.Now().AddDate(0, 0, 3).Format("2006-01-02")
+		day := booking.DemoBarberDay(time.Now(), 3) // a day with every barber at work, whatever today is
 		avArgs := map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut", "local_date": day}
 		escalate("availability-auth", backend, func(ctx context.Context, w int) error {
 			return toolCheck(ctx, people[w].api, sys.resource, people[w].access, "check_business_availability", avArgs)
