@@ -33,13 +33,13 @@ const demoPrivacy = "Your name, email and any notes you add are shared with the 
 const demoDayOff = 10
 
 // DemoBarberDay is the New York date (YYYY-MM-DD), at least days after
-// now's, on which the demo barbers are open and all three of their staff
-// work: Tuesday to Saturday, and not within a day of Marcus Reid's day off
-// (so a catalog seeded a little before now agrees). Tests and benchmarks
-// that look for open slots use it rather than a fixed number of days
-// ahead, whose weekday changes with the day they run: three days after a
-// Thursday is a Sunday, when Marcus Reid is off, and after a Friday a
-// Monday, when the shop is closed.
+// now's, on which the demo barbers are open and both who cut hair (Marcus
+// Reid and Dana Kowalski) work: Tuesday to Saturday, and not within a day
+// of Marcus Reid's day off (so a catalog seeded a little before now
+// agrees). Tests and benchmarks that look for open slots use it rather
+// than a fixed number of days ahead, whose weekday changes with the day
+// they run: three days after a Thursday is a Sunday, when Marcus Reid is
+// off, and after a Friday a Monday, when the shop is closed.
 func DemoBarberDay(now time.Time, days int) string {
 	ny, err := time.LoadLocation("America/New_York")
 	if err != nil {
