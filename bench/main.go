@@ -326,7 +326,7 @@ func main() {
 			}
 			grown.Close()
 		}
-		day := booking.DemoBarberDay(time.Now(), 3) // a day with every barber at work, whatever today is
+		day := booking.DemoBarberDay(time.Now(), 3) // a day both haircut barbers work, whatever today is
 		avArgs := map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut", "local_date": day}
 		escalate("availability-auth", backend, func(ctx context.Context, w int) error {
 			return toolCheck(ctx, people[w].api, sys.resource, people[w].access, "check_business_availability", avArgs)
