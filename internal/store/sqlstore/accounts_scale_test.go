@@ -22,10 +22,8 @@ func TestAccountSearchAtScale(t *testing.T) {
 	ctx := context.Background()
 	s := openSchemaAt(t, "postgres", 15)
 	db := s.DB()
-	if err := db.Exec(`INSERT INTO accounts (id, email, password_hash, created_at, updated_at)
-SELECT 'acct-' || i, 'user' || i || '@example' || (i % 7) || '.com', '', now(), now() FROM generate_series(1, 200000) AS i`).Error; err != nil {
-		t.Fatal(err)
-	}
+	sqltest.Fill(t, db, `INSERT INTO accounts (id, email, password_hash, created_at, updated_at)
+SELECT 'acct-' || i, 'user' || i || '@example' || (i % 7) || '.com', '', now(), now() FROM generate_series(1, 200000) AS i`)
 	queries := []struct {
 		text string
 		want int // answers, at most the page of 50 + 1

@@ -43,7 +43,7 @@ func TestGrowingTableOrders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{
+	sqltest.Fill(t, db,
 		`ALTER TABLE outbox_messages SET (autovacuum_enabled = false)`,
 		`ALTER TABLE bookings SET (autovacuum_enabled = false)`,
 		`ALTER TABLE audit_events SET (autovacuum_enabled = false)`,
@@ -66,12 +66,7 @@ FROM staff AS st CROSS JOIN generate_series(1, 4100) AS d(i)
 WHERE st.business_id = '%s'`, saved.Services[0].ID, saved.Business.ID),
 		`INSERT INTO audit_events (id, actor_id, action, target, before, after, request_id, client_addr, created_at)
 SELECT 'aud-' || i, 'acct_admin', 'client.update', 'cli', '', '', '', '', now() - (200000 - i) * interval '1 second'
-FROM generate_series(1, 200000) AS i`,
-	} {
-		if err := db.Exec(q).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
+FROM generate_series(1, 200000) AS i`)
 	staff := saved.Staff[7].ID
 	since := time.Now().Add(-30*24*time.Hour + 30*time.Minute) // 720 hours back and 100 ahead: 819 bookings
 	reads := []struct {

@@ -19,7 +19,7 @@ func TestOutboxGaugeAtScale(t *testing.T) {
 	s := sqltest.Postgres(t)
 	ctx := context.Background()
 	db := s.DB()
-	for _, q := range []string{
+	sqltest.Fill(t, db,
 		`ALTER TABLE outbox_messages SET (autovacuum_enabled = false)`,
 		`INSERT INTO outbox_messages (id, channel, topic, recipient, payload, status, attempts, next_attempt_at, created_at, updated_at, delivered_at)
 SELECT 'msg-' || i, (ARRAY['email', 'webhook'])[1 + i % 2], 'booking.created', 'p' || i || '@example.com', '\x7b7d'::bytea,
@@ -28,12 +28,7 @@ FROM generate_series(1, 300000) AS i`,
 		`INSERT INTO outbox_messages (id, channel, topic, payload, status, next_attempt_at, created_at, updated_at)
 SELECT 'owed-' || i, (ARRAY['email', 'webhook'])[1 + i % 2], 'booking.created', '\x7b7d'::bytea,
  (ARRAY['queued', 'failed'])[1 + i % 3 / 2], now(), now(), now()
-FROM generate_series(1, 7) AS i`,
-	} {
-		if err := db.Exec(q).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
+FROM generate_series(1, 7) AS i`)
 	var want []store.OutboxCount
 	if err := db.Raw(`SELECT channel, status, count(*) AS n FROM outbox_messages WHERE status <> 'delivered'
 GROUP BY channel, status ORDER BY channel, status`).Scan(&want).Error; err != nil {
