@@ -36,10 +36,7 @@ func TestStaffBookingsAtScale(t *testing.T) {
 		ids[i] = st.ID
 	}
 	// Two 30-minute bookings a day per staff member, 1,250 days back.
-	if err := db.Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec(`SET LOCAL statement_timeout = 0`).Error; err != nil {
-			return err
-		}
+	sqltest.FillFunc(t, db, func(tx *gorm.DB) error {
 		return tx.Exec(`INSERT INTO bookings (id, reference, business_id, service_id, staff_id, starts_at, ends_at, block_start, block_end,
  status, created_at, updated_at)
 SELECT 'bkg-' || s || '-' || d, 'LS-' || s || '-' || d, ?, ?, (?::text[])[1 + s],
@@ -47,9 +44,7 @@ SELECT 'bkg-' || s || '-' || d, 'LS-' || s || '-' || d, ?, ?, (?::text[])[1 + s]
 FROM generate_series(0, ?) AS s, generate_series(1, 2500) AS d,
  LATERAL (SELECT date_trunc('day', now()) - (d / 2) * interval '1 day' + (9 + 3 * (d % 2)) * interval '1 hour' AS t) AS x`,
 			c.Business.ID, c.Services[0].ID, "{"+strings.Join(ids, ",")+"}", len(ids)-1).Error
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	day := time.Now().UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 	some := ids[:4]
 	captured := sqltest.Capture(t, db, "bookings")

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
@@ -138,13 +140,12 @@ func TestRemovalAtScale(t *testing.T) {
 				if !linked {
 					link = `''`
 				}
-				err := s.DB().Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+				sqltest.FillFunc(t, s.DB(), func(tx *gorm.DB) error {
+					return tx.Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
 INSERT INTO token_sessions (kind, signature_hash, request_id, client_id, account_id, link_id, active, request, expires_at, created_at)
 SELECT 'refresh_token', ? || i, ? || i, 'agent-busy', 'acct-busy-' || (i % 2000), `+link+`, TRUE, `+blob+`, ?, ? FROM n`,
-					n, fmt.Sprint("other-", linked, "-"), fmt.Sprint("req-", linked, "-"), now.Add(30*24*time.Hour), now).Error
-				if err != nil {
-					t.Fatal(err)
-				}
+						n, fmt.Sprint("other-", linked, "-"), fmt.Sprint("req-", linked, "-"), now.Add(30*24*time.Hour), now).Error
+				})
 			}
 			fill(others, true)
 			fill(1000, false)
