@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
 // TestCatalogImportAtScale: a catalog import that drops a staff member or
@@ -52,15 +55,15 @@ func TestCatalogImportAtScale(t *testing.T) {
 			if backend == "sqlite" {
 				start, end = `datetime('now', '-' || d.i || ' hours')`, `datetime('now', '-' || d.i || ' hours', '+30 minutes')`
 			}
-			if err := s.DB().Exec(`WITH RECURSIVE d(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM d WHERE i < 2500)
+			sqltest.FillFunc(t, s.DB(), func(tx *gorm.DB) error {
+				return tx.Exec(`WITH RECURSIVE d(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM d WHERE i < 2500)
 INSERT INTO bookings (id, reference, business_id, service_id, staff_id, starts_at, ends_at, block_start, block_end,
  status, version, payment_state, created_at, updated_at)
 SELECT 'bkg-' || st.reference || '-' || d.i, 'LS-' || st.reference || '-' || d.i, st.business_id, ?, st.id, `+start+`, `+end+`, `+start+`, `+end+`,
  'completed', 1, 'none', `+start+`, `+start+`
 FROM staff AS st CROSS JOIN d
-WHERE st.business_id = ? AND st.reference NOT LIKE 'spare-%'`, saved.Services[0].ID, saved.Business.ID).Error; err != nil {
-				t.Fatal(err)
-			}
+WHERE st.business_id = ? AND st.reference NOT LIKE 'spare-%'`, saved.Services[0].ID, saved.Business.ID).Error
+			})
 			var n int64
 			if err := s.DB().Raw(`SELECT count(*) FROM bookings`).Scan(&n).Error; err != nil || n != 50000 {
 				t.Fatalf("%d bookings (%v), want 50,000", n, err)

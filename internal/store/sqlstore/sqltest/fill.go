@@ -7,7 +7,8 @@ import (
 )
 
 // Fill runs the statements that fill a test's tables at scale (INSERT …
-// SELECT generate_series, ALTER TABLE) as FillFunc does.
+// SELECT generate_series, ALTER TABLE), or thin and analyze them after
+// (DELETE, ANALYZE), as FillFunc does.
 func Fill(t testing.TB, db *gorm.DB, stmts ...string) {
 	t.Helper()
 	FillFunc(t, db, func(tx *gorm.DB) error {
