@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,11 +57,13 @@ func (c *Cluster) PutRaceBusiness(t testing.TB, edit ...func(*store.Catalog)) st
 }
 
 // RaceDay is the local date (UTC) the race books: a few days ahead, inside
-// the horizon.
-func RaceDay() time.Time {
+// the horizon. It is read off the clock once per test binary, so a run
+// that crosses midnight UTC books on one day throughout (a confirmation
+// must name the slot its summary named).
+var RaceDay = sync.OnceValue(func() time.Time {
 	d := time.Now().UTC().AddDate(0, 0, 3)
 	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
-}
+})
 
 // Overlaps counts pairs of confirmed bookings of one staff member whose
 // buffer-padded blocks overlap, straight from SQL.

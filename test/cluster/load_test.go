@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/bench/report"
+	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/testkit"
 )
@@ -75,7 +76,7 @@ func TestClusterLoad(t *testing.T) {
 	ctx := context.Background()
 
 	// Warm every replica (JWKS fetch, key and link caches) for every agent.
-	day := time.Now().UTC().AddDate(0, 0, 3).Format("2006-01-02")
+	day := booking.DemoBarberDay(time.Now(), 3) // a day both haircut barbers work, whatever today is
 	avArgs := map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut", "local_date": day}
 	var warm tally
 	parallel(len(agents)*len(c.RS), 16, func(i int) {
