@@ -349,8 +349,9 @@ func TestStatementCounts(t *testing.T) {
 		rt := m["refresh_token"].(string)
 		// Writing transactions are read off txid_current, the server's
 		// counter: the packages go test ./... runs beside this one write to
-		// the same server (test/cluster's load test, for seconds on end),
-		// so a window's count can only come out above the store's own. The
+		// the same server (every test on sqltest's PostgreSQL; test/cluster
+		// starts servers of its own), so a window's count can only come out
+		// above the store's own. The
 		// fewest of up to 40 windows, 50 ms apart, is the store's.
 		const n, windows = 5, 40
 		want := map[string]int{"refresh rotation": 2, "authorize (remembered consent)": 3, "code exchange": 2}
