@@ -110,8 +110,9 @@ func TestTokenPathPlansAtScale(t *testing.T) {
 	// exchange's prefetch did: 1,400–1,700 buffers a call in make bench's
 	// database after its rotations, a third of the code flow's rate).
 	sqltest.Fill(t, db, `DELETE FROM token_sessions WHERE kind IN ('pkce', 'openid') AND expires_at < now()`)
-	sqltest.Fill(t, db, `ANALYZE token_sessions`) // after the deletion's commit, as before
-	captured()                                    // the fixture's own statements
+	sqltest.Fill(t, db, `ANALYZE token_sessions`)
+
+	captured() // the fixture's own statements
 	code3 := e.code(c, e.account.ID, oauth2.S256ChallengeOption(verifier), oidc.Nonce("nonce-0987654321"))
 	if _, err := c.Exchange(ctx, code3, oauth2.VerifierOption(verifier)); err != nil {
 		t.Fatal(err)
