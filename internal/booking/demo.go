@@ -1,6 +1,7 @@
 package booking
 
 import (
+	"slices"
 	"time"
 
 	"github.com/linkslot/linkslot/internal/store"
@@ -48,7 +49,7 @@ func DemoBarberDay(now time.Time, days int) string {
 	local := now.In(ny)
 	for d := days; ; d++ {
 		day := time.Date(local.Year(), local.Month(), local.Day()+d, 12, 0, 0, 0, ny)
-		if day.Weekday() >= time.Tuesday && day.Weekday() <= time.Saturday && (d < demoDayOff-1 || d > demoDayOff+1) {
+		if slices.Contains(tueSat, day.Weekday()) && (d < demoDayOff-1 || d > demoDayOff+1) { // Marcus Reid's days, and Dana Kowalski's but Sunday
 			return day.Format("2006-01-02")
 		}
 	}
