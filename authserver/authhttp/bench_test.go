@@ -351,8 +351,8 @@ func TestStatementCounts(t *testing.T) {
 		// counter: the packages go test ./... runs beside this one write to
 		// the same server (every test on sqltest's PostgreSQL; test/cluster
 		// starts servers of its own), so a window's count can only come out
-		// above the store's own. The
-		// fewest of up to 40 windows, 50 ms apart, is the store's.
+		// above the store's own. The fewest of up to 40 windows, 50 ms
+		// apart, is the store's.
 		const n, windows = 5, 40
 		want := map[string]int{"refresh rotation": 2, "authorize (remembered consent)": 3, "code exchange": 2}
 		// measure runs op n times in each window, after prepare (outside
