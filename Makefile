@@ -27,11 +27,11 @@ vet:
 # is available (its tests are counted apart at the end). The browser tests
 # write screenshots of the pages to var/screenshots.
 test: vet
-	@mkdir -p var/screenshots
+	@mkdir -p var/screenshots && rm -f var/screenshots/*.png
 	@set -o pipefail; LINKSLOT_SCREENSHOT_DIR=$(CURDIR)/var/screenshots \
 	  scripts/with-postgres $(GO) test -count=1 -json -timeout 25m ./... \
 	  | tee var/test.json | $(GO) run ./scripts/testreport
-	@echo "page screenshots (phone and desktop): var/screenshots/"
+	@if ls var/screenshots/*.png >/dev/null 2>&1; then echo "page screenshots (phone and desktop): var/screenshots/"; fi
 
 # Whole-system load and the micro-benchmarks beside the code.
 bench: build

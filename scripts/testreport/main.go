@@ -1,13 +1,16 @@
 // Command testreport reads `go test -json` on standard input, prints each
-// package's result and the output of every failing test, and ends with the
-// counts: all tests, and the PostgreSQL ones apart. It exits 1 when anything
-// failed (a test, a build, a package).
+// package's result and the output of every failing test, lists the skipped
+// tests by the reason they gave (so that a machine without Chromium, say,
+// says so rather than only counting), and ends with the counts: all tests,
+// and the PostgreSQL ones apart. It exits 1 when anything failed (a test, a
+// build, a package).
 package main
 
 import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -22,17 +25,26 @@ type event struct {
 }
 
 func main() {
+	if !report(os.Stdin, os.Stdout) {
+		os.Exit(1)
+	}
+}
+
+// report writes the report of the go test -json stream r to w, and says
+// whether everything passed.
+func report(r io.Reader, w io.Writer) (ok bool) {
 	out := map[string][]string{} // package/test -> output lines
 	var pass, fail, skip, pgPass, pgSkip, pgFail int
 	failedPkgs := 0
 	var failedTests []string
-	sc := bufio.NewScanner(os.Stdin)
+	skipped := map[string][]string{} // reason -> tests
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
 		line := sc.Bytes()
 		var e event
 		if json.Unmarshal(line, &e) != nil {
-			fmt.Println(string(line)) // build errors arrive as plain text
+			fmt.Fprintln(w, string(line)) // build errors arrive as plain text
 			continue
 		}
 		key := e.Package + " " + e.Test
@@ -44,7 +56,7 @@ func main() {
 			}
 		case "pass":
 			if e.Test == "" {
-				fmt.Printf("ok   %s (%.1fs)\n", e.Package, e.Elapsed)
+				fmt.Fprintf(w, "ok   %s (%.1fs)\n", e.Package, e.Elapsed)
 			} else {
 				pass++
 				if pg {
@@ -54,20 +66,22 @@ func main() {
 			delete(out, key)
 		case "skip":
 			if e.Test == "" {
-				fmt.Printf("--   %s (no tests)\n", e.Package)
+				fmt.Fprintf(w, "--   %s (no tests)\n", e.Package)
 			} else {
 				skip++
 				if pg {
 					pgSkip++
 				}
+				why := skipReason(out[key])
+				skipped[why] = append(skipped[why], e.Package+" "+e.Test)
 			}
 			delete(out, key)
 		case "fail":
 			if e.Test == "" {
 				failedPkgs++
-				fmt.Printf("FAIL %s (%.1fs)\n", e.Package, e.Elapsed)
+				fmt.Fprintf(w, "FAIL %s (%.1fs)\n", e.Package, e.Elapsed)
 				for _, l := range out[key] {
-					fmt.Print("     ", l)
+					fmt.Fprint(w, "     ", l)
 				}
 			} else {
 				fail++
@@ -75,9 +89,9 @@ func main() {
 					pgFail++
 				}
 				failedTests = append(failedTests, key)
-				fmt.Printf("--- FAIL: %s %s\n", e.Package, e.Test)
+				fmt.Fprintf(w, "--- FAIL: %s %s\n", e.Package, e.Test)
 				for _, l := range out[key] {
-					fmt.Print("     ", l)
+					fmt.Fprint(w, "     ", l)
 				}
 			}
 			delete(out, key)
@@ -85,14 +99,44 @@ func main() {
 	}
 	sort.Strings(failedTests)
 	if len(failedTests) > 0 {
-		fmt.Println("\nfailed tests:")
+		fmt.Fprintln(w, "\nfailed tests:")
 		for _, t := range failedTests {
-			fmt.Println("  ", t)
+			fmt.Fprintln(w, "  ", t)
 		}
 	}
-	fmt.Printf("\nPostgreSQL tests: %d passed, %d failed, %d skipped\n", pgPass, pgFail, pgSkip)
-	fmt.Printf("%d passed, %d failed, %d skipped\n", pass, fail, skip)
-	if fail > 0 || failedPkgs > 0 {
-		os.Exit(1)
+	if len(skipped) > 0 {
+		fmt.Fprintln(w, "\nskipped:")
+		reasons := make([]string, 0, len(skipped))
+		for why := range skipped {
+			reasons = append(reasons, why)
+		}
+		sort.Strings(reasons)
+		for _, why := range reasons {
+			tests := skipped[why]
+			sort.Strings(tests)
+			fmt.Fprintf(w, "   %d: %s\n", len(tests), why)
+			for _, t := range tests {
+				fmt.Fprintln(w, "     ", t)
+			}
+		}
 	}
+	fmt.Fprintf(w, "\nPostgreSQL tests: %d passed, %d failed, %d skipped\n", pgPass, pgFail, pgSkip)
+	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", pass, fail, skip)
+	return fail == 0 && failedPkgs == 0
+}
+
+// skipReason is the last line a skipped test wrote before it skipped, the
+// argument of its t.Skip, without the file:line in front.
+func skipReason(lines []string) string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" || strings.HasPrefix(l, "=== ") || strings.HasPrefix(l, "--- ") {
+			continue
+		}
+		if file, rest, ok := strings.Cut(l, ": "); ok && strings.Contains(file, ".go:") && !strings.Contains(file, " ") {
+			l = rest
+		}
+		return l
+	}
+	return "(no reason given)"
 }

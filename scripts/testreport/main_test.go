@@ -1,0 +1,51 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// A stream with a pass, a failure and skips: the failure's output is
+// printed, the skips are listed under their reasons, and the counts add up.
+func TestReport(t *testing.T) {
+	stream := strings.Join([]string{
+		`{"Action":"run","Package":"p/a","Test":"TestOK"}`,
+		`{"Action":"output","Package":"p/a","Test":"TestOK","Output":"=== RUN   TestOK\n"}`,
+		`{"Action":"pass","Package":"p/a","Test":"TestOK","Elapsed":0.1}`,
+		`{"Action":"output","Package":"p/a","Test":"TestBrowser","Output":"=== RUN   TestBrowser\n"}`,
+		`{"Action":"output","Package":"p/a","Test":"TestBrowser","Output":"    browser_test.go:12: chromium is not installed\n"}`,
+		`{"Action":"output","Package":"p/a","Test":"TestBrowser","Output":"--- SKIP: TestBrowser (0.00s)\n"}`,
+		`{"Action":"skip","Package":"p/a","Test":"TestBrowser"}`,
+		`{"Action":"output","Package":"p/b","Test":"TestPages","Output":"    pages_test.go:7: chromium is not installed\n"}`,
+		`{"Action":"skip","Package":"p/b","Test":"TestPages"}`,
+		`{"Action":"skip","Package":"p/b","Test":"TestQuiet"}`,
+		`{"Action":"output","Package":"p/b","Test":"TestStore/postgres","Output":"    store_test.go:40: want 2, got 3\n"}`,
+		`{"Action":"fail","Package":"p/b","Test":"TestStore/postgres"}`,
+		`{"Action":"pass","Package":"p/a","Elapsed":1.5}`,
+		`{"Action":"fail","Package":"p/b","Elapsed":2}`,
+	}, "\n")
+	var out strings.Builder
+	if report(strings.NewReader(stream), &out) {
+		t.Error("report says everything passed; TestStore/postgres failed")
+	}
+	got := out.String()
+	for _, want := range []string{
+		"ok   p/a (1.5s)\n",
+		"--- FAIL: p/b TestStore/postgres\n         store_test.go:40: want 2, got 3\n",
+		"FAIL p/b (2.0s)\n",
+		"skipped:\n   1: (no reason given)\n      p/b TestQuiet\n   2: chromium is not installed\n      p/a TestBrowser\n      p/b TestPages\n",
+		"PostgreSQL tests: 0 passed, 1 failed, 0 skipped\n1 passed, 1 failed, 3 skipped\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("report lacks %q:\n%s", want, got)
+		}
+	}
+
+	out.Reset()
+	if !report(strings.NewReader(`{"Action":"pass","Package":"p/a","Test":"TestOK"}`), &out) {
+		t.Errorf("a stream with only a pass failed:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "skipped:") {
+		t.Errorf("no skips, yet a skipped list:\n%s", out.String())
+	}
+}
