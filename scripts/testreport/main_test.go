@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -39,6 +40,19 @@ func TestReport(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("report lacks %q:\n%s", want, got)
 		}
+	}
+
+	// Many tests skipped for one reason are listed up to maxListed.
+	var many []string
+	for i := 0; i < 30; i++ {
+		many = append(many, fmt.Sprintf(`{"Action":"output","Package":"p/c","Test":"TestPG/%02d","Output":"    pg_test.go:9: no PostgreSQL\n"}`, i),
+			fmt.Sprintf(`{"Action":"skip","Package":"p/c","Test":"TestPG/%02d"}`, i))
+	}
+	out.Reset()
+	report(strings.NewReader(strings.Join(many, "\n")), &out)
+	if got := out.String(); !strings.Contains(got, "   30: no PostgreSQL\n") || !strings.Contains(got, "      p/c TestPG/09\n       … and 20 more") ||
+		strings.Contains(got, "TestPG/10") {
+		t.Errorf("30 skips for one reason:\n%s", got)
 	}
 
 	out.Reset()
