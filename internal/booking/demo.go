@@ -49,7 +49,8 @@ func DemoBarberDay(now time.Time, days int) string {
 	local := now.In(ny)
 	for d := days; ; d++ {
 		day := time.Date(local.Year(), local.Month(), local.Day()+d, 12, 0, 0, 0, ny)
-		if slices.Contains(tueSat, day.Weekday()) && (d < demoDayOff-1 || d > demoDayOff+1) { // Marcus Reid's days, and Dana Kowalski's but Sunday
+		// tueSat: Marcus Reid's days, and Dana Kowalski's but Sunday.
+		if slices.Contains(tueSat, day.Weekday()) && (d < demoDayOff-1 || d > demoDayOff+1) {
 			return day.Format("2006-01-02")
 		}
 	}
