@@ -33,7 +33,7 @@ func main() {
 // report writes the report of the go test -json stream r to w, and says
 // whether everything passed.
 func report(r io.Reader, w io.Writer) (ok bool) {
-	out := map[string][]string{} // package/test -> output lines
+	out := map[string]*output{} // package/test -> its output
 	var pass, fail, skip, pgPass, pgSkip, pgFail int
 	failedPkgs := 0
 	var failedTests []string
@@ -51,9 +51,12 @@ func report(r io.Reader, w io.Writer) (ok bool) {
 		pg := strings.Contains(strings.ToLower(e.Test), "postgres")
 		switch e.Action {
 		case "output":
-			if len(out[key]) < 400 {
-				out[key] = append(out[key], e.Output)
+			o := out[key]
+			if o == nil {
+				o = &output{}
+				out[key] = o
 			}
+			o.add(e.Output)
 		case "pass":
 			if e.Test == "" {
 				fmt.Fprintf(w, "ok   %s (%.1fs)\n", e.Package, e.Elapsed)
@@ -72,7 +75,7 @@ func report(r io.Reader, w io.Writer) (ok bool) {
 				if pg {
 					pgSkip++
 				}
-				why := skipReason(out[key])
+				why := skipReason(out[key].lines())
 				skipped[why] = append(skipped[why], e.Package+" "+e.Test)
 			}
 			delete(out, key)
@@ -80,7 +83,7 @@ func report(r io.Reader, w io.Writer) (ok bool) {
 			if e.Test == "" {
 				failedPkgs++
 				fmt.Fprintf(w, "FAIL %s (%.1fs)\n", e.Package, e.Elapsed)
-				for _, l := range out[key] {
+				for _, l := range out[key].lines() {
 					fmt.Fprint(w, "     ", l)
 				}
 			} else {
@@ -90,7 +93,7 @@ func report(r io.Reader, w io.Writer) (ok bool) {
 				}
 				failedTests = append(failedTests, key)
 				fmt.Fprintf(w, "--- FAIL: %s %s\n", e.Package, e.Test)
-				for _, l := range out[key] {
+				for _, l := range out[key].lines() {
 					fmt.Fprint(w, "     ", l)
 				}
 			}
@@ -127,6 +130,46 @@ func report(r io.Reader, w io.Writer) (ok bool) {
 	fmt.Fprintf(w, "\nPostgreSQL tests: %d passed, %d failed, %d skipped\n", pgPass, pgFail, pgSkip)
 	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", pass, fail, skip)
 	return fail == 0 && failedPkgs == 0
+}
+
+// output keeps a test's first and last keptLines lines of output: the
+// start says what the test set up, the end why it failed or skipped, and
+// a test that logs a great deal does not hold all of it in memory.
+type output struct {
+	head, tail []string
+	left       int // lines dropped between head and tail
+}
+
+const keptLines = 200
+
+func (o *output) add(line string) {
+	if len(o.head) < keptLines {
+		o.head = append(o.head, line)
+		return
+	}
+	if len(o.tail) == 2*keptLines {
+		o.left += keptLines
+		o.tail = append(o.tail[:0], o.tail[keptLines:]...)
+	}
+	o.tail = append(o.tail, line)
+}
+
+// lines is what was kept, with a line in place of what was not; nil for
+// a test that wrote nothing.
+func (o *output) lines() []string {
+	if o == nil {
+		return nil
+	}
+	tail, left := o.tail, o.left
+	if len(tail) > keptLines {
+		left += len(tail) - keptLines
+		tail = tail[len(tail)-keptLines:]
+	}
+	lines := append([]string(nil), o.head...)
+	if left > 0 {
+		lines = append(lines, fmt.Sprintf("… %d lines left out (var/test.json has them all)\n", left))
+	}
+	return append(lines, tail...)
 }
 
 // maxListed is how many tests a skip reason lists by name: without
