@@ -4,7 +4,7 @@ GO    ?= go
 BIN   := bin
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all build run test test-go test-short vet bench bench-soak fuzz test-cluster migrate clean
+.PHONY: all build run test vet bench bench-soak fuzz test-cluster migrate clean
 
 all: build
 

@@ -19,8 +19,8 @@
 //     its lifetime. A spent refresh token is kept as long as it would
 //     have been valid, since presenting it again is what reveals a stolen
 //     family (CONTRACT §2).
-//   - idempotency records once expired (they live IdempotencyTTL, 48 h,
-//     past the contract's 24 h).
+//   - idempotency records once expired (agents' calls live IdempotencyTTL,
+//     48 h, past the contract's 24 h; cancellations on the web the 24 h).
 //   - used client-assertion ids (private_key_jwt jti's) once their
 //     assertion has expired: an assertion past its exp is refused anyway.
 //   - passkey ceremonies once expired (internal/passkey.CeremonyLifetime,
