@@ -99,9 +99,13 @@ WHERE kind = 'refresh_token' AND active LIMIT 1`).Scan(&t.RequestID, &t.ClientID
 
 // hash is the signature hash a refresh token is stored by: its HMAC
 // (what fosite checks a presented token against), hashed.
-func (f *floor) hash(refresh string) string {
-	mac := hmac.New(sha256.New, f.secret)
-	mac.Write([]byte(refresh))
+func (f *floor) hash(refresh string) string { return tokenHash(f.secret, refresh) }
+
+// tokenHash is the signature hash a token or code is stored by: its HMAC
+// under secret, hashed.
+func tokenHash(secret []byte, token string) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte(token))
 	return store.HashSecret(base64.RawURLEncoding.EncodeToString(mac.Sum(nil)))
 }
 
@@ -248,13 +252,19 @@ func (f *floor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // sign makes an access-token-sized ES256 JWT.
 func (f *floor) sign(now time.Time) (string, error) {
+	return signJWT(f.key, now, "at+jwt", f.tmpl)
+}
+
+// signJWT makes a token-sized ES256 JWT of type typ for the client, link
+// and account of t.
+func signJWT(key *ecdsa.PrivateKey, now time.Time, typ string, t store.TokenSession) (string, error) {
 	enc := base64.RawURLEncoding
-	head := enc.EncodeToString([]byte(`{"alg":"ES256","kid":"floor-key-0000000000000000","typ":"at+jwt"}`))
+	head := enc.EncodeToString([]byte(`{"alg":"ES256","kid":"floor-key-0000000000000000","typ":"` + typ + `"}`))
 	claims := fmt.Sprintf(`{"aud":["http://127.0.0.1:8081/mcp"],"client_id":%q,"exp":%d,"iat":%d,"iss":"http://127.0.0.1:8080","jti":%q,"link_id":%q,"scope":"openid bookings:read bookings:write","sub":%q}`,
-		f.tmpl.ClientID, now.Add(15*time.Minute).Unix(), now.Unix(), randHex(16), f.tmpl.LinkID, f.tmpl.AccountID)
+		t.ClientID, now.Add(15*time.Minute).Unix(), now.Unix(), randHex(16), t.LinkID, t.AccountID)
 	signing := head + "." + enc.EncodeToString([]byte(claims))
 	sum := sha256.Sum256([]byte(signing))
-	r, s, err := ecdsa.Sign(rand.Reader, f.key, sum[:])
+	r, s, err := ecdsa.Sign(rand.Reader, key, sum[:])
 	if err != nil {
 		return "", err
 	}

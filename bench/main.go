@@ -415,6 +415,7 @@ func main() {
 			}
 		}
 		floors(ctx, sys, people, "pg-pool4", 16, *dur, *maxOps, record)
+		codeFloors(ctx, sys, people, "pg-pool4", 16, *dur, *maxOps, record)
 		sys.Close()
 	}
 	if err := writeReport(*out, results, notes, time.Since(began)); err != nil {
@@ -475,6 +476,27 @@ func floors(ctx context.Context, sys *system, people []*person, backend string, 
 		wls = append(wls, named{o.name, rotate, &pool{w: sys.watcher(), db: f.db, app: app}})
 	}
 	for _, r := range alternate(ctx, backend, n, 3, dur, maxOps, wls...) {
+		record(r)
+	}
+}
+
+// codeFloors measures the signed-in code flow against its floor
+// (codefloor.go) at n workers on sys's database and pool size, in
+// alternating windows: the product's flow (code-flow-vs-floor) and the
+// floor (code-flow-floor), on a store of its own of the same pool size.
+func codeFloors(ctx context.Context, sys *system, people []*person, backend string, n int, dur time.Duration, maxOps int64, record func(result)) {
+	if !wanted("code-flow-vs-floor") && !wanted("code-flow-floor") {
+		return
+	}
+	const app = "bench-code-flow-floor"
+	f, err := newCodeFloor(ctx, withAppName(sys.dsn, app), sys.store.PoolSize())
+	if err != nil {
+		fatal(err)
+	}
+	defer f.Close()
+	for _, r := range alternate(ctx, backend, n, 3, dur, maxOps,
+		named{"code-flow-vs-floor", func(ctx context.Context, w int) error { return people[w].codeFlow(ctx) }, sys.pool()},
+		named{"code-flow-floor", f.flow, &pool{w: sys.watcher(), db: f.st.SQL(), app: app}}) {
 		record(r)
 	}
 }

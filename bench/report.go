@@ -123,6 +123,14 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 			fmt.Fprintf(&b, "  64 workers: %.0f flows/s, p99 %.1f ms, failures %d; 64/16 = %.2f (target ≥ 0.90)\n", f64.Throughput(), msf(f64.P99), f64.Failures, f64.Throughput()/f16.Throughput())
 		}
 	}
+	if r, ok := find("code-flow-vs-floor", "pg-pool4", 16); ok {
+		if f, ok := find("code-flow-floor", "pg-pool4", 16); ok {
+			fmt.Fprintf(&b, "\nSigned-in code flow against its floor (16 workers, 4 connections, alternating windows; the floor makes the product's own five\n"+
+				"storage calls through its store, plus the PKCE check and the two ES256 signatures, in a bare loop: bench/codefloor.go):\n")
+			fmt.Fprintf(&b, "  code flow %.0f/s p99 %.1f ms failures %d; floor %.0f/s p99 %.1f ms; code flow/floor = %.2f\n",
+				r.Throughput(), msf(r.P99), r.Failures, f.Throughput(), msf(f.P99), r.Throughput()/f.Throughput())
+		}
+	}
 	if errs := report.FailureLines(rs); len(errs) > 0 {
 		fmt.Fprintf(&b, "\nFailures:\n%s\n", strings.Join(errs, "\n"))
 	}
