@@ -23,10 +23,11 @@ import (
 // Per flow it makes the product's own five storage calls, in the product's
 // order, through the same store methods the servers call:
 //
-//   - the authorization: the signed-in person's account (GetAccount, what
-//     the sign-in pages' session resolves to), the client with the person's
-//     active link (GetClientLink), and the code's batch (ApplyTokenBatch:
-//     one row, the PKCE and OpenID sessions folded into it);
+//   - the authorization: the person's web session with their account
+//     (GetWebSessionAccount, what the sign-in cookie resolves to), the
+//     client with the person's active link (GetClientLink), and the code's
+//     batch (ApplyTokenBatch: one row, the PKCE and OpenID sessions folded
+//     into it);
 //   - the exchange: the prefetch of the client, the code and its companions
 //     (PrefetchTokenRequest with the same companion keys as the token
 //     endpoint's) and the exchange's batch (ApplyTokenBatch: redeem the
@@ -53,11 +54,12 @@ type codeFloor struct {
 	code   store.TokenSession // the product's code row for one of the people
 	access store.TokenSession // and an access and a refresh token row of theirs
 	fresh  store.TokenSession
+	web    string // the hash of the person's web session
 }
 
 // newCodeFloor opens its own store on dsn with poolSize connections and
-// copies one signed-in person's code, access and refresh token rows as
-// templates.
+// copies one signed-in person's code, access and refresh token rows and
+// web session as templates.
 func newCodeFloor(ctx context.Context, dsn string, poolSize int) (*codeFloor, error) {
 	st, err := sqlstore.Open(ctx, dsn, sqlstore.Options{MaxOpenConns: poolSize, Logger: discard})
 	if err != nil {
@@ -92,6 +94,10 @@ func newCodeFloor(ctx context.Context, dsn string, poolSize int) (*codeFloor, er
 		}
 		t.into.Kind = t.kind
 	}
+	if err := sqlDB.QueryRowContext(ctx, `SELECT id_hash FROM web_sessions WHERE account_id = $1 LIMIT 1`, c.AccountID).Scan(&f.web); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("code floor: no web session to copy: %w", err)
+	}
 	return f, nil
 }
 
@@ -106,9 +112,10 @@ func (f *codeFloor) row(tmpl store.TokenSession, requestID, sigHash string, now 
 // flow is one signed-in code flow with remembered consent.
 func (f *codeFloor) flow(ctx context.Context, _ int) error {
 	c := f.code
-	// The authorization: the person, the client with their link, the code.
-	if _, err := f.st.GetAccount(ctx, c.AccountID); err != nil {
-		return fmt.Errorf("code floor: account: %w", err)
+	// The authorization: the person by their web session, the client with
+	// their link, the code.
+	if ws, acct, err := f.st.GetWebSessionAccount(ctx, f.web); err != nil || acct.Disabled || !time.Now().Before(ws.ExpiresAt) {
+		return fmt.Errorf("code floor: web session: %v", err)
 	}
 	client, link, err := f.st.GetClientLink(ctx, c.ClientID, c.AccountID)
 	if err != nil || link == nil || client.Disabled {

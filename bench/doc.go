@@ -47,8 +47,9 @@
 //     against each
 //   - code-flow-floor (PostgreSQL, 16 workers, 4 connections): the
 //     signed-in code flow's floor (codefloor.go) — the product's own five
-//     storage calls of a flow (the person's account, the client with their
-//     link, the code's batch, the exchange's prefetch and its batch)
+//     storage calls of a flow (the person's web session and account, the
+//     client with their link, the code's batch, the exchange's prefetch and
+//     its batch)
 //     through a store of its own of the same pool size, plus the PKCE
 //     check, the HMACs and hashes, and the two ES256 signatures (access
 //     and ID token) — in alternating windows with the product's code flow
