@@ -131,6 +131,7 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 				r.Throughput(), msf(r.P99), r.Failures, f.Throughput(), msf(f.P99), r.Throughput()/f.Throughput())
 		}
 	}
+	writeBounds(&b, find)
 	if errs := report.FailureLines(rs); len(errs) > 0 {
 		fmt.Fprintf(&b, "\nFailures:\n%s\n", strings.Join(errs, "\n"))
 	}
@@ -153,3 +154,29 @@ func poolOf(backend string) string {
 
 // writeCharts writes dir/<workload>.svg for every workload.
 func writeCharts(dir string, rs []result) error { return report.WriteCharts(dir, "", rs) }
+
+// writeBounds sets the three targets on 4 connections that ask for an
+// absolute rate, a ratio to a bare floor or a tail beside what the bare
+// programs of the same run reach on this machine: the floor served by a
+// bare net/http handler (the least any HTTP server adds), the floor's own
+// p99, and the code flow's floor. A target that its own bare program
+// misses in a run is one no server could have met in that run.
+func writeBounds(b *strings.Builder, find func(w, be string, n int) (result, bool)) {
+	f, okF := find("refresh-floor", "pg-pool4", 16)
+	h, okH := find("refresh-floor-http", "pg-pool4", 16)
+	c, okC := find("code-flow-floor", "pg-pool4", 16)
+	if !okF && !okC {
+		return
+	}
+	fmt.Fprintf(b, "\nWhat the bare programs of this run reach on 4 connections, 16 workers, beside the targets that ask for an absolute rate,\n"+
+		"a ratio to a bare floor or a tail (a target that its own bare program misses could not have been met by any server in this run):\n")
+	if okF && okH {
+		fmt.Fprintf(b, "  refresh/floor ≥ 0.80: the floor behind a bare net/http handler reached %.2f of the floor\n", h.Throughput()/f.Throughput())
+	}
+	if okF {
+		fmt.Fprintf(b, "  refresh p99 ≤ 20 ms: the floor's own p99 was %.1f ms\n", msf(f.P99))
+	}
+	if okC {
+		fmt.Fprintf(b, "  code flow ≥ 1000 flows/s, p99 ≤ 40 ms: its floor (no HTTP, no fosite) ran %.0f flows/s, p99 %.1f ms\n", c.Throughput(), msf(c.P99))
+	}
+}
