@@ -114,8 +114,12 @@ func (f *codeFloor) flow(ctx context.Context, _ int) error {
 	c := f.code
 	// The authorization: the person by their web session, the client with
 	// their link, the code.
-	if ws, acct, err := f.st.GetWebSessionAccount(ctx, f.web); err != nil || acct.Disabled || !time.Now().Before(ws.ExpiresAt) {
-		return fmt.Errorf("code floor: web session: %v", err)
+	ws, acct, err := f.st.GetWebSessionAccount(ctx, f.web)
+	if err != nil {
+		return fmt.Errorf("code floor: web session: %w", err)
+	}
+	if acct.Disabled || !time.Now().Before(ws.ExpiresAt) {
+		return errors.New("code floor: the web session has ended")
 	}
 	client, link, err := f.st.GetClientLink(ctx, c.ClientID, c.AccountID)
 	if err != nil || link == nil || client.Disabled {
