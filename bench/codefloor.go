@@ -103,7 +103,9 @@ func newCodeFloor(ctx context.Context, dsn string, poolSize int) (*codeFloor, er
 
 func (f *codeFloor) Close() { f.st.Close() }
 
-func (f *codeFloor) row(tmpl store.TokenSession, requestID, sigHash string, now time.Time, life time.Duration) store.TokenSession {
+// row is a new active session like tmpl, of request requestID, stored by
+// sigHash, living life from now.
+func row(tmpl store.TokenSession, requestID, sigHash string, now time.Time, life time.Duration) store.TokenSession {
 	t := tmpl
 	t.RequestID, t.SignatureHash, t.Active, t.CreatedAt, t.ExpiresAt = requestID, sigHash, true, now, now.Add(life)
 	return t
@@ -131,7 +133,7 @@ func (f *codeFloor) flow(ctx context.Context, _ int) error {
 	codeSig := tokenHash(f.secret, code)
 	now := time.Now()
 	requestID := randHex(16)
-	if err := f.st.ApplyTokenBatch(ctx, store.TokenBatch{Create: []store.TokenSession{f.row(c, requestID, codeSig, now, time.Minute)}}); err != nil {
+	if err := f.st.ApplyTokenBatch(ctx, store.TokenBatch{Create: []store.TokenSession{row(c, requestID, codeSig, now, time.Minute)}}); err != nil {
 		return fmt.Errorf("code floor: code: %w", err)
 	}
 	// The exchange: the prefetch with the code's companions, PKCE, two
@@ -159,8 +161,8 @@ func (f *codeFloor) flow(ctx context.Context, _ int) error {
 	err = f.st.ApplyTokenBatch(ctx, store.TokenBatch{
 		Deactivate: []store.TokenRef{{Kind: store.KindAuthorizeCode, SignatureHash: codeSig}},
 		Create: []store.TokenSession{
-			f.row(f.access, requestID, store.HashSecret(access[strings.LastIndexByte(access, '.')+1:]), now, 15*time.Minute),
-			f.row(f.fresh, requestID, tokenHash(f.secret, refresh), now, 30*24*time.Hour),
+			row(f.access, requestID, store.HashSecret(access[strings.LastIndexByte(access, '.')+1:]), now, 15*time.Minute),
+			row(f.fresh, requestID, tokenHash(f.secret, refresh), now, 30*24*time.Hour),
 		}})
 	if err != nil {
 		return fmt.Errorf("code floor: exchange: %w", err)

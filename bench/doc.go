@@ -48,15 +48,14 @@
 //   - code-flow-floor (PostgreSQL, 16 workers, 4 connections): the
 //     signed-in code flow's floor (codefloor.go) — the product's own five
 //     storage calls of a flow (the person's web session and account, the
-//     client with their link, the code's batch, the exchange's prefetch and
-//     its batch)
-//     through a store of its own of the same pool size, plus the PKCE
-//     check, the HMACs and hashes, and the two ES256 signatures (access
-//     and ID token) — in alternating windows with the product's code flow
-//     (code-flow-vs-floor); the report gives code flow/floor, which says
-//     how much of what its storage allows the product reaches whatever
-//     the machine's speed, where the code flow's own rate is a figure of
-//     the machine too
+//     client with their link, the code's batch, the exchange's prefetch
+//     and its batch) through a store of its own of the same pool size,
+//     plus the PKCE check, the HMACs and hashes, and the two ES256
+//     signatures (access and ID token) — in alternating windows with the
+//     product's code flow (code-flow-vs-floor); the report gives code
+//     flow/floor, which says how much of what its storage allows the
+//     product reaches whatever the machine's speed, where the code flow's
+//     own rate is a figure of the machine too
 //   - availability-vs-noop / noop-domain-vs / noop-tool-vs: the
 //     authenticated availability call, the same call on the same server
 //     with the booking engine replaced by a no-op (testkit.NoopDomain: the

@@ -8,14 +8,14 @@ import (
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
-// TestFloorsDoTheProductsWorkOnPostgres holds the two floors the bench measures the
-// token paths against to the product's storage on PostgreSQL: each
-// operation of a floor must succeed on a system the people signed in to,
-// and leave the rows the product's would — a redeemed code and an active
-// access and refresh token of its request for the code flow, one active
-// refresh token a chain for the rotation — so that a change to the
-// product's statements that the floors no longer match fails here, not
-// as a bench report full of failures.
+// TestFloorsDoTheProductsWorkOnPostgres holds the two floors the bench
+// measures the token paths against to the product's storage on
+// PostgreSQL: each operation of a floor must succeed on a system the
+// people signed in to, and leave the rows the product's would — a
+// redeemed code and an active access and refresh token of its request for
+// the code flow, one active refresh token a chain for the rotation — so
+// that a change to the product's statements that the floors no longer
+// match fails here, not as a bench report full of failures.
 func TestFloorsDoTheProductsWorkOnPostgres(t *testing.T) {
 	pgURL := sqltest.PostgresURL(t)
 	ctx := context.Background()
