@@ -66,24 +66,18 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 			fmt.Fprintf(&b, "  shared, one client address: %.0f calls/s, p99 %.1f ms; shared/in process = %.2f\n", s.Throughput(), msf(s.P99), s.Throughput()/l.Throughput())
 		}
 	}
-	fmt.Fprintf(&b, "\nContract §9 targets at 16 workers:\n")
+	fmt.Fprintf(&b, "\nThe default pool (16 connections) at 16 workers:\n")
 	for _, be := range []string{"sqlite", "postgres"} {
 		if r, ok := find("refresh", be, 16); ok {
-			fmt.Fprintf(&b, "  %-8s refresh rotation: %.0f/s (target ≥ 1000), p99 %.1f ms (≤ 60), failures %d (0)\n", be, r.Throughput(), msf(r.P99), r.Failures)
+			fmt.Fprintf(&b, "  %-8s refresh rotation: %.0f/s, p99 %.1f ms, failures %d\n", be, r.Throughput(), msf(r.P99), r.Failures)
 		}
 		if r, ok := find("code-flow", be, 16); ok {
-			fmt.Fprintf(&b, "  %-8s code flow: %.0f/s (target ≥ 500), p99 %.1f ms (≤ 100), failures %d\n", be, r.Throughput(), msf(r.P99), r.Failures)
-		}
-	}
-	if g, ok := find("code-flow-grown", "postgres", 16); ok {
-		if f, ok := find("code-flow-fresh", "postgres", 16); ok {
-			fmt.Fprintf(&b, "  postgres code flow after the growth step (%d spent rows, not analyzed): %.0f/s, p99 %.1f ms; grown/fresh = %.2f (target ≥ 0.90)\n",
-				growthRows, g.Throughput(), msf(g.P99), g.Throughput()/f.Throughput())
+			fmt.Fprintf(&b, "  %-8s code flow: %.0f/s, p99 %.1f ms, failures %d\n", be, r.Throughput(), msf(r.P99), r.Failures)
 		}
 	}
 	for _, w := range []string{"refresh", "code-flow"} {
 		if r, ok := find(w, "pg-pool4", 64); ok {
-			fmt.Fprintf(&b, "  64 workers, 4 connections, %s: %d ops, %.0f/s, p99 %.1f ms, max %.1f ms, failures %d (target: completes, 0 failures, no stall)\n",
+			fmt.Fprintf(&b, "  64 workers, 4 connections, %s: %d ops, %.0f/s, p99 %.1f ms, max %.1f ms, failures %d\n",
 				w, r.Ops, r.Throughput(), msf(r.P99), msf(r.Max), r.Failures)
 		}
 	}
@@ -94,7 +88,7 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 		if !ok1 || !ok2 {
 			continue
 		}
-		fmt.Fprintf(&b, "  %-8s (pool %s): refresh %.0f/s p99 %.1f ms failures %d; floor %.0f/s p99 %.1f ms; refresh/floor = %.2f (target ≥ 0.80, p99 ≤ 20 ms, 0 failures)\n",
+		fmt.Fprintf(&b, "  %-8s (pool %s): refresh %.0f/s p99 %.1f ms failures %d; floor %.0f/s p99 %.1f ms; refresh/floor = %.2f\n",
 			be, poolOf(be), r.Throughput(), msf(r.P99), r.Failures, f.Throughput(), msf(f.P99), r.Throughput()/f.Throughput())
 		if x, ok := find("refresh-floor-in-tx", be, 16); ok {
 			fmt.Fprintf(&b, "  %-8s floor with the two statements in one transaction (the issue's definition of the floor): %.0f/s p99 %.1f ms; refresh/that floor = %.2f\n",
@@ -118,9 +112,9 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 		}
 	}
 	if f16, ok := find("code-flow", "pg-pool4", 16); ok {
-		fmt.Fprintf(&b, "\nSigned-in code flow on 4 connections:\n  16 workers: %.0f flows/s, p99 %.1f ms, failures %d (target ≥ 1000/s, p99 ≤ 40 ms)\n", f16.Throughput(), msf(f16.P99), f16.Failures)
+		fmt.Fprintf(&b, "\nSigned-in code flow on 4 connections:\n  16 workers: %.0f flows/s, p99 %.1f ms, failures %d\n", f16.Throughput(), msf(f16.P99), f16.Failures)
 		if f64, ok := find("code-flow", "pg-pool4", 64); ok {
-			fmt.Fprintf(&b, "  64 workers: %.0f flows/s, p99 %.1f ms, failures %d; 64/16 = %.2f (target ≥ 0.90)\n", f64.Throughput(), msf(f64.P99), f64.Failures, f64.Throughput()/f16.Throughput())
+			fmt.Fprintf(&b, "  64 workers: %.0f flows/s, p99 %.1f ms, failures %d; 64/16 = %.2f\n", f64.Throughput(), msf(f64.P99), f64.Failures, f64.Throughput()/f16.Throughput())
 		}
 	}
 	if r, ok := find("code-flow-vs-floor", "pg-pool4", 16); ok {
@@ -131,7 +125,7 @@ func writeReport(dir string, rs []result, notes []string, took time.Duration) er
 				r.Throughput(), msf(r.P99), r.Failures, f.Throughput(), msf(f.P99), r.Throughput()/f.Throughput())
 		}
 	}
-	writeBounds(&b, find)
+	writeTargets(&b, find)
 	if errs := report.FailureLines(rs); len(errs) > 0 {
 		fmt.Fprintf(&b, "\nFailures:\n%s\n", strings.Join(errs, "\n"))
 	}
@@ -155,29 +149,74 @@ func poolOf(backend string) string {
 // writeCharts writes dir/<workload>.svg for every workload.
 func writeCharts(dir string, rs []result) error { return report.WriteCharts(dir, "", rs) }
 
-// writeBounds sets the three targets on 4 connections that ask for an
-// absolute rate, a ratio to a bare floor or a tail beside what the bare
-// programs of the same run reach on this machine: the floor served by a
-// bare net/http handler (what HTTP alone costs it), the floor's own p99,
-// and the code flow's floor. A target that its own bare program misses in
-// a run asks the product, in that run, to do better than the bare program
-// of its own statements.
-func writeBounds(b *strings.Builder, find func(w, be string, n int) (result, bool)) {
-	f, okF := find("refresh-floor", "pg-pool4", 16)
-	h, okH := find("refresh-floor-http", "pg-pool4", 16)
-	c, okC := find("code-flow-floor", "pg-pool4", 16)
-	if !okF && !okC {
+// writeTargets judges the performance targets of docs/reference.md §9,
+// every one a ratio of two figures measured in alternating windows of this
+// run (absolute rates on a shared machine move by half within an hour, so
+// none is judged): the refresh rotation against its floor behind a bare
+// HTTP handler and the code flow against its floor, both on 4 connections
+// at 16 workers, with their tails against the floors' tails; 64 workers
+// and the grown database against the 16-worker fresh figure; and the
+// authenticated availability call against the same call with the booking
+// engine replaced by a no-op. A target whose figures this run did not
+// measure (a -only or -growth 0 run) is left out. The sign-in burst is
+// judged in its own section; the statement count of an availability answer
+// and the overlap constraint's insert ratio are held by tests
+// (TestAvailabilityStatements in internal/booking, BenchmarkBookingInsert in
+// internal/store/sqlstore).
+func writeTargets(b *strings.Builder, find func(w, be string, n int) (result, bool)) {
+	var lines []string
+	judge := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "MISSED"
+	}
+	ratio := func(what string, got, want float64, atLeast bool) string {
+		ok := got >= want
+		cmp := "≥"
+		if !atLeast {
+			ok, cmp = got <= want, "≤"
+		}
+		return fmt.Sprintf("%s %.2f (%s %.2f: %s)", what, got, cmp, want, judge(ok))
+	}
+	if r, ok := find("refresh-vs-floor", "pg-pool4", 16); ok {
+		if h, ok := find("refresh-floor-http", "pg-pool4", 16); ok {
+			lines = append(lines, fmt.Sprintf("refresh rotation, 4 connections, 16 workers: %.0f/s ÷ its floor behind a bare HTTP handler %.0f/s = %s; p99 %.1f ms ÷ the floor's %.1f ms = %s; failures %d (0: %s)",
+				r.Throughput(), h.Throughput(), ratio("", r.Throughput()/h.Throughput(), 0.8, true),
+				msf(r.P99), msf(h.P99), ratio("", msf(r.P99)/msf(h.P99), 1.5, false), r.Failures, judge(r.Failures == 0)))
+		}
+	}
+	if r, ok := find("code-flow-vs-floor", "pg-pool4", 16); ok {
+		if f, ok := find("code-flow-floor", "pg-pool4", 16); ok {
+			lines = append(lines, fmt.Sprintf("signed-in code flow, 4 connections, 16 workers: %.0f/s ÷ its floor %.0f/s = %s; p99 %.1f ms ÷ the floor's %.1f ms = %s; failures %d (0: %s)",
+				r.Throughput(), f.Throughput(), ratio("", r.Throughput()/f.Throughput(), 0.8, true),
+				msf(r.P99), msf(f.P99), ratio("", msf(r.P99)/msf(f.P99), 1.5, false), r.Failures, judge(r.Failures == 0)))
+		}
+	}
+	for _, w := range []string{"refresh", "code-flow"} {
+		r16, ok1 := find(w, "pg-pool4", 16)
+		r64, ok2 := find(w, "pg-pool4", 64)
+		if ok1 && ok2 {
+			lines = append(lines, fmt.Sprintf("%s at 64 workers ÷ 16 workers (4 connections): %s", w, ratio("", r64.Throughput()/r16.Throughput(), 0.9, true)))
+		}
+	}
+	if g, ok := find("code-flow-grown", "postgres", 16); ok {
+		if f, ok := find("code-flow-fresh", "postgres", 16); ok {
+			lines = append(lines, fmt.Sprintf("code flow after %d spent rows ÷ fresh: %s", growthRows, ratio("", g.Throughput()/f.Throughput(), 0.9, true)))
+		}
+	}
+	for _, be := range []string{"sqlite", "postgres"} {
+		a, ok1 := find("availability-vs-noop", be, 16)
+		nd, ok2 := find("noop-domain-vs", be, 16)
+		if ok1 && ok2 {
+			lines = append(lines, fmt.Sprintf("authenticated check_business_availability ÷ the no-op booking engine, %s, 16 clients: %s", be, ratio("", a.Throughput()/nd.Throughput(), 0.4, true)))
+		}
+	}
+	if len(lines) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nWhat the bare programs of this run reach on 4 connections, 16 workers, beside the targets that ask for an absolute rate,\n"+
-		"a ratio to a bare floor or a tail (where the bare program misses a target, the target asked the product to beat it):\n")
-	if okF && okH {
-		fmt.Fprintf(b, "  refresh/floor ≥ 0.80: the floor behind a bare net/http handler reached %.2f of the floor\n", h.Throughput()/f.Throughput())
-	}
-	if okF {
-		fmt.Fprintf(b, "  refresh p99 ≤ 20 ms: the floor's own p99 was %.1f ms\n", msf(f.P99))
-	}
-	if okC {
-		fmt.Fprintf(b, "  code flow ≥ 1000 flows/s, p99 ≤ 40 ms: its floor (no HTTP, no fosite) ran %.0f flows/s, p99 %.1f ms\n", c.Throughput(), msf(c.P99))
+	fmt.Fprintf(b, "\nTargets (docs/reference.md §9; ratios of figures measured in alternating windows of this run):\n")
+	for _, l := range lines {
+		fmt.Fprintf(b, "  %s\n", strings.ReplaceAll(l, "=  ", "= "))
 	}
 }

@@ -241,7 +241,7 @@ func clusterReport(rs []report.Result, as, rsN, agents int, dur, took time.Durat
 	fmt.Fprintf(&b, "  create-cancel      summarize+confirm create, then summarize+confirm cancel (4 tool calls), each worker on its own staff member\n")
 	fmt.Fprintf(&b, "\nAgents: %d linked through the real pages, each from its own loopback address (127.1.x.y); worker w of n uses agents w, w+n, w+2n, … in turn, so no link passes the per-link limit (20/s per replica).\n", agents)
 	if r, ok := report.Find(rs, "refresh", "cluster", 16); ok {
-		fmt.Fprintf(&b, "Contract §9 at 16 workers: refresh rotation %.0f/s (target ≥ 1000), p99 %.1f ms (≤ 60), failures %d (0)\n",
+		fmt.Fprintf(&b, "At 16 workers: refresh rotation across the cluster %.0f/s, p99 %.1f ms, failures %d (docs/reference.md §9 judges ratios on one server; these figures are reported, not judged)\n",
 			r.Throughput(), report.Ms(r.P99), r.Failures)
 	}
 	if errs := report.FailureLines(rs); len(errs) > 0 {
