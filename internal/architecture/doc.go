@@ -1,5 +1,5 @@
 // Package architecture holds, as tests, the import lines of the layout in
-// the README: domain packages (the booking engine, identity, the mutation
+// docs/design.md: domain packages (the booking engine, identity, the mutation
 // protocol and its pieces, scopes, the store interfaces, the domain error
 // type) import neither gorm, fosite, Echo, the MCP SDK nor net/http; the
 // resource server never imports the authorization server; the MCP tools
