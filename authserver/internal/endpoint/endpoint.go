@@ -47,7 +47,7 @@ type Deps struct {
 	Provider *provider.Provider
 	Store    Store
 	Keys     *keys.Manager
-	UI       consent.UI
+	UI       consent.AuthorizeUI
 	Log      *slog.Logger
 	Clock    store.Clock
 	Issuer   string
