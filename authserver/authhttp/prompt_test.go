@@ -107,6 +107,7 @@ func TestPromptAndMaxAge(t *testing.T) {
 		{"negative max_age", []string{"max_age", "-1"}, ago(time.Hour), "invalid_request"},
 		{"max_age not a number", []string{"max_age", "1h"}, ago(time.Hour), "invalid_request"},
 		{"sign-in marker in the future", []string{"prompt", "login", endpoint.FieldAuthAfter, strconv.FormatInt(now.Add(time.Hour).Unix(), 10)}, now, "invalid_request"},
+		{"sign-in marker over an hour old", []string{"prompt", "login", endpoint.FieldAuthAfter, strconv.FormatInt(ago(61*time.Minute).Unix(), 10)}, ago(time.Minute), "reauth"},
 		{"sign-in marker not a number", []string{"prompt", "login", endpoint.FieldAuthAfter, "soon"}, now, "invalid_request"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,9 +19,15 @@ var PromptValues = []string{"none", "login", "consent", "select_account"}
 // authorize URL, still with prompt=login (or max_age=0), and the consent
 // form re-posts every parameter; a sign-in at or after that second
 // satisfies the request, so the flow goes on instead of asking again.
-// A client that sets it itself only waives its own prompt=login; a value
-// in the future, which no sign-in could meet, is refused.
+// A value in the future, which no sign-in could meet, is refused; one
+// older than authAfterLifetime is ignored (the person is asked again), so
+// a client or a bookmark that carries one waives prompt=login for an hour
+// at most, and only for a sign-in made since.
 const FieldAuthAfter = "linkslot_auth_after"
+
+// authAfterLifetime is how long FieldAuthAfter counts: time enough to
+// sign in, reset a password or read the consent page.
+const authAfterLifetime = time.Hour
 
 // authAsk is what an authorization request asks of the person
 // (docs/prompt-and-max-age.md).
@@ -74,7 +80,9 @@ func parseAuthAsk(form url.Values, now time.Time) (authAsk, *oauthError) {
 		if err != nil || n < 0 || time.Unix(n, 0).After(now.Add(maxAuthAfterSkew)) {
 			return ask, invalidRequest("The authorization request was altered (" + FieldAuthAfter + "); start again from the app.")
 		}
-		ask.after = time.Unix(n, 0).UTC()
+		if after := time.Unix(n, 0).UTC(); now.Sub(after) <= authAfterLifetime {
+			ask.after = after
+		}
 	}
 	return ask, nil
 }
