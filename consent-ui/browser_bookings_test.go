@@ -45,21 +45,12 @@ func TestBrowserMyBookingsExportDelete(t *testing.T) {
 	must(t, chromedp.Do(ctx, chromedp.Navigate(sy.mailLink(1, email, "/verify")), chromedp.WaitVisible(heading("confirmed"))), "verify")
 
 	// Link an agent: consent in the browser, the code exchanged.
-	cl, got := clientListener(t)
-	conf := &oauth2.Config{ClientID: "demo-mcp-client", RedirectURL: cl.URL + "/callback", Scopes: []string{"openid"},
-		Endpoint: oauth2.Endpoint{AuthURL: sy.url + "/oauth2/authorize", TokenURL: sy.url + "/oauth2/token", AuthStyle: oauth2.AuthStyleInParams}}
+	conf, waitClient := sy.demoClient()
 	verifier := oauth2.GenerateVerifier()
 	must(t, chromedp.Do(ctx, chromedp.Navigate(conf.AuthCodeURL("st-bookings", oauth2.S256ChallengeOption(verifier))),
 		chromedp.WaitVisible(heading("wants to connect"))), "consent")
 	press(t, ctx, "Allow")
-	var code string
-	select {
-	case q := <-got:
-		code = q.Get("code")
-	case <-time.After(10 * time.Second):
-		t.Fatal("the client never got the code")
-	}
-	tok, err := conf.Exchange(bg, code, oauth2.VerifierOption(verifier))
+	tok, err := conf.Exchange(bg, waitClient("consent").Get("code"), oauth2.VerifierOption(verifier))
 	must(t, err, "exchange")
 	if st := sy.toolsList(tok.AccessToken); st != 200 {
 		t.Fatalf("the agent's token: %d", st)

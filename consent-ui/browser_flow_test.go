@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -29,26 +28,13 @@ func TestBrowserAuthorizationFlow(t *testing.T) {
 	logs, srv := sy.logs, struct{ URL string }{sy.url}
 	toolsList := sy.toolsList
 
-	cl, got := clientListener(t)
-	conf := &oauth2.Config{ClientID: "demo-mcp-client", RedirectURL: cl.URL + "/callback", Scopes: []string{"openid"},
-		Endpoint: oauth2.Endpoint{AuthURL: srv.URL + "/oauth2/authorize", TokenURL: srv.URL + "/oauth2/token",
-			AuthStyle: oauth2.AuthStyleInParams}}
+	conf, waitClient := sy.demoClient()
 	const email, pw = "ada@example.com", "Flow-Canary-Passphrase-9"
 	var pages []string
 	snapshot := func() {
 		html, err := chromedp.Run(ctx, chromedp.OuterHTML("html"))
 		must(t, err, "page HTML")
 		pages = append(pages, html)
-	}
-	waitClient := func(what string) url.Values {
-		t.Helper()
-		select {
-		case q := <-got:
-			return q
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: the client's redirect URI was never reached", what)
-			return nil
-		}
 	}
 	start := func(state string) string {
 		verifier := oauth2.GenerateVerifier()

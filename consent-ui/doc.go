@@ -38,6 +38,12 @@
 // http://localhost:* and http://[::1]:*. Every other page has form-action
 // 'self'.
 //
+// Signing in again: /login?reauth=1 (consent.AuthorizeUI's ReauthRedirect,
+// for OpenID Connect prompt=login and max_age) shows the sign-in page even
+// to a signed-in person, filled in with their address and saying the app
+// asks to be sure it is them; the new sign-in is a new session, whose
+// creation is the auth_time of the ID tokens that follow.
+//
 // Redirects after sign-in go only to same-origin paths ("next" must start
 // with a single "/", contain no backslash and no scheme or host); anything
 // else falls back to the account page, with a notice.

@@ -94,6 +94,13 @@ func (u *UI) CurrentAccount(r *http.Request) (store.Account, bool) {
 	return acct, err == nil
 }
 
+// CurrentSignIn returns the signed-in account and when the person signed
+// in (consent.AuthorizeUI).
+func (u *UI) CurrentSignIn(r *http.Request) (consent.SignIn, bool) {
+	acct, s, err := u.session(r)
+	return consent.SignIn{Account: acct, AuthTime: s.AuthTime}, err == nil
+}
+
 func (u *UI) session(r *http.Request) (store.Account, identity.Session, error) {
 	tok := cookieValue(r, u.sessionCookie)
 	if tok == "" {
@@ -117,6 +124,28 @@ func (u *UI) LoginRedirect(w http.ResponseWriter, r *http.Request, next string) 
 	noStore(w)
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
+
+// ReauthRedirect sends the browser to the sign-in page, which asks for the
+// password (or a passkey) even when someone is signed in, then back to
+// next when it is a same-origin path.
+func (u *UI) ReauthRedirect(w http.ResponseWriter, r *http.Request, next string) {
+	target := "/login?" + paramReauth + "=1"
+	if SafeNext(next) {
+		target += "&next=" + url.QueryEscape(next)
+	}
+	setSecurityHeaders(w, nil)
+	noStore(w)
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+// paramReauth on the sign-in page shows the form to a signed-in person
+// too: the app they are connecting asked for a fresh sign-in.
+const paramReauth = "reauth"
+
+// msgReauth is the sign-in page's notice to a signed-in person asked to
+// sign in again.
+const msgReauth = "The app you are connecting asks you to sign in again, to be sure it is you. " +
+	"Enter your password, or use your passkey, to continue."
 
 // consentData is the consent page's model.
 type consentData struct {
@@ -208,14 +237,19 @@ func (u *UI) loginPage(w http.ResponseWriter, r *http.Request, status int, email
 
 func (u *UI) getLogin(w http.ResponseWriter, r *http.Request) {
 	next, notice := nextParam(r)
-	if _, ok := u.CurrentAccount(r); ok && notice == "" {
-		u.redirect(w, r, next)
-		return
+	email := ""
+	if acct, ok := u.CurrentAccount(r); ok && notice == "" {
+		if r.URL.Query().Get(paramReauth) != "1" {
+			u.redirect(w, r, next)
+			return
+		}
+		// Asked to sign in again: the form, filled in with the account.
+		email, notice = acct.Email, msgReauth
 	}
 	if notice == "" && r.URL.Query().Get("signed_out") == "1" {
 		notice = "You have signed out."
 	}
-	u.loginPage(w, r, http.StatusOK, "", next, notice, "")
+	u.loginPage(w, r, http.StatusOK, email, next, notice, "")
 }
 
 func (u *UI) redirect(w http.ResponseWriter, r *http.Request, next string) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	consentui "github.com/linkslot/linkslot/consent-ui"
+	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
@@ -255,6 +256,66 @@ func TestLoginAndSessionRotation(t *testing.T) {
 		// The session is gone from the store, not only from the browser.
 		if r := old.get("/account"); r.status != http.StatusSeeOther {
 			t.Fatal("session survived logout")
+		}
+	})
+}
+
+// TestSignInAgain: ReauthRedirect's sign-in page is shown to a signed-in
+// person, filled in with their address, and signing in there starts a new
+// session whose sign-in time is the new auth time (CurrentSignIn).
+func TestSignInAgain(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		e := newEnv(t, envOpts{store: s})
+		c := e.client()
+		c.signUpAndIn("ada@example.com", testPassword)
+		u, _ := url.Parse(e.srv.URL)
+		signIn := func() consent.SignIn {
+			t.Helper()
+			req := httptest.NewRequest(http.MethodGet, "/", nil)
+			for _, ck := range c.hc.Jar.Cookies(u) {
+				req.AddCookie(ck)
+			}
+			si, ok := e.ui.CurrentSignIn(req)
+			if !ok {
+				t.Fatal("not signed in")
+			}
+			return si
+		}
+		first := e.clock.Now()
+		if si := signIn(); !si.AuthTime.Equal(first) || si.Account.Email != "ada@example.com" {
+			t.Fatalf("signed in at %v as %s, want %v", si.AuthTime, si.Account.Email, first)
+		}
+		e.clock.Advance(time.Hour)
+		if si := signIn(); !si.AuthTime.Equal(first) {
+			t.Fatalf("an hour on, auth time %v, want the sign-in %v", si.AuthTime, first)
+		}
+
+		next := "/test/authorize?redirect_uri=http://127.0.0.1:5555/cb&prompt=login"
+		w := httptest.NewRecorder()
+		e.ui.ReauthRedirect(w, httptest.NewRequest(http.MethodGet, "/oauth2/authorize", nil), next)
+		target := w.Header().Get("Location")
+		if w.Code != http.StatusSeeOther || !strings.HasPrefix(target, "/login?reauth=1&") {
+			t.Fatalf("ReauthRedirect: %d %q", w.Code, target)
+		}
+		r := c.get(target)
+		if r.status != http.StatusOK || !strings.Contains(r.body, `value="ada@example.com"`) ||
+			!strings.Contains(r.body, "asks you to sign in again") || !strings.Contains(r.body, `name="next" value="`+html.EscapeString(next)+`"`) {
+			t.Fatalf("sign-in page for a signed-in person: %d %s", r.status, r.body)
+		}
+		// The sign-in's redirect may go on to the client's origin.
+		if csp := r.header.Get("Content-Security-Policy"); !strings.Contains(csp, "http://127.0.0.1:5555") {
+			t.Errorf("form-action of the sign-in page: %q", csp)
+		}
+		r = c.post(target, "/login", url.Values{"email": {"ada@example.com"}, "password": {testPassword}, "next": {next}})
+		if r.status != http.StatusSeeOther || r.header.Get("Location") != next {
+			t.Fatalf("signing in again: %d %q", r.status, r.header.Get("Location"))
+		}
+		if si := signIn(); !si.AuthTime.Equal(first.Add(time.Hour)) {
+			t.Fatalf("after signing in again, auth time %v, want %v", si.AuthTime, first.Add(time.Hour))
+		}
+		// Without reauth, the sign-in page still goes straight on.
+		if r := c.get("/login?next=/account"); r.status != http.StatusSeeOther {
+			t.Fatalf("GET /login signed in: %d", r.status)
 		}
 	})
 }

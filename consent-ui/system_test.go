@@ -5,10 +5,13 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/oauth2"
 
 	"github.com/linkslot/linkslot/authserver/authhttp"
 	consentui "github.com/linkslot/linkslot/consent-ui"
@@ -30,7 +33,8 @@ import (
 // it — these pages, the identity service's Mailer and the mutation
 // service's Notifier on one notifications outbox whose worker delivers to
 // an in-process SMTP server — and the resource server, on one SQLite store.
-// The resource server's clock can be moved past its ≤ 5 s link cache.
+// The resource server's clock can be moved past its ≤ 5 s link cache, and
+// the identity service's behind, to age a sign-in.
 type system struct {
 	t      *testing.T
 	store  *sqlstore.Store
@@ -39,6 +43,9 @@ type system struct {
 	smtp   *testkit.SMTPServer
 	logs   *syncBuffer
 	rsSkew atomic.Int64
+	// idSkew moves the identity service's clock: a sign-in made with it
+	// behind starts a session that is already that old.
+	idSkew atomic.Int64
 }
 
 func newSystem(t *testing.T) *system {
@@ -61,7 +68,9 @@ func newSystem(t *testing.T) *system {
 	notes.Worker.Poll = 50 * time.Millisecond
 	// The cheap hasher: under a loaded test machine argon2id's bounded
 	// slots can answer a sign-up 503 (internal/password tests that).
-	id, err := identity.New(identity.Config{Store: sy.store, Issuer: srv.URL, Mailer: app.AccountMailer(notes.Notifier), Hasher: cheapHasher{}})
+	idClock := func() time.Time { return store.UTC(time.Now().Add(time.Duration(sy.idSkew.Load()))) }
+	id, err := identity.New(identity.Config{Store: sy.store, Issuer: srv.URL, Mailer: app.AccountMailer(notes.Notifier), Hasher: cheapHasher{},
+		Clock: idClock})
 	must(t, err, "identity")
 	muts := &mutation.Service{Engine: booking.NewService(sy.store, nil), Keeper: idempotency.New(sy.store, nil, idempotency.MinTTL),
 		Notifier: notes.Notifier}
@@ -81,6 +90,26 @@ func newSystem(t *testing.T) *system {
 		DefaultScopes: []string{"bookings:read", "bookings:write"}, GrantTypes: []string{"authorization_code", "refresh_token"},
 		CreatedAt: now, UpdatedAt: now}), "client")
 	return sy
+}
+
+// demoClient is golang.org/x/oauth2 configured for the demo client, with a
+// loopback redirect URI of its own; waitClient waits (10 s at most) for
+// the answer that redirect URI receives.
+func (sy *system) demoClient() (conf *oauth2.Config, waitClient func(what string) url.Values) {
+	cl, got := clientListener(sy.t)
+	conf = &oauth2.Config{ClientID: "demo-mcp-client", RedirectURL: cl.URL + "/callback", Scopes: []string{"openid"},
+		Endpoint: oauth2.Endpoint{AuthURL: sy.url + "/oauth2/authorize", TokenURL: sy.url + "/oauth2/token",
+			AuthStyle: oauth2.AuthStyleInParams}}
+	return conf, func(what string) url.Values {
+		sy.t.Helper()
+		select {
+		case q := <-got:
+			return q
+		case <-time.After(10 * time.Second):
+			sy.t.Fatalf("%s: the client's redirect URI was never reached", what)
+			return nil
+		}
+	}
 }
 
 // toolsList calls tools/list on the resource server with token and returns

@@ -83,7 +83,7 @@ type Config struct {
 	Passkeys *passkey.Service
 }
 
-// UI serves the pages and implements consent.UI.
+// UI serves the pages and implements consent.AuthorizeUI.
 type UI struct {
 	store      Store
 	id         *identity.Service
@@ -103,7 +103,7 @@ type UI struct {
 	anonCookie    string
 }
 
-var _ consent.UI = (*UI)(nil)
+var _ consent.AuthorizeUI = (*UI)(nil)
 
 // New builds the UI.
 func New(cfg Config) (*UI, error) {

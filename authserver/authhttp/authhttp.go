@@ -56,7 +56,7 @@ type Deps struct {
 	// Mount(*http.ServeMux) method (consentui.UI does), its pages are
 	// mounted on the same server; when it is an Approver, approvals go
 	// through its identity service.
-	UI consent.UI
+	UI consent.AuthorizeUI
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Metrics counts requests and token issuance (nil: off).

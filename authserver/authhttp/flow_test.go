@@ -248,6 +248,10 @@ func TestDiscovery(t *testing.T) {
 		// algorithm OIDC clients assume RS256.
 		"subject_types_supported":               []any{"public"},
 		"id_token_signing_alg_values_supported": []any{"ES256"},
+		// docs/reference.md §14.
+		"prompt_values_supported": []any{"none", "login", "consent", "select_account"},
+		"claims_supported": []any{"iss", "sub", "aud", "exp", "iat", "auth_time", "rat", "nonce", "at_hash",
+			"email", "preferred_username", "updated_at"},
 	}
 	var bodies []string
 	for _, path := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {

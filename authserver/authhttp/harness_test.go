@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,11 +34,29 @@ const (
 	otherID    = "other-client"
 )
 
-// testUI is a minimal consent.UI: a cookie names the signed-in account, the
-// consent "page" is the view as JSON, the CSRF token is fixed.
+// testUI is a minimal consent.AuthorizeUI: a cookie names the signed-in
+// account (another, testAuthTime, when it signed in: Unix seconds, else
+// just now), the consent "page" is the view as JSON, the CSRF token is
+// fixed.
 type testUI struct{ s store.Store }
 
-var _ consent.UI = testUI{}
+var _ consent.AuthorizeUI = testUI{}
+
+const testAuthTime = "test_auth_time"
+
+func (u testUI) CurrentSignIn(r *http.Request) (consent.SignIn, bool) {
+	a, ok := u.CurrentAccount(r)
+	at := store.SystemClock()
+	if c, err := r.Cookie(testAuthTime); err == nil {
+		n, _ := strconv.ParseInt(c.Value, 10, 64)
+		at = time.Unix(n, 0).UTC()
+	}
+	return consent.SignIn{Account: a, AuthTime: at}, ok
+}
+
+func (u testUI) ReauthRedirect(w http.ResponseWriter, r *http.Request, next string) {
+	http.Redirect(w, r, "/login?reauth=1&next="+url.QueryEscape(next), http.StatusFound)
+}
 
 func (u testUI) CurrentAccount(r *http.Request) (store.Account, bool) {
 	c, err := r.Cookie(testCookie)

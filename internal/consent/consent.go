@@ -9,6 +9,7 @@ package consent
 import (
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
@@ -64,6 +65,28 @@ type UI interface {
 	// RenderError shows a fixed, safe error page (never client-supplied
 	// text beyond what is escaped, never a secret).
 	RenderError(w http.ResponseWriter, r *http.Request, status int, title, message string)
+}
+
+// AuthorizeUI is what the authorize endpoint needs of the pages: the UI,
+// when the signed-in person last proved who they are, and a sign-in page
+// that asks a signed-in person again (OpenID Connect prompt=login and
+// max_age, docs/prompt-and-max-age.md).
+type AuthorizeUI interface {
+	UI
+	// CurrentSignIn returns the signed-in account and its authentication
+	// time, in the one read CurrentAccount makes.
+	CurrentSignIn(r *http.Request) (SignIn, bool)
+	// ReauthRedirect sends the browser to the sign-in page, shown even to
+	// a signed-in person, then back to next (a same-origin path).
+	ReauthRedirect(w http.ResponseWriter, r *http.Request, next string)
+}
+
+// SignIn is the signed-in person of a request.
+type SignIn struct {
+	Account store.Account
+	// AuthTime is when the person last authenticated, with a password or
+	// a passkey: the auth_time of the ID tokens issued to them.
+	AuthTime time.Time
 }
 
 // CSRFField is the form field carrying the CSRF token.

@@ -333,6 +333,10 @@ type Session struct {
 	Token     string
 	AccountID string
 	ExpiresAt time.Time
+	// AuthTime is when the person proved who they are (password or
+	// passkey): the session's creation, since every sign-in starts a new
+	// session and nothing extends one. ID tokens carry it as auth_time.
+	AuthTime time.Time
 }
 
 // CreateSession starts a session for an account.
@@ -347,7 +351,7 @@ func (s *Service) CreateSession(ctx context.Context, accountID string) (Session,
 	if err := s.store.CreateWebSession(ctx, ws); err != nil {
 		return Session{}, fmt.Errorf("identity: create session: %w", err)
 	}
-	return Session{Token: tok, AccountID: accountID, ExpiresAt: ws.ExpiresAt}, nil
+	return Session{Token: tok, AccountID: accountID, ExpiresAt: ws.ExpiresAt, AuthTime: ws.CreatedAt}, nil
 }
 
 // LookupSession returns the account of a live session, or ErrNoSession.
@@ -370,7 +374,7 @@ func (s *Service) LookupSession(ctx context.Context, token string) (store.Accoun
 	if acct.Disabled {
 		return store.Account{}, Session{}, ErrNoSession
 	}
-	return acct, Session{Token: token, AccountID: ws.AccountID, ExpiresAt: ws.ExpiresAt}, nil
+	return acct, Session{Token: token, AccountID: ws.AccountID, ExpiresAt: ws.ExpiresAt, AuthTime: ws.CreatedAt}, nil
 }
 
 // DeleteSession ends a session; an unknown token is not an error.

@@ -209,9 +209,15 @@ func TestSessions(t *testing.T) {
 		if _, err := s.GetWebSession(ctx, s1.Token); !errors.Is(err, store.ErrNotFound) {
 			t.Fatal("the raw token is stored")
 		}
-		got, _, err := svc.LookupSession(ctx, s1.Token)
+		signedIn := clk.Now()
+		clk.Advance(time.Hour)
+		got, gs, err := svc.LookupSession(ctx, s1.Token)
 		if err != nil || got.ID != a.ID {
 			t.Fatalf("lookup: %v %v", got, err)
+		}
+		// auth_time: the sign-in, on both dialects, not the lookup.
+		if !s1.AuthTime.Equal(signedIn) || !gs.AuthTime.Equal(signedIn) {
+			t.Fatalf("auth time %v at creation, %v at lookup, want the sign-in %v", s1.AuthTime, gs.AuthTime, signedIn)
 		}
 		if _, _, err := svc.LookupSession(ctx, s1.Token+"x"); !errors.Is(err, identity.ErrNoSession) {
 			t.Fatalf("tampered: %v", err)

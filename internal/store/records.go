@@ -30,6 +30,10 @@ type AccountQuery struct {
 type WebSession struct {
 	IDHash    string // HashSecret of the cookie value
 	AccountID string
+	// CreatedAt is also when the person authenticated (password or
+	// passkey): every sign-in creates a new session and nothing extends
+	// or renews one, so it is the auth_time of the ID tokens issued in it
+	// (docs/prompt-and-max-age.md).
 	CreatedAt time.Time
 	ExpiresAt time.Time
 }

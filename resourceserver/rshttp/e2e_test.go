@@ -43,7 +43,16 @@ const (
 // the consent "page" is its view as JSON, which the test's browser approves.
 type autoUI struct{ s store.Store }
 
-var _ consent.UI = autoUI{}
+var _ consent.AuthorizeUI = autoUI{}
+
+// CurrentSignIn: the person signed in just now.
+func (u autoUI) CurrentSignIn(r *http.Request) (consent.SignIn, bool) {
+	a, ok := u.CurrentAccount(r)
+	return consent.SignIn{Account: a, AuthTime: store.SystemClock()}, ok
+}
+func (u autoUI) ReauthRedirect(w http.ResponseWriter, r *http.Request, next string) {
+	u.LoginRedirect(w, r, next)
+}
 
 func (u autoUI) CurrentAccount(r *http.Request) (store.Account, bool) {
 	c, err := r.Cookie(uiCookie)
@@ -160,7 +169,7 @@ func buildSystem(t *testing.T, o systemOpts) *system {
 	sys.resource = localhostURL(sys.rs.URL, o.host != nil) + "/mcp"
 	cfg := config.Config{Issuer: sys.issuer, Resource: sys.resource, SecretKey: []byte(testSecret),
 		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour, CIMDPolicy: o.cimdPolicy}
-	var ui consent.UI = autoUI{s}
+	var ui consent.AuthorizeUI = autoUI{s}
 	if o.realUI {
 		if ui, err = consentui.New(consentui.Config{Store: s, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: testLogger(t)}); err != nil {
 			t.Fatal(err)

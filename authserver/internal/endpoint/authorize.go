@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
+	"time"
 
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/token/jwt"
@@ -45,7 +45,8 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 
 	// The person, if signed in: read first, so that a registered client
 	// and the person's link to it are then one statement.
-	acct, signedIn := h.d.UI.CurrentAccount(r)
+	signIn, signedIn := h.d.UI.CurrentSignIn(r)
+	acct := signIn.Account
 
 	// 1. Client and redirect URI: an error here is shown, never redirected.
 	var urlClient *cimd.Client
@@ -102,15 +103,27 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	granted := grantedScopes(ar.GetRequestedScopes(), client)
-
-	// 3. The person.
-	promptNone := slices.Contains(strings.Fields(r.Form.Get("prompt")), "none")
-	if !signedIn && promptNone {
-		h.redirectError(w, r, back, state, oauthError{"login_required", "The person is not signed in.", http.StatusBadRequest})
+	now := h.d.Clock()
+	ask, perr := parseAuthAsk(r.Form, now)
+	if perr != nil {
+		h.redirectError(w, r, back, state, *perr)
 		return
 	}
-	if !signedIn {
-		h.d.UI.LoginRedirect(w, r, PathAuthorize+"?"+r.Form.Encode())
+
+	// 3. The person: signed in, and recently enough for prompt=login and
+	// max_age; prompt=none shows no page.
+	switch {
+	case !signedIn && ask.none:
+		h.redirectError(w, r, back, state, errLoginRequired("The person is not signed in."))
+		return
+	case !signedIn:
+		h.d.UI.LoginRedirect(w, r, ask.signInNext(r.Form, now))
+		return
+	case ask.needsSignIn(signIn.AuthTime, now) && ask.none:
+		h.redirectError(w, r, back, state, errLoginRequired("The person signed in longer ago than max_age allows."))
+		return
+	case ask.needsSignIn(signIn.AuthTime, now):
+		h.d.UI.ReauthRedirect(w, r, ask.signInNext(r.Form, now))
 		return
 	}
 
@@ -149,11 +162,12 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 			h.authorizeError(w, r, ar, err)
 			return
 		}
-		if (err != nil || !scope.Covers(link.Scopes, granted)) && promptNone {
+		remembered := err == nil && scope.Covers(link.Scopes, granted)
+		if !remembered && ask.none {
 			h.redirectError(w, r, back, state, oauthError{"consent_required", "The person has not approved this request.", http.StatusBadRequest})
 			return
 		}
-		if err != nil || !scope.Covers(link.Scopes, granted) {
+		if !remembered || ask.consent {
 			h.renderConsent(w, r, client, urlClient, acct, back, granted)
 			return
 		}
@@ -165,10 +179,13 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	// 4. Issue the code.
-	now := h.d.Clock()
-	sess := &fositestore.Session{Subject: acct.ID, LinkID: link.ID, ClientID: client.ID, AuthTime: now, GrantedAt: now,
-		IDClaims: &jwt.IDTokenClaims{Subject: acct.ID, AuthTime: now, RequestedAt: now, Extra: map[string]any{}}}
+	// 4. Issue the code. auth_time is the person's sign-in; fosite's
+	// OpenID Connect validator checks prompt and max_age against it and
+	// the time the request was made, once more.
+	ar.GetRequestForm().Del(FieldAuthAfter) // ours, not to be stored with the code
+	authTime := signIn.AuthTime.UTC().Truncate(time.Second)
+	sess := &fositestore.Session{Subject: acct.ID, LinkID: link.ID, ClientID: client.ID, AuthTime: authTime, GrantedAt: now,
+		IDClaims: &jwt.IDTokenClaims{Subject: acct.ID, AuthTime: authTime, RequestedAt: ask.requestedAt(now), Extra: map[string]any{}}}
 	if slices.Contains(granted, scope.Email) {
 		sess.IDClaims.Extra["email"] = acct.Email
 	}

@@ -21,13 +21,26 @@
 // The authorize state machine:
 //
 //	validate client + redirect (else error page)
-//	  → fosite validation, PKCE S256, resource (RFC 8707) (else redirect error)
-//	  → not signed in: UI.LoginRedirect back to the same authorize URL
+//	  → fosite validation, PKCE S256, resource (RFC 8707), prompt and
+//	    max_age (else redirect error)
+//	  → not signed in: prompt=none login_required, else UI.LoginRedirect
+//	    back to the same authorize URL
+//	  → prompt=login, max_age=0, or a sign-in older than max_age:
+//	    prompt=none login_required, else UI.ReauthRedirect, the sign-in
+//	    page even for a signed-in person, back to the authorize URL with
+//	    FieldAuthAfter, which a sign-in from then on meets
 //	  → POST decision=deny: access_denied; decision=allow (CSRF checked):
 //	    identity's Approvals.Approve (the link, and at the first approval
 //	    the "app connected" e-mail) and the code in one transaction
-//	  → active link covering the scopes: issue the code (remembered consent)
+//	  → active link covering the scopes, and no prompt=consent or
+//	    select_account: issue the code (remembered consent)
+//	  → prompt=none: consent_required
 //	  → otherwise UI.RenderConsent, which posts back here.
+//
+// The code's OpenID session carries the person's sign-in time as
+// auth_time (consent.SignIn) and the request's time as rat; fosite's
+// OpenID Connect validator checks prompt and max_age against them once
+// more (docs/prompt-and-max-age.md).
 //
 // Reads: the signed-in person (the sign-in session with its account, one
 // statement, before anything else), then a registered client together

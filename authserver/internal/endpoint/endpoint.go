@@ -47,7 +47,7 @@ type Deps struct {
 	Provider *provider.Provider
 	Store    Store
 	Keys     *keys.Manager
-	UI       consent.UI
+	UI       consent.AuthorizeUI
 	Log      *slog.Logger
 	Clock    store.Clock
 	Issuer   string
@@ -147,7 +147,14 @@ type Metadata struct {
 	// CONTRACT §10: absent when the metadata-document policy is off.
 	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported,omitempty"`
 	TokenEndpointAuthSigningAlgs      []string `json:"token_endpoint_auth_signing_alg_values_supported"`
+	// docs/reference.md §14: the prompt values accepted (others are
+	// invalid_request) and the claims of ID tokens and userinfo.
+	PromptValuesSupported []string `json:"prompt_values_supported"`
+	ClaimsSupported       []string `json:"claims_supported"`
 }
+
+// ClaimsSupported are the claims ID tokens and userinfo may carry.
+var ClaimsSupported = []string{"iss", "sub", "aud", "exp", "iat", "auth_time", "rat", "nonce", "at_hash", "email", "preferred_username", "updated_at"}
 
 // DiscoveryDocument returns the metadata of an issuer; cimdSupported
 // advertises client ID metadata documents (every policy but off).
@@ -170,6 +177,8 @@ func DiscoveryDocument(issuer string, cimdSupported bool) Metadata {
 		ScopesSupported:                   scope.Public(),
 		SubjectTypesSupported:             []string{"public"},
 		IDTokenSigningAlgValuesSupported:  []string{"ES256"},
+		PromptValuesSupported:             slices.Clone(PromptValues),
+		ClaimsSupported:                   slices.Clone(ClaimsSupported),
 	}
 }
 

@@ -26,6 +26,12 @@ var (
 	errPublicIntrospt = oauthError{"invalid_client", "Introspection is available to confidential clients only.", http.StatusUnauthorized}
 )
 
+// errLoginRequired answers prompt=none when a sign-in would be needed
+// (OpenID Connect Core §3.1.2.6).
+func errLoginRequired(desc string) oauthError {
+	return oauthError{"login_required", desc, http.StatusBadRequest}
+}
+
 func errPKCE(desc string) oauthError {
 	return oauthError{"invalid_request", desc, http.StatusBadRequest}
 }
