@@ -262,6 +262,11 @@ func TestCIMDRefusals(t *testing.T) {
 			e.register(u, nil)
 			return u
 		}, "", "neither jwks_uri nor jwks"},
+		{"an ID token algorithm this server does not sign with", func() string {
+			u := e.publish("/hs256.json", map[string]any{"id_token_signed_response_alg": "HS256"})
+			e.register(u, nil)
+			return u
+		}, "", "its id_token_signed_response_alg is not ES256 or RS256"},
 		{"wrong type", func() string {
 			u := e.publish("/wrongtype.json", map[string]any{"redirect_uris": "https://agent.example/cb"})
 			e.register(u, nil)
