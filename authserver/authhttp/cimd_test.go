@@ -241,12 +241,12 @@ func TestCIMDRefusals(t *testing.T) {
 			u := e.publish("/listed.json", nil)
 			e.register(u, nil)
 			return u
-		}, "https://evil.example/cb", "does not list"},
+		}, "https://evil.example/cb", "asked Linkslot to send you back to https://evil.example/cb, which is not an address it may use"},
 		{"loopback redirect on another path", func() string {
 			u := e.publish("/loopbackpath.json", nil)
 			e.register(u, nil)
 			return u
-		}, "http://127.0.0.1:4000/elsewhere", "does not list"},
+		}, "http://127.0.0.1:4000/elsewhere", "It may use: http://127.0.0.1/callback (any port), https://agent.example/cb."},
 		{"shared secret method", func() string {
 			u := e.publish("/secret.json", map[string]any{"token_endpoint_auth_method": "client_secret_basic"})
 			e.register(u, nil)
