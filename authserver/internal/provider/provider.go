@@ -345,33 +345,28 @@ func (s *Signer) Generate(ctx context.Context, claims jwt.MapClaims, header jwt.
 	enc.Encode(out[hl+1:], cb)
 	signing := out[:hl+1+cl]
 	digest := sha256.Sum256(signing)
-	sig, err := signDigest(priv, digest[:])
-	if err != nil {
-		return "", "", fmt.Errorf("jwt: sign: %w", err)
+	var sig []byte
+	switch k := priv.(type) {
+	case *ecdsa.PrivateKey: // r || s (RFC 7518 §3.4), on the stack
+		r, sv, err := ecdsa.Sign(rand.Reader, k, digest[:])
+		if err != nil {
+			return "", "", fmt.Errorf("jwt: sign: %w", err)
+		}
+		var rs [64]byte
+		r.FillBytes(rs[:32])
+		sv.FillBytes(rs[32:])
+		sig = rs[:]
+	case *rsa.PrivateKey: // RSASSA-PKCS1-v1_5 (RFC 7518 §3.3)
+		if sig, err = rsa.SignPKCS1v15(nil, k, crypto.SHA256, digest[:]); err != nil {
+			return "", "", fmt.Errorf("jwt: sign: %w", err)
+		}
+	default:
+		return "", "", fmt.Errorf("jwt: sign: unsupported key type %T", priv)
 	}
 	out[len(signing)] = '.'
 	enc.Encode(out[len(signing)+1:], sig)
 	token := string(out)
 	return token, token[len(signing)+1:], nil
-}
-
-// signDigest signs a SHA-256 digest as JWS wants it: ES256 as r || s
-// (RFC 7518 §3.4), RS256 as RSASSA-PKCS1-v1_5.
-func signDigest(priv crypto.Signer, digest []byte) ([]byte, error) {
-	switch k := priv.(type) {
-	case *ecdsa.PrivateKey:
-		r, sv, err := ecdsa.Sign(rand.Reader, k, digest)
-		if err != nil {
-			return nil, err
-		}
-		sig := make([]byte, 64)
-		r.FillBytes(sig[:32])
-		sv.FillBytes(sig[32:])
-		return sig, nil
-	case *rsa.PrivateKey:
-		return rsa.SignPKCS1v15(nil, k, crypto.SHA256, digest)
-	}
-	return nil, fmt.Errorf("unsupported key type %T", priv)
 }
 
 func (s *Signer) privateKey(ctx context.Context) (any, error) {
