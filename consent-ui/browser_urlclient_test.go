@@ -39,8 +39,8 @@ func urlClientDoc(u, name string, redirects ...string) string {
 // them with loopback). It checks what a person reads and takes phone and
 // desktop screenshots of the consent page of a registered URL client, of an
 // unverified one under the open policy and of one whose every redirect is
-// on the person's own computer, and of the error page an unregistered one
-// ends on.
+// on the person's own computer, and of the error pages an unregistered one
+// and a redirect address its document does not list end on.
 func TestBrowserURLClientPages(t *testing.T) {
 	ctx := chromium.New(t)
 	bg := context.Background()
@@ -213,6 +213,24 @@ func TestBrowserURLClientPages(t *testing.T) {
 	}
 	if host.Hits("/unlisted.json") != 0 {
 		t.Error("an unregistered URL client's document was fetched")
+	}
+
+	// A registered URL client asking to go back where its document does
+	// not say: the page names the address and lists the document's, with
+	// the any-port rule in words.
+	inspector := "http://127.0.0.1:6276/oauth/callback"
+	shootPage(t, ctx, "", dir, "error-url-redirect", authorizeURL(registered, terminal, inspector), heading("Invalid redirect address"))
+	fits("error-url-redirect")
+	page = bodyText(t, ctx)
+	for _, w := range []string{"The app at " + hostOf(terminal) + " asked Linkslot to send you back to " + inspector + ", which is not an address it may use.",
+		"http://127.0.0.1/callback (any port)", "http://localhost/callback (any port)", "matches with any port",
+		"the app's description at " + terminal + " lists"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("refused redirect's page does not say %q:\n%s", w, page)
+		}
+	}
+	if code := text("code.refused"); code != inspector {
+		t.Errorf("the refused address reads %q, want %q", code, inspector)
 	}
 	if strings.Contains(logs.String(), pw) {
 		t.Error("the password reached the logs")

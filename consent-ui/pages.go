@@ -72,6 +72,26 @@ func (u *UI) RenderError(w http.ResponseWriter, r *http.Request, status int, tit
 	u.render(w, r, status, "error", v, nil)
 }
 
+// redirectData is the page of a refused redirect address.
+type redirectData struct {
+	consent.RedirectRefusal
+	LoopbackRule string
+}
+
+// RenderRedirectRefusal shows the page of a refused redirect address
+// (consent.RedirectRefusalUI): the address refused and, when the client's
+// are public, the addresses allowed.
+func (u *UI) RenderRedirectRefusal(w http.ResponseWriter, r *http.Request, status int, rr consent.RedirectRefusal) {
+	acct, _ := u.CurrentAccount(r)
+	v := view{Title: rr.Title(), Data: redirectData{RedirectRefusal: rr, LoopbackRule: consent.LoopbackRule}}
+	if acct.ID != "" {
+		v.Account = &acct
+	}
+	u.render(w, r, status, "redirect_error", v, nil)
+}
+
+var _ consent.RedirectRefusalUI = (*UI)(nil)
+
 func (u *UI) serverError(w http.ResponseWriter, r *http.Request, err error) {
 	u.log.ErrorContext(r.Context(), "consent-ui: request failed", "path", r.URL.Path, "err", err)
 	u.RenderError(w, r, http.StatusInternalServerError, "Something went wrong", msgServerError)

@@ -124,12 +124,18 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		d.Notifications = n
 	}
 	go d.Notifications.Worker.Run(ctx)
+	// ES256 keys sign access tokens and ID tokens; RS256 keys the ID tokens
+	// of clients that choose RS256. The JWKS publishes both.
 	km := keys.NewManager(d.Store, c.SecretKey, store.KeyPurposeToken, d.Clock)
-	if err := km.Ensure(ctx); err != nil {
+	rs := keys.NewManager(d.Store, c.SecretKey, store.KeyPurposeTokenRS256, d.Clock)
+	tokenKeys := keys.Set{km, rs}
+	if err := tokenKeys.Ensure(ctx); err != nil {
 		return nil, fmt.Errorf("signing keys: %w", err)
 	}
-	if _, err := km.SigningKey(ctx); err != nil {
-		return nil, fmt.Errorf("signing keys: %w", err)
+	for _, m := range tokenKeys {
+		if _, err := m.SigningKey(ctx); err != nil {
+			return nil, fmt.Errorf("signing keys: %w", err)
+		}
 	}
 	policy, err := cimd.ParsePolicy(c.CIMDPolicy)
 	if err != nil {
@@ -140,6 +146,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	fs := fositestore.New(d.Store, fositestore.Options{Audience: []string{c.Resource},
 		RefreshAbsolute: c.RefreshAbsolute, Clock: d.Clock, URLClients: urlClients})
 	p, err := provider.New(fs, km, provider.Config{Issuer: c.Issuer, Secret: c.SecretKey, RefreshIdle: c.RefreshIdle,
+		IDTokenAlg: c.IDTokenAlg, RS256Keys: rs,
 		JWKS: provider.JWKSOptions{Development: !c.Production, Resolver: d.Fetch.Resolver, RootCAs: d.Fetch.RootCAs, Observe: d.Metrics.ObserveFetch}})
 	if err != nil {
 		return nil, err
@@ -156,7 +163,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		gate.Register(prometheus.WrapRegistererWith(prometheus.Labels{"service": "authserver"}, r))
 	}
 	mux := http.NewServeMux()
-	endpoint.New(endpoint.Deps{Gate: gate, Provider: p, Store: d.Store, Keys: km, UI: d.UI, Log: d.Logger, Clock: d.Clock,
+	endpoint.New(endpoint.Deps{Gate: gate, Provider: p, Store: d.Store, Keys: tokenKeys, UI: d.UI, Log: d.Logger, Clock: d.Clock,
 		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Approvals: approvals, Metrics: d.Metrics, URLClients: urlClients,
 		AllowedOrigins: c.AllowedOrigins, Development: !c.Production}).Mount(mux)
 	app.Health(mux, d.Store)

@@ -241,12 +241,12 @@ func TestCIMDRefusals(t *testing.T) {
 			u := e.publish("/listed.json", nil)
 			e.register(u, nil)
 			return u
-		}, "https://evil.example/cb", "does not list"},
+		}, "https://evil.example/cb", "asked Linkslot to send you back to https://evil.example/cb, which is not an address it may use"},
 		{"loopback redirect on another path", func() string {
 			u := e.publish("/loopbackpath.json", nil)
 			e.register(u, nil)
 			return u
-		}, "http://127.0.0.1:4000/elsewhere", "does not list"},
+		}, "http://127.0.0.1:4000/elsewhere", "It may use: http://127.0.0.1/callback (any port), https://agent.example/cb."},
 		{"shared secret method", func() string {
 			u := e.publish("/secret.json", map[string]any{"token_endpoint_auth_method": "client_secret_basic"})
 			e.register(u, nil)
@@ -262,6 +262,11 @@ func TestCIMDRefusals(t *testing.T) {
 			e.register(u, nil)
 			return u
 		}, "", "neither jwks_uri nor jwks"},
+		{"an ID token algorithm this server does not sign with", func() string {
+			u := e.publish("/hs256.json", map[string]any{"id_token_signed_response_alg": "HS256"})
+			e.register(u, nil)
+			return u
+		}, "", "its id_token_signed_response_alg is not ES256 or RS256"},
 		{"wrong type", func() string {
 			u := e.publish("/wrongtype.json", map[string]any{"redirect_uris": "https://agent.example/cb"})
 			e.register(u, nil)

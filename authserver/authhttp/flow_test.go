@@ -244,10 +244,10 @@ func TestDiscovery(t *testing.T) {
 		"token_endpoint_auth_signing_alg_values_supported": []any{"ES256", "RS256"},
 		"authorization_response_iss_parameter_supported":   true,
 		"scopes_supported": []any{"openid", "profile", "email", "offline_access"},
-		// Required by OpenID Connect Discovery 1.0 §3; without the
-		// algorithm OIDC clients assume RS256.
+		// Required by OpenID Connect Discovery 1.0 §3, which requires RS256
+		// among the algorithms; the default (LINKSLOT_ID_TOKEN_ALG) first.
 		"subject_types_supported":               []any{"public"},
-		"id_token_signing_alg_values_supported": []any{"ES256"},
+		"id_token_signing_alg_values_supported": []any{"ES256", "RS256"},
 		// docs/reference.md §14.
 		"prompt_values_supported": []any{"none", "login", "consent", "select_account"},
 		"claims_supported": []any{"iss", "sub", "aud", "exp", "iat", "auth_time", "rat", "nonce", "at_hash",
@@ -286,7 +286,10 @@ func TestDiscovery(t *testing.T) {
 	var set jose.JSONWebKeySet
 	json.NewDecoder(resp.Body).Decode(&set)
 	resp.Body.Close()
-	if len(set.Keys) != 1 || !set.Keys[0].IsPublic() || set.Keys[0].Algorithm != "ES256" {
+	// The ES256 key of access and ID tokens, the RS256 key of the ID tokens
+	// of clients that choose RS256.
+	if len(set.Keys) != 2 || !set.Keys[0].IsPublic() || set.Keys[0].Algorithm != "ES256" ||
+		!set.Keys[1].IsPublic() || set.Keys[1].Algorithm != "RS256" {
 		t.Fatalf("jwks %+v", set)
 	}
 	_ = store.KindPKCE

@@ -339,6 +339,8 @@ func readForm(r *http.Request) admin.ClientInfo {
 		GrantTypes:    r.PostForm["grant_types"],
 		LogoURL:       r.PostFormValue("logo_url"),
 		Contact:       r.PostFormValue("contact"),
+
+		IDTokenSignedResponseAlg: r.PostFormValue("id_token_signed_response_alg"),
 	}
 }
 
@@ -360,7 +362,7 @@ func (h *Handler) postNewClient(w http.ResponseWriter, r *http.Request, p *page)
 	}
 	cc, err := h.svc.CreateClient(r.Context(), p.Actor, admin.ClientSpec{ID: f.ID, Name: f.Name, Public: f.Public,
 		RedirectURIs: f.RedirectURIs, AllowedScopes: f.AllowedScopes, DefaultScopes: f.DefaultScopes,
-		GrantTypes: f.GrantTypes, LogoURL: f.LogoURL, Contact: f.Contact})
+		GrantTypes: f.GrantTypes, LogoURL: f.LogoURL, Contact: f.Contact, IDTokenAlg: f.IDTokenSignedResponseAlg})
 	if probs, ok := problemsOf(err); ok {
 		p.Title, p.Nav, p.Data, p.Problems = "Register a client", "clients", formData(true, f), probs
 		h.render(w, r, http.StatusBadRequest, "client_form", p)
@@ -423,7 +425,8 @@ func (h *Handler) postClient(w http.ResponseWriter, r *http.Request, p *page) {
 	id := r.PathValue("id")
 	f := readForm(r)
 	patch := admin.ClientPatch{Name: &f.Name, RedirectURIs: &f.RedirectURIs, AllowedScopes: &f.AllowedScopes,
-		DefaultScopes: &f.DefaultScopes, GrantTypes: &f.GrantTypes, LogoURL: &f.LogoURL, Contact: &f.Contact}
+		DefaultScopes: &f.DefaultScopes, GrantTypes: &f.GrantTypes, LogoURL: &f.LogoURL, Contact: &f.Contact,
+		IDTokenAlg: &f.IDTokenSignedResponseAlg}
 	_, err := h.svc.UpdateClient(r.Context(), p.Actor, id, patch)
 	if probs, ok := problemsOf(err); ok {
 		cur, gerr := h.svc.GetClient(r.Context(), id)

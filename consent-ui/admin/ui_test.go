@@ -212,7 +212,8 @@ func TestPages(t *testing.T) {
 
 		// Confidential client: the secret is shown once.
 		resp, body = e.post(adm, "/admin/clients", form("id", "srv", "name", "Server", "type", "confidential",
-			"redirect_uris", "https://srv.example/cb", "allowed_scopes", "openid", "grant_types", "authorization_code"))
+			"redirect_uris", "https://srv.example/cb", "allowed_scopes", "openid", "grant_types", "authorization_code",
+			"id_token_signed_response_alg", "RS256"))
 		m := secretRE.FindStringSubmatch(body)
 		if resp.StatusCode != 200 || m == nil {
 			t.Fatalf("create confidential: %d\n%s", resp.StatusCode, body)
@@ -223,6 +224,19 @@ func TestPages(t *testing.T) {
 		}
 		if _, body := e.get(adm, "/admin/clients/srv"); strings.Contains(body, secret) || !strings.Contains(body, "Rotate secret") {
 			t.Errorf("client page shows the secret or lacks rotate")
+		}
+		// Its ID tokens are RS256, as the form chose, and the form shows it.
+		if c, _ := s.GetClient(ctx, "srv"); c.IDTokenSignedResponseAlg != "RS256" {
+			t.Errorf("stored ID token algorithm %q, want RS256", c.IDTokenSignedResponseAlg)
+		}
+		if _, body := e.get(adm, "/admin/clients/srv"); !strings.Contains(body, `<option value="RS256" selected>`) {
+			t.Errorf("the client form does not show RS256 chosen")
+		}
+		resp, body = e.post(adm, "/admin/clients/srv", form("name", "Server", "redirect_uris", "https://srv.example/cb",
+			"allowed_scopes", "openid", "grant_types", "authorization_code", "id_token_signed_response_alg", "HS256"))
+		if c, _ := s.GetClient(ctx, "srv"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "is not supported (ES256 or RS256)") ||
+			c.IDTokenSignedResponseAlg != "RS256" {
+			t.Errorf("an unsupported ID token algorithm: %d, stored %q", resp.StatusCode, c.IDTokenSignedResponseAlg)
 		}
 
 		// Edit, disable, enable, rotate, delete.

@@ -17,25 +17,37 @@ type RotatedKey struct {
 
 // RotateSigningKey adds a new current signing key of purpose
 // (store.KeyPurposeToken or store.KeyPurposeGrant) and retires the previous
-// one, which stays published (internal/keys). The rotation and its audit
-// event (keys.rotate, target "purpose/kid") are one transaction.
-func (s *Service) RotateSigningKey(ctx context.Context, a Actor, purpose string) (RotatedKey, error) {
+// one, which stays published (internal/keys). Rotating the token keys
+// rotates the RS256 ID-token keys with them (keys.Purposes): one new key
+// per purpose, in that order. The rotations and their audit events
+// (keys.rotate, target "purpose/kid", one per key) are one transaction.
+func (s *Service) RotateSigningKey(ctx context.Context, a Actor, purpose string) ([]RotatedKey, error) {
 	if purpose != store.KeyPurposeToken && purpose != store.KeyPurposeGrant {
-		return RotatedKey{}, invalid("purpose", "purpose must be token or grant")
+		return nil, invalid("purpose", "purpose must be token or grant")
 	}
 	if len(s.secret) == 0 {
-		return RotatedKey{}, errors.New("admin: no secret key configured to encrypt signing keys")
+		return nil, errors.New("admin: no secret key configured to encrypt signing keys")
 	}
-	var out RotatedKey
+	var out []RotatedKey
 	err := s.store.InTx(ctx, func(tx store.Store) error {
-		kid, err := keys.NewManager(tx, s.secret, purpose, s.clock).Rotate(ctx)
-		if err != nil {
-			return err
+		out = nil
+		for _, p := range keys.Purposes(purpose) {
+			kid, err := keys.NewManager(tx, s.secret, p, s.clock).Rotate(ctx)
+			if err != nil {
+				return err
+			}
+			k := RotatedKey{Purpose: p, KID: kid}
+			if err := s.audit(ctx, tx, a, "keys.rotate", p+"/"+kid, nil, k); err != nil {
+				return err
+			}
+			out = append(out, k)
 		}
-		out = RotatedKey{Purpose: purpose, KID: kid}
-		return s.audit(ctx, tx, a, "keys.rotate", purpose+"/"+kid, nil, out)
+		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // IsAdmin is the one admin-role check every front end applies to a

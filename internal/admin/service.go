@@ -197,10 +197,13 @@ type ClientInfo struct {
 	Pinned bool `json:"pinned_document,omitempty"`
 	// OpenLinked: recorded when it first linked under the open policy,
 	// not registered by an administrator.
-	OpenLinked bool      `json:"open_linked,omitempty"`
-	JWKSURI    string    `json:"jwks_uri,omitempty"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	OpenLinked bool   `json:"open_linked,omitempty"`
+	JWKSURI    string `json:"jwks_uri,omitempty"`
+	// IDTokenSignedResponseAlg is ES256 or RS256 when the client chose the
+	// algorithm of its ID tokens; absent, LINKSLOT_ID_TOKEN_ALG applies.
+	IDTokenSignedResponseAlg string    `json:"id_token_signed_response_alg,omitempty"`
+	CreatedAt                time.Time `json:"created_at"`
+	UpdatedAt                time.Time `json:"updated_at"`
 }
 
 func nonNil(s []string) []string {
@@ -216,7 +219,7 @@ func InfoOf(c store.Client) ClientInfo {
 		RedirectURIs: nonNil(c.RedirectURIs), AllowedScopes: nonNil(c.AllowedScopes), DefaultScopes: nonNil(c.DefaultScopes),
 		GrantTypes: nonNil(c.GrantTypes), LogoURL: c.LogoURL, Contact: c.Contact, Disabled: c.Disabled,
 		URLClient: clients.IsURLID(c.ID), Pinned: c.PinnedDocument != "", OpenLinked: c.OpenLinked, JWKSURI: c.JWKSURI,
-		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+		IDTokenSignedResponseAlg: c.IDTokenSignedResponseAlg, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
 // URLClientSpec registers a client by the URL of its client ID metadata
@@ -306,7 +309,8 @@ func (s *Service) RegisterURLClient(ctx context.Context, a Actor, spec URLClient
 }
 
 // ClientSpec is a new client's registration. Empty GrantTypes means
-// authorization_code and refresh_token.
+// authorization_code and refresh_token; empty IDTokenAlg the server's
+// default ID token algorithm (LINKSLOT_ID_TOKEN_ALG).
 type ClientSpec struct {
 	ID            string
 	Name          string
@@ -317,6 +321,7 @@ type ClientSpec struct {
 	GrantTypes    []string
 	LogoURL       string
 	Contact       string
+	IDTokenAlg    string // ES256 or RS256 (id_token_signed_response_alg)
 }
 
 // DefaultGrantTypes are what a client gets when its registration names none.
@@ -332,6 +337,7 @@ type ClientPatch struct {
 	GrantTypes    *[]string
 	LogoURL       *string
 	Contact       *string
+	IDTokenAlg    *string // "" returns the client to the server's default
 }
 
 // CreatedClient is a new client and, for a confidential client, its secret:
@@ -386,7 +392,7 @@ func (s *Service) CreateClient(ctx context.Context, a Actor, spec ClientSpec) (C
 		RedirectURIs: clean(spec.RedirectURIs), AllowedScopes: clean(spec.AllowedScopes),
 		DefaultScopes: clean(spec.DefaultScopes), GrantTypes: clean(spec.GrantTypes),
 		LogoURL: strings.TrimSpace(spec.LogoURL), Contact: strings.TrimSpace(spec.Contact),
-		CreatedAt: now, UpdatedAt: now,
+		IDTokenSignedResponseAlg: strings.TrimSpace(spec.IDTokenAlg), CreatedAt: now, UpdatedAt: now,
 	}
 	if len(c.GrantTypes) == 0 {
 		c.GrantTypes = slices.Clone(DefaultGrantTypes)
@@ -488,6 +494,9 @@ func (s *Service) UpdateClient(ctx context.Context, a Actor, id string, p Client
 		}
 		if p.Contact != nil {
 			c.Contact = strings.TrimSpace(*p.Contact)
+		}
+		if p.IDTokenAlg != nil {
+			c.IDTokenSignedResponseAlg = strings.TrimSpace(*p.IDTokenAlg)
 		}
 		return c, validateClient(c)
 	})

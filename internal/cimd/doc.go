@@ -8,7 +8,9 @@
 // object whose client_id equals that URL byte for byte, with a client_name
 // and redirect_uris that each pass the redirect rules every client follows;
 // token_endpoint_auth_method is none (the default) or private_key_jwt with
-// jwks_uri or jwks; shared-secret methods and a client_secret are refused.
+// jwks_uri or jwks; shared-secret methods and a client_secret are refused;
+// id_token_signed_response_alg, when present, is ES256 or RS256 and chooses
+// the algorithm of the client's ID tokens.
 // Every other field, grant type and response type is ignored: VS Code
 // lists device_code, and that must not break it.
 //

@@ -39,6 +39,9 @@ type Document struct {
 	SigningAlg              string          `json:"token_endpoint_auth_signing_alg,omitempty"`
 	JWKSURI                 string          `json:"jwks_uri,omitempty"`
 	JWKS                    json.RawMessage `json:"jwks,omitempty"`
+	// IDTokenSignedResponseAlg chooses the client's ID token algorithm:
+	// ES256 or RS256; absent, the server's default (docs/reference.md §14).
+	IDTokenSignedResponseAlg string `json:"id_token_signed_response_alg,omitempty"`
 
 	// Keys is the parsed jwks, when the document carries one.
 	Keys *jose.JSONWebKeySet `json:"-"`
@@ -134,6 +137,9 @@ func Parse(clientURL string, body []byte, development bool) (*Document, error) {
 		if err := clients.ValidateRedirectURI(r); err != nil {
 			return nil, invalid("one of its redirect_uris is not allowed (%v)", err)
 		}
+	}
+	if err := clients.CheckIDTokenAlg(d.IDTokenSignedResponseAlg); err != nil {
+		return nil, invalid("its id_token_signed_response_alg is not ES256 or RS256, the ID token algorithms this server signs with")
 	}
 	if _, ok := raw["client_secret"]; ok {
 		return nil, invalid("it carries a client_secret, which a public document must not")

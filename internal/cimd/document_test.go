@@ -20,6 +20,7 @@ func TestParseAcceptsRealWorldShapes(t *testing.T) {
 		"private_key_jwt with jwks": `{"client_id":"` + u + `","client_name":"Agent","redirect_uris":["https://agent.example/cb"],
 			"token_endpoint_auth_method":"private_key_jwt","token_endpoint_auth_signing_alg":"ES256",
 			"jwks":{"keys":[{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0","kid":"k1"}]}}`,
+		"RS256 ID tokens": `{"client_id":"` + u + `","client_name":"Relying party","redirect_uris":["https://rp.example/cb"],"id_token_signed_response_alg":"RS256"}`,
 	} {
 		d, err := cimd.Parse(u, []byte(body), false)
 		if err != nil {
@@ -28,6 +29,9 @@ func TestParseAcceptsRealWorldShapes(t *testing.T) {
 		}
 		if d.Host() != "agent.example" {
 			t.Errorf("%s: host %q", name, d.Host())
+		}
+		if want := map[string]string{"RS256 ID tokens": "RS256"}[name]; d.IDTokenSignedResponseAlg != want {
+			t.Errorf("%s: id_token_signed_response_alg %q, want %q", name, d.IDTokenSignedResponseAlg, want)
 		}
 		if d.Keys != nil && d.Keys.Keys[0].Use != "sig" {
 			t.Errorf("%s: key use not defaulted to sig", name)
@@ -51,13 +55,18 @@ func TestParseRefuses(t *testing.T) {
 			"not ES256 or RS256"},
 		"private jwk": {u, `{"client_id":"` + u + `",` + ok + `,"token_endpoint_auth_method":"private_key_jwt","jwks":{"keys":[{"kty":"oct","k":"c2VjcmV0"}]}}`,
 			"private key"},
-		"client_secret_jwt":            {u, `{"client_id":"` + u + `",` + ok + `,"token_endpoint_auth_method":"client_secret_jwt"}`, "shared secret"},
-		"unknown method":               {u, `{"client_id":"` + u + `",` + ok + `,"token_endpoint_auth_method":"tls_client_auth"}`, "not none or private_key_jwt"},
-		"loopback https in production": {"https://localhost/c.json", `{}`, "only development servers"},
-		"no path":                      {"https://agent.example", `{}`, "must have a path"},
-		"slash path":                   {"https://agent.example/", `{}`, "must have a path"},
-		"encoded dot segment":          {"https://agent.example/a/%2e%2e/c.json", `{}`, ". or .."},
-		"user info":                    {"https://me@agent.example/c.json", `{}`, "not an https URL"},
+		"HS256 ID tokens": {u, `{"client_id":"` + u + `",` + ok + `,"id_token_signed_response_alg":"HS256"}`,
+			"id_token_signed_response_alg is not ES256 or RS256"},
+		"unsigned ID tokens": {u, `{"client_id":"` + u + `",` + ok + `,"id_token_signed_response_alg":"none"}`,
+			"id_token_signed_response_alg is not ES256 or RS256"},
+		"ID token algorithm not a string": {u, `{"client_id":"` + u + `",` + ok + `,"id_token_signed_response_alg":256}`, "wrong type"},
+		"client_secret_jwt":               {u, `{"client_id":"` + u + `",` + ok + `,"token_endpoint_auth_method":"client_secret_jwt"}`, "shared secret"},
+		"unknown method":                  {u, `{"client_id":"` + u + `",` + ok + `,"token_endpoint_auth_method":"tls_client_auth"}`, "not none or private_key_jwt"},
+		"loopback https in production":    {"https://localhost/c.json", `{}`, "only development servers"},
+		"no path":                         {"https://agent.example", `{}`, "must have a path"},
+		"slash path":                      {"https://agent.example/", `{}`, "must have a path"},
+		"encoded dot segment":             {"https://agent.example/a/%2e%2e/c.json", `{}`, ". or .."},
+		"user info":                       {"https://me@agent.example/c.json", `{}`, "not an https URL"},
 	} {
 		_, err := cimd.Parse(c.url, []byte(c.body), false)
 		var inv *cimd.Invalid

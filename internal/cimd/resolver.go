@@ -228,6 +228,9 @@ func (r *Resolver) merge(rec store.Client, doc *Document) Client {
 	c.Public = doc.AuthMethod() == AuthNone
 	c.SecretHash = ""
 	c.JWKSURI = doc.JWKSURI
+	if doc.IDTokenSignedResponseAlg != "" {
+		c.IDTokenSignedResponseAlg = doc.IDTokenSignedResponseAlg
+	}
 	open := rec.OpenLinked
 	if open {
 		capSet := map[string]bool{}

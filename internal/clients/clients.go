@@ -24,9 +24,29 @@ const (
 	GrantRefreshToken      = "refresh_token"
 )
 
+// ID token signing algorithms a client may choose
+// (id_token_signed_response_alg, docs/reference.md §14).
+const (
+	IDTokenES256 = "ES256"
+	IDTokenRS256 = "RS256"
+)
+
+// CheckIDTokenAlg accepts an id_token_signed_response_alg: ES256, RS256, or
+// "" for the server's default (LINKSLOT_ID_TOKEN_ALG). Every way a client
+// comes to be (the admin CLI, API and pages, metadata documents, dynamic
+// registration) checks it here.
+func CheckIDTokenAlg(alg string) error {
+	switch alg {
+	case "", IDTokenES256, IDTokenRS256:
+		return nil
+	}
+	return fmt.Errorf("id_token_signed_response_alg %q is not supported (ES256 or RS256)", alg)
+}
+
 // Problem is one refused part of a registration: the field (as the admin
 // API names it: id, name, redirect_uris, allowed_scopes, default_scopes,
-// grant_types; empty for the registration as a whole) and what is wrong.
+// grant_types, id_token_signed_response_alg; empty for the registration as
+// a whole) and what is wrong.
 type Problem struct {
 	Field   string
 	Message string
@@ -107,6 +127,9 @@ func Validate(c store.Client) error {
 	}
 	if len(c.GrantTypes) > 0 && !slices.Contains(c.GrantTypes, GrantAuthorizationCode) {
 		bad("grant_types", "grant types must include authorization_code")
+	}
+	if err := CheckIDTokenAlg(c.IDTokenSignedResponseAlg); err != nil {
+		bad("id_token_signed_response_alg", "%v", err)
 	}
 	if len(p) > 0 {
 		return &ValidationError{Problems: p}

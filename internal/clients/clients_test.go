@@ -41,6 +41,11 @@ func TestValidate(t *testing.T) {
 		{"default not allowed", func(c *store.Client) { c.DefaultScopes = []string{"email"} }, []string{`default scope "email" is not in the allowed`}},
 		{"bad grant", func(c *store.Client) { c.GrantTypes = []string{"authorization_code", "client_credentials"} }, []string{"client_credentials"}},
 		{"confidential without secret", func(c *store.Client) { c.Public = false }, []string{"needs a secret"}},
+		{"RS256 ID tokens", func(c *store.Client) { c.IDTokenSignedResponseAlg = "RS256" }, nil},
+		{"ES256 ID tokens", func(c *store.Client) { c.IDTokenSignedResponseAlg = "ES256" }, nil},
+		{"unsupported ID token algorithm", func(c *store.Client) { c.IDTokenSignedResponseAlg = "HS256" },
+			[]string{`id_token_signed_response_alg "HS256" is not supported (ES256 or RS256)`}},
+		{"ID token algorithm in lower case", func(c *store.Client) { c.IDTokenSignedResponseAlg = "rs256" }, []string{"not supported"}},
 		{"every problem at once", func(c *store.Client) {
 			c.Name = ""
 			c.RedirectURIs = []string{"http://evil.example/cb"}
@@ -147,6 +152,7 @@ func TestValidateFields(t *testing.T) {
 	c.AllowedScopes = []string{"openid", "admin"}
 	c.DefaultScopes = []string{"email"}
 	c.GrantTypes = []string{"refresh_token"}
+	c.IDTokenSignedResponseAlg = "none"
 	var ve *clients.ValidationError
 	if !errors.As(clients.Validate(c), &ve) {
 		t.Fatal("no ValidationError")
@@ -155,7 +161,7 @@ func TestValidateFields(t *testing.T) {
 	for _, p := range ve.Problems {
 		got[p.Field]++
 	}
-	want := map[string]int{"id": 1, "name": 1, "redirect_uris": 1, "allowed_scopes": 1, "default_scopes": 1, "grant_types": 1}
+	want := map[string]int{"id": 1, "name": 1, "redirect_uris": 1, "allowed_scopes": 1, "default_scopes": 1, "grant_types": 1, "id_token_signed_response_alg": 1}
 	for f, n := range want {
 		if got[f] != n {
 			t.Errorf("field %s: %d problems, want %d (%+v)", f, got[f], n, ve.Problems)

@@ -23,6 +23,7 @@ import (
 	"github.com/linkslot/linkslot/internal/authheader"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/clientaddr"
+	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -99,6 +100,12 @@ type Config struct {
 	// that dies holding some gives them up after it. A delivery is given at
 	// most half of it.
 	OutboxLease time.Duration
+	// IDTokenAlg signs the ID tokens of clients that name no
+	// id_token_signed_response_alg (LINKSLOT_ID_TOKEN_ALG: ES256, the
+	// default, or RS256). ES256 because it costs a small fraction of an
+	// RSA signature; OpenID's default, RS256, is served to every client that
+	// asks for it (docs/id-tokens-and-redirects.md).
+	IDTokenAlg string
 }
 
 // MailDir is where development e-mail is written (VarDir/mail).
@@ -248,6 +255,11 @@ func FromEnv(getenv Getenv) (Config, error) {
 	if c.OutboxLease < 4*time.Second || c.OutboxLease > time.Hour {
 		bad("LINKSLOT_OUTBOX_LEASE must be between 4s and 1h (got %s)", c.OutboxLease)
 		c.OutboxLease = DefaultOutboxLease
+	}
+	c.IDTokenAlg = get("LINKSLOT_ID_TOKEN_ALG", clients.IDTokenES256)
+	if c.IDTokenAlg != clients.IDTokenES256 && c.IDTokenAlg != clients.IDTokenRS256 {
+		bad("LINKSLOT_ID_TOKEN_ALG must be ES256 or RS256 (got %q)", c.IDTokenAlg)
+		c.IDTokenAlg = clients.IDTokenES256
 	}
 	if len(problems) > 0 {
 		return c, errors.New("configuration problems:\n  - " + strings.Join(problems, "\n  - "))

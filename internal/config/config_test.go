@@ -18,7 +18,7 @@ func TestDefaults(t *testing.T) {
 	if c.DatabaseURL != "sqlite://var/linkslot.db" || c.AuthListen != "127.0.0.1:8080" || c.RSListen != "127.0.0.1:8081" ||
 		c.Issuer != "http://127.0.0.1:8080" || c.Resource != "http://127.0.0.1:8081/mcp" || c.LogFormat != "text" ||
 		c.Production || c.RefreshIdle != 720*time.Hour || c.RefreshAbsolute != 2160*time.Hour || c.ShutdownTimeout != 15*time.Second ||
-		c.RequestTimeout != 10*time.Second {
+		c.RequestTimeout != 10*time.Second || c.IDTokenAlg != "ES256" {
 		t.Errorf("defaults = %+v", c)
 	}
 }
@@ -42,6 +42,7 @@ func TestValid(t *testing.T) {
 		"LINKSLOT_SMTP_URL":            "smtps://mailer:pw@smtp.example.com",
 		"LINKSLOT_MAIL_FROM":           "Bookings <bookings@example.com>",
 		"LINKSLOT_OUTBOX_LEASE":        "20s",
+		"LINKSLOT_ID_TOKEN_ALG":        "RS256",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +52,7 @@ func TestValid(t *testing.T) {
 		c.AuthMetricsListen != "127.0.0.1:9090" || c.RSMetricsListen != "127.0.0.1:9091" ||
 		len(c.TrustedProxies) != 3 || c.TrustedProxies[1].String() != "192.0.2.1/32" ||
 		c.Mail.Kind != "smtp" || !c.Mail.Implicit || c.Mail.Port != 465 || c.Mail.Username != "mailer" || c.MailFrom != "Bookings <bookings@example.com>" ||
-		c.OutboxLease != 20*time.Second {
+		c.OutboxLease != 20*time.Second || c.IDTokenAlg != "RS256" {
 		t.Errorf("config = %+v", c)
 	}
 }
@@ -111,6 +112,8 @@ func TestProblems(t *testing.T) {
 		{"request timeout too long", map[string]string{"LINKSLOT_REQUEST_TIMEOUT": "1h"}, "LINKSLOT_REQUEST_TIMEOUT must be between 1s and 5m"},
 		{"request timeout not a duration", map[string]string{"LINKSLOT_REQUEST_TIMEOUT": "10"}, "LINKSLOT_REQUEST_TIMEOUT must be a positive duration"},
 		{"outbox lease too short", map[string]string{"LINKSLOT_OUTBOX_LEASE": "1s"}, "LINKSLOT_OUTBOX_LEASE must be between 4s and 1h"},
+		{"ID token algorithm not served", map[string]string{"LINKSLOT_ID_TOKEN_ALG": "HS256"}, `LINKSLOT_ID_TOKEN_ALG must be ES256 or RS256 (got "HS256")`},
+		{"ID token algorithm in lower case", map[string]string{"LINKSLOT_ID_TOKEN_ALG": "rs256"}, "LINKSLOT_ID_TOKEN_ALG must be ES256 or RS256"},
 		{"empty sqlite path", map[string]string{"LINKSLOT_DATABASE_URL": "sqlite://"}, "no file path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,12 +2,14 @@ package keys
 
 import (
 	"context"
+	"crypto"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/hkdf"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/json"
@@ -38,6 +40,20 @@ const Published = 2
 // they expire.
 const RetiredWindow = 15*time.Minute + 5*time.Minute
 
+// RSABits is the size of the RS256 keys: 2048 bits, what the large OpenID
+// providers publish, safe under NIST SP 800-57 through 2030, and a third of
+// the signing cost of 3072 bits (docs/id-tokens-and-redirects.md).
+const RSABits = 2048
+
+// Algorithm is the algorithm of a purpose's keys: RS256 for
+// store.KeyPurposeTokenRS256, ES256 for every other.
+func Algorithm(purpose string) jose.SignatureAlgorithm {
+	if purpose == store.KeyPurposeTokenRS256 {
+		return jose.RS256
+	}
+	return jose.ES256
+}
+
 // refreshEvery bounds how often SigningKey re-reads the key list.
 const refreshEvery = time.Second
 
@@ -53,13 +69,14 @@ type Manager struct {
 	s       store.Keys
 	aead    cipher.AEAD
 	purpose string
+	alg     jose.SignatureAlgorithm
 	clock   store.Clock
 
 	mu        sync.Mutex
 	checked   time.Time
 	currentID string
-	current   *ecdsa.PrivateKey
-	byID      map[string]*ecdsa.PrivateKey
+	current   crypto.Signer // *ecdsa.PrivateKey or *rsa.PrivateKey, as alg says
+	byID      map[string]crypto.Signer
 	// refreshing is set while one caller re-reads the key list.
 	refreshing bool
 	// published caches the parsed public keys (PublicKey) until publishedAt
@@ -68,8 +85,9 @@ type Manager struct {
 	publishedAt time.Time
 }
 
-// NewManager returns a Manager for keys of purpose, encrypted under a key
-// derived from secret. clock may be nil (system clock).
+// NewManager returns a Manager for keys of purpose (of Algorithm(purpose)),
+// encrypted under a key derived from secret. clock may be nil (system
+// clock).
 func NewManager(s store.Keys, secret []byte, purpose string, clock store.Clock) *Manager {
 	if clock == nil {
 		clock = store.SystemClock
@@ -86,11 +104,14 @@ func NewManager(s store.Keys, secret []byte, purpose string, clock store.Clock) 
 	if err != nil {
 		panic("keys: gcm: " + err.Error())
 	}
-	return &Manager{s: s, aead: aead, purpose: purpose, clock: clock, byID: map[string]*ecdsa.PrivateKey{}}
+	return &Manager{s: s, aead: aead, purpose: purpose, alg: Algorithm(purpose), clock: clock, byID: map[string]crypto.Signer{}}
 }
 
 // Purpose reports the manager's key purpose.
 func (m *Manager) Purpose() string { return m.purpose }
+
+// Alg reports the algorithm of the manager's keys.
+func (m *Manager) Alg() jose.SignatureAlgorithm { return m.alg }
 
 // Ensure creates the first key when none exists.
 func (m *Manager) Ensure(ctx context.Context) error {
@@ -131,21 +152,34 @@ func (m *Manager) Rotate(ctx context.Context) (string, error) {
 }
 
 func (m *Manager) create(ctx context.Context) (string, error) {
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return "", err
+	var (
+		priv crypto.Signer
+		der  []byte
+	)
+	switch m.alg {
+	case jose.RS256:
+		k, err := rsa.GenerateKey(rand.Reader, RSABits)
+		if err != nil {
+			return "", err
+		}
+		priv, der = k, x509.MarshalPKCS1PrivateKey(k)
+	default:
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			return "", err
+		}
+		if der, err = x509.MarshalECPrivateKey(k); err != nil {
+			return "", err
+		}
+		priv = k
 	}
 	// Key ids sort by creation: the store orders by created_at, id.
 	kid := m.purpose + "-" + m.clock().Format("20060102T150405") + "-" + store.RandomString(5)
-	der, err := x509.MarshalECPrivateKey(priv)
+	pub, err := json.Marshal(jose.JSONWebKey{Key: priv.Public(), KeyID: kid, Algorithm: string(m.alg), Use: "sig"})
 	if err != nil {
 		return "", err
 	}
-	pub, err := json.Marshal(jose.JSONWebKey{Key: &priv.PublicKey, KeyID: kid, Algorithm: string(jose.ES256), Use: "sig"})
-	if err != nil {
-		return "", err
-	}
-	k := store.SigningKey{ID: kid, Purpose: m.purpose, Algorithm: string(jose.ES256),
+	k := store.SigningKey{ID: kid, Purpose: m.purpose, Algorithm: string(m.alg),
 		PrivateEncrypted: m.seal(kid, der), PublicJWK: pub, CreatedAt: m.clock()}
 	if err := m.s.CreateSigningKey(ctx, k); err != nil {
 		return "", fmt.Errorf("store signing key: %w", err)
@@ -174,12 +208,17 @@ func (m *Manager) open(kid string, sealed []byte) ([]byte, error) {
 	return plain, nil
 }
 
-func (m *Manager) decrypt(k store.SigningKey) (*ecdsa.PrivateKey, error) {
+func (m *Manager) decrypt(k store.SigningKey) (crypto.Signer, error) {
 	der, err := m.open(k.ID, k.PrivateEncrypted)
 	if err != nil {
 		return nil, fmt.Errorf("key %s: %w", k.ID, err)
 	}
-	priv, err := x509.ParseECPrivateKey(der)
+	var priv crypto.Signer
+	if m.alg == jose.RS256 {
+		priv, err = x509.ParsePKCS1PrivateKey(der) // precomputed: parsed once per key and process
+	} else {
+		priv, err = x509.ParseECPrivateKey(der)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("key %s: %w", k.ID, ErrDecrypt)
 	}
@@ -190,7 +229,7 @@ func (m *Manager) decrypt(k store.SigningKey) (*ecdsa.PrivateKey, error) {
 // was last read more than refreshEvery ago. Only the first caller to find
 // the list stale reads it; the others keep signing with the cached key
 // meanwhile, so a signer never waits on the database once a key is cached.
-func (m *Manager) load(ctx context.Context) (string, *ecdsa.PrivateKey, error) {
+func (m *Manager) load(ctx context.Context) (string, crypto.Signer, error) {
 	m.mu.Lock()
 	now := m.clock()
 	if m.current != nil && (fresh(now, m.checked) || m.refreshing) {
@@ -236,12 +275,13 @@ func (m *Manager) SigningKey(ctx context.Context) (jose.SigningKey, error) {
 	if err != nil {
 		return jose.SigningKey{}, err
 	}
-	return jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: priv, KeyID: kid, Algorithm: string(jose.ES256), Use: "sig"}}, nil
+	return jose.SigningKey{Algorithm: m.alg, Key: jose.JSONWebKey{Key: priv, KeyID: kid, Algorithm: string(m.alg), Use: "sig"}}, nil
 }
 
 // Current returns the current private key and its id (for signers that are
-// not go-jose v4, such as fosite's).
-func (m *Manager) Current(ctx context.Context) (string, *ecdsa.PrivateKey, error) {
+// not go-jose v4, such as fosite's): an *ecdsa.PrivateKey for ES256, an
+// *rsa.PrivateKey for RS256.
+func (m *Manager) Current(ctx context.Context) (string, crypto.Signer, error) {
 	return m.load(ctx)
 }
 
@@ -270,7 +310,7 @@ func (m *Manager) VerificationKeys(ctx context.Context) (*jose.JSONWebKeySet, er
 // publicKey is a parsed key of the list, with what decides whether it is
 // still published.
 type publicKey struct {
-	pub       *ecdsa.PublicKey
+	pub       crypto.PublicKey
 	newest    bool // among the Published newest
 	retiredAt *time.Time
 }
@@ -285,8 +325,9 @@ func (k publicKey) isPublished(now time.Time) bool {
 // verifying a token costs no database read and no JWK parsing; whether a
 // cached key is still published is decided at each call with the
 // manager's clock, as VerificationKeys does. A kid not in the cache re-reads
-// the list at once (a key another replica just created).
-func (m *Manager) PublicKey(ctx context.Context, kid string) (*ecdsa.PublicKey, error) {
+// the list at once (a key another replica just created). The key is an
+// *ecdsa.PublicKey for ES256, an *rsa.PublicKey for RS256.
+func (m *Manager) PublicKey(ctx context.Context, kid string) (crypto.PublicKey, error) {
 	m.mu.Lock()
 	if m.published != nil && fresh(m.clock(), m.publishedAt) {
 		k, ok := m.published[kid]
@@ -312,10 +353,15 @@ func (m *Manager) PublicKey(ctx context.Context, kid string) (*ecdsa.PublicKey, 
 		if err := jwk.UnmarshalJSON(k.PublicJWK); err != nil {
 			return nil, fmt.Errorf("key %s: public JWK: %w", k.ID, err)
 		}
-		if pub, ok := jwk.Key.(*ecdsa.PublicKey); ok {
+		switch pub := jwk.Key.(type) {
+		case *ecdsa.PublicKey:
 			pk.pub = pub
-			byKid[jwk.KeyID] = pk
+		case *rsa.PublicKey:
+			pk.pub = pub
+		default:
+			continue
 		}
+		byKid[jwk.KeyID] = pk
 	}
 	m.mu.Lock()
 	m.published, m.publishedAt = byKid, now

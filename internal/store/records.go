@@ -61,9 +61,15 @@ type Client struct {
 	OpenLinked bool
 	// JWKSURI gives a registered client its public keys: it then
 	// authenticates with private_key_jwt (RFC 7523) instead of a secret.
-	JWKSURI   string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	JWKSURI string
+	// IDTokenSignedResponseAlg is the algorithm of the client's ID tokens
+	// (OpenID Connect Dynamic Client Registration's
+	// id_token_signed_response_alg): "ES256", "RS256", or "" for
+	// LINKSLOT_ID_TOKEN_ALG. For a metadata-document client the document's
+	// value, when it has one, takes its place.
+	IDTokenSignedResponseAlg string
+	CreatedAt                time.Time
+	UpdatedAt                time.Time
 }
 
 // Link statuses.
@@ -118,15 +124,19 @@ type TokenSession struct {
 
 // Signing key purposes.
 const (
-	KeyPurposeToken = "token" // access and ID tokens
+	KeyPurposeToken = "token" // access tokens and ES256 ID tokens
 	KeyPurposeGrant = "grant" // booking grants
+	// KeyPurposeTokenRS256 holds the RS256 keys that sign the ID tokens of
+	// clients choosing RS256 (docs/reference.md §14); rotated with
+	// KeyPurposeToken.
+	KeyPurposeTokenRS256 = "token-rs256"
 )
 
 // SigningKey is an asymmetric key whose private half is encrypted at rest.
 type SigningKey struct {
 	ID               string // the JWS kid
 	Purpose          string
-	Algorithm        string // ES256
+	Algorithm        string // ES256, or RS256 for KeyPurposeTokenRS256
 	PrivateEncrypted []byte
 	PublicJWK        []byte // JSON Web Key of the public half
 	CreatedAt        time.Time

@@ -95,15 +95,19 @@ func newKeysCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			k, err := svc.RotateSigningKey(cmd.Context(), admin.Actor{ID: admin.ActorCLI}, purpose)
+			rotated, err := svc.RotateSigningKey(cmd.Context(), admin.Actor{ID: admin.ActorCLI}, purpose)
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "new %s signing key %s is current; the previous key stays published until its tokens expire\n", k.Purpose, k.KID)
-			return err
+			for _, k := range rotated {
+				if _, err := fmt.Fprintf(cmd.OutOrStdout(), "new %s signing key %s is current; the previous key stays published until its tokens expire\n", k.Purpose, k.KID); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
-	rotate.Flags().StringVar(&purpose, "purpose", store.KeyPurposeToken, "token (access and ID tokens) or grant (booking grants)")
+	rotate.Flags().StringVar(&purpose, "purpose", store.KeyPurposeToken, "token (access and ID tokens, ES256 and RS256 together) or grant (booking grants)")
 	_ = rotate.RegisterFlagCompletionFunc("purpose", cmdline.Values(store.KeyPurposeToken, store.KeyPurposeGrant))
 	keysCmd := &cobra.Command{Use: "keys", Short: "Manage signing keys"}
 	keysCmd.AddCommand(rotate)
@@ -113,7 +117,7 @@ func newKeysCmd(e *env) *cobra.Command {
 func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger) error {
 	m := metrics.New("authserver")
 	m.RegisterDB("main", s.SQL())
-	m.RegisterSigningKeys(s, store.KeyPurposeToken, store.KeyPurposeGrant)
+	m.RegisterSigningKeys(s, store.KeyPurposeToken, store.KeyPurposeTokenRS256, store.KeyPurposeGrant)
 	if err := app.StartJanitor(ctx, "authserver", s, m, log); err != nil {
 		return err
 	}

@@ -70,13 +70,8 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirect := r.Form.Get("redirect_uri")
-	if urlClient != nil && (redirect == "" && len(client.RedirectURIs) != 1 || redirect != "" && !clients.MatchRedirect(client.RedirectURIs, redirect)) {
-		h.d.Log.InfoContext(ctx, "url client refused", "client_id", client.ID, "rule", "redirect_uri_not_listed")
-		h.displayError(w, r, http.StatusBadRequest, "Invalid redirect address", "The app asked to send you back to an address that the description it publishes at "+client.ID+" does not list. Nothing was shared.")
-		return
-	}
-	if redirect == "" && len(client.RedirectURIs) != 1 || redirect != "" && !clients.MatchRedirect(client.RedirectURIs, redirect) {
-		h.displayError(w, r, http.StatusBadRequest, "Invalid redirect address", "The application asked to send you back to an address it has not registered. Nothing was shared.")
+	if redirectRefused(client, redirect) {
+		h.refuseRedirect(w, r, client, urlClient, redirect)
 		return
 	}
 	ctx = fositestore.WithRequestedRedirect(ctx, redirect)

@@ -46,11 +46,12 @@ type Transactional interface {
 type Deps struct {
 	Provider *provider.Provider
 	Store    Store
-	Keys     *keys.Manager
-	UI       consent.AuthorizeUI
-	Log      *slog.Logger
-	Clock    store.Clock
-	Issuer   string
+	// Keys are the token keys the JWKS publishes (ES256 and RS256).
+	Keys   keys.Set
+	UI     consent.AuthorizeUI
+	Log    *slog.Logger
+	Clock  store.Clock
+	Issuer string
 	// Resources are the configured resource URIs; the first is the default.
 	Resources []string
 	// Tx groups the writes of one authorization response (the approval's
@@ -127,7 +128,7 @@ func (h *Handler) Mount(mux *http.ServeMux) {
 // Metadata is the discovery document (RFC 8414; the same body serves
 // OpenID Connect discovery). Besides the fields CONTRACT §2 lists it carries
 // the two OpenID Connect Discovery requires (subject types and the ID token
-// signing algorithm), without which OIDC clients assume RS256.
+// signing algorithms, which must include RS256).
 type Metadata struct {
 	Issuer                            string   `json:"issuer"`
 	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
@@ -158,7 +159,15 @@ var ClaimsSupported = []string{"iss", "sub", "aud", "exp", "iat", "auth_time", "
 
 // DiscoveryDocument returns the metadata of an issuer; cimdSupported
 // advertises client ID metadata documents (every policy but off).
-func DiscoveryDocument(issuer string, cimdSupported bool) Metadata {
+// idTokenAlg, the algorithm of the ID tokens of clients that name none
+// (LINKSLOT_ID_TOKEN_ALG), is listed first: the order means nothing to the
+// specification, but a relying party that takes the first one gets the
+// tokens it would get without asking.
+func DiscoveryDocument(issuer string, cimdSupported bool, idTokenAlg string) Metadata {
+	algs := []string{provider.AlgES256, provider.AlgRS256}
+	if idTokenAlg == provider.AlgRS256 {
+		algs = []string{provider.AlgRS256, provider.AlgES256}
+	}
 	return Metadata{
 		Issuer:                            issuer,
 		AuthorizationEndpoint:             issuer + PathAuthorize,
@@ -176,7 +185,7 @@ func DiscoveryDocument(issuer string, cimdSupported bool) Metadata {
 		AuthorizationResponseISSSupported: true,
 		ScopesSupported:                   scope.Public(),
 		SubjectTypesSupported:             []string{"public"},
-		IDTokenSigningAlgValuesSupported:  []string{"ES256"},
+		IDTokenSigningAlgValuesSupported:  algs,
 		PromptValuesSupported:             slices.Clone(PromptValues),
 		ClaimsSupported:                   slices.Clone(ClaimsSupported),
 	}
@@ -184,7 +193,7 @@ func DiscoveryDocument(issuer string, cimdSupported bool) Metadata {
 
 func (h *Handler) discovery(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	writeJSON(w, http.StatusOK, DiscoveryDocument(h.d.Issuer, h.d.URLClients.Policy() != cimd.PolicyOff))
+	writeJSON(w, http.StatusOK, DiscoveryDocument(h.d.Issuer, h.d.URLClients.Policy() != cimd.PolicyOff, h.d.Provider.IDTokenAlg))
 }
 
 func (h *Handler) jwks(w http.ResponseWriter, r *http.Request) {

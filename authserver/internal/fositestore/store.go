@@ -97,6 +97,10 @@ func (c *Client) GetScopes() fosite.Arguments        { return c.C.AllowedScopes 
 func (c *Client) IsPublic() bool                     { return c.C.Public }
 func (c *Client) GetAudience() fosite.Arguments      { return c.Audience }
 
+// IDTokenSignedResponseAlg is the algorithm the client chose for its ID
+// tokens ("" for the server's default); provider.IDTokenAlgClient.
+func (c *Client) IDTokenSignedResponseAlg() string { return c.C.IDTokenSignedResponseAlg }
+
 // KeyClient is a client that authenticates with private_key_jwt (RFC
 // 7523): a URL client whose document asks for it, or a registered client
 // given a jwks_uri. fosite's own client-assertion code verifies it against

@@ -15,9 +15,17 @@
 // grant, whether or not offline_access was asked for (CONTRACT §2).
 // Scopes match exactly (no wildcards or hierarchy). Signer is fosite's
 // jwt.Signer on keys.Manager: it signs access and ID tokens itself (the
-// header and claims encoded once, one ECDSA signature), verifies with
-// whichever published key a token's kid names, and leaves the rest to
+// header and claims encoded once, one signature), verifies with whichever
+// published key a token's alg and kid name, and leaves the rest to
 // fosite's DefaultSigner.
+//
+// ID tokens are ES256 or RS256 (docs/reference.md §14): the OpenID Connect
+// token strategy signs each with the algorithm its client chose
+// (id_token_signed_response_alg, IDTokenAlgClient), else Config.IDTokenAlg
+// (LINKSLOT_ID_TOKEN_ALG, default ES256), in the code flow and on refresh
+// alike. Access tokens are always ES256 and their signer accepts nothing
+// else. Only a client that chooses RS256 pays for an RSA signature
+// (BenchmarkIDTokenSign).
 //
 // Provider.NewAccessRequest and NewAccessResponse wrap fosite's to save
 // round trips: the client and the presented code or refresh token are read

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ory/fosite/token/jwt"
+
+	"github.com/linkslot/linkslot/authserver/internal/provider"
 )
 
 // BenchmarkGenerate: one access token and one ID token, as every refresh
@@ -31,5 +33,30 @@ func BenchmarkGenerate(b *testing.B) {
 		if _, _, err := p.Signer.Generate(ctx, id, &jwt.Headers{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkIDTokenSign: one ID token signed by each algorithm's signer, the
+// cost a client choosing RS256 adds to its code exchanges and refreshes
+// (docs/id-tokens-and-redirects.md gives the ratio).
+//
+//	go test ./authserver/internal/provider -run '^$' -bench IDTokenSign -benchmem
+func BenchmarkIDTokenSign(b *testing.B) {
+	ctx := context.Background()
+	p, _ := newProvider(b)
+	now := time.Now().Truncate(time.Second)
+	id := jwt.MapClaims((&jwt.IDTokenClaims{Subject: "acct-1", Issuer: "https://as.example", Audience: []string{"demo-mcp-client"},
+		JTI: "jti-2", IssuedAt: now, ExpiresAt: now.Add(15 * time.Minute), AuthTime: now.Add(-time.Hour), RequestedAt: now,
+		AccessTokenHash: "77QmUPtjPfzWtF2AnpK9RQ", Extra: map[string]any{"email": "demo@example.com"}}).ToMap())
+	for _, alg := range []string{provider.AlgES256, provider.AlgRS256} {
+		b.Run(alg, func(b *testing.B) {
+			s := p.IDSigners[alg]
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := s.Generate(ctx, id, &jwt.Headers{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -2,9 +2,11 @@ package provider
 
 import (
 	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/hkdf"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
@@ -44,13 +46,33 @@ type Config struct {
 	JWKS JWKSOptions
 	// Now is the clock for client-assertion checks (default time.Now).
 	Now func() time.Time
+	// IDTokenAlg signs the ID tokens of clients that name no
+	// id_token_signed_response_alg: ES256 (the default) or RS256
+	// (LINKSLOT_ID_TOKEN_ALG, docs/reference.md §14).
+	IDTokenAlg string
+	// RS256Keys sign the ID tokens of clients that choose RS256
+	// (store.KeyPurposeTokenRS256). Nil: such clients' token requests fail
+	// with server_error, and IDTokenAlg must not be RS256.
+	RS256Keys *keys.Manager
 }
+
+// ID token signing algorithms (id_token_signed_response_alg).
+const (
+	AlgES256 = string(jose3.ES256)
+	AlgRS256 = string(jose3.RS256)
+)
 
 // Provider is the composed fosite provider and its configuration.
 type Provider struct {
 	fosite.OAuth2Provider
 	Config *fosite.Config
-	Signer *Signer
+	// Signer signs access tokens (ES256); IDSigners sign ID tokens, by
+	// algorithm.
+	Signer    *Signer
+	IDSigners map[string]*Signer
+	// IDTokenAlg is the algorithm of the ID tokens of clients that name
+	// none.
+	IDTokenAlg string
 
 	store *fositestore.Store
 	core  oauth2.CoreStrategy
@@ -120,6 +142,17 @@ func New(fs *fositestore.Store, km *keys.Manager, c Config) (*Provider, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	switch c.IDTokenAlg {
+	case "":
+		c.IDTokenAlg = AlgES256
+	case AlgES256:
+	case AlgRS256:
+		if c.RS256Keys == nil {
+			return nil, errors.New("provider: ID token algorithm RS256 needs RS256 keys")
+		}
+	default:
+		return nil, fmt.Errorf("provider: ID token algorithm %q is not ES256 or RS256", c.IDTokenAlg)
+	}
 	cfg := &fosite.Config{
 		AccessTokenLifespan:            AccessTokenLifespan,
 		AuthorizeCodeLifespan:          AuthorizeCodeLifespan,
@@ -143,8 +176,22 @@ func New(fs *fositestore.Store, km *keys.Manager, c Config) (*Provider, error) {
 		},
 		JWKSFetcherStrategy: newJWKSFetcher(c.JWKS),
 	}
-	signer := &Signer{km: km}
-	signer.DefaultSigner = jwt.DefaultSigner{GetPrivateKey: signer.privateKey}
+	// Access tokens are ES256 and verify as ES256 only (docs/reference.md
+	// §2); an ID token, or an id_token_hint, verifies under either
+	// algorithm.
+	signer := newSigner(km, map[string]*keys.Manager{AlgES256: km})
+	idVerify := map[string]*keys.Manager{AlgES256: km}
+	if c.RS256Keys != nil {
+		idVerify[AlgRS256] = c.RS256Keys
+	}
+	idSigners := map[string]*Signer{AlgES256: newSigner(km, idVerify)}
+	if c.RS256Keys != nil {
+		idSigners[AlgRS256] = newSigner(c.RS256Keys, idVerify)
+	}
+	ids := idTokens{def: c.IDTokenAlg, byAlg: map[string]openid.DefaultStrategy{}}
+	for alg, sg := range idSigners {
+		ids.byAlg[alg] = openid.DefaultStrategy{Signer: sg, Config: cfg}
+	}
 	hmac := compose.NewOAuth2HMACStrategy(cfg)
 	core := &oauth2.DefaultJWTStrategy{Signer: signer, HMACSHAStrategy: hmac, Config: cfg}
 	if fs != nil {
@@ -152,8 +199,8 @@ func New(fs *fositestore.Store, km *keys.Manager, c Config) (*Provider, error) {
 	}
 	strategy := &compose.CommonStrategy{
 		CoreStrategy:               core,
-		OpenIDConnectTokenStrategy: &openid.DefaultStrategy{Signer: signer, Config: cfg},
-		Signer:                     signer,
+		OpenIDConnectTokenStrategy: ids,
+		Signer:                     idSigners[AlgES256],
 	}
 	p := compose.Compose(cfg, fs, strategy,
 		compose.OAuth2AuthorizeExplicitFactory,
@@ -163,7 +210,8 @@ func New(fs *fositestore.Store, km *keys.Manager, c Config) (*Provider, error) {
 		// A refresh answers a new ID token when openid was granted, as
 		// Hydra, Dex and Keycloak do: relying parties such as kubectl's OIDC
 		// plugin keep a session by refreshing and read the new ID token.
-		// It costs one more ES256 signature per rotation (README "Tokens").
+		// It costs one more signature per rotation (README "Tokens"), an
+		// RSA one for clients that choose RS256.
 		compose.OpenIDConnectRefreshFactory,
 		compose.OAuth2TokenIntrospectionFactory,
 		compose.OAuth2TokenRevocationFactory,
@@ -175,7 +223,46 @@ func New(fs *fositestore.Store, km *keys.Manager, c Config) (*Provider, error) {
 		cfg.ClientAuthenticationStrategy = authenticateClient(f, c.Now)
 		f.Config = &tokenURLs{Config: cfg, urls: []string{cfg.TokenURL, c.Issuer}}
 	}
-	return &Provider{OAuth2Provider: p, Config: cfg, Signer: signer, store: fs, core: core}, nil
+	return &Provider{OAuth2Provider: p, Config: cfg, Signer: signer, IDSigners: idSigners, IDTokenAlg: c.IDTokenAlg,
+		store: fs, core: core}, nil
+}
+
+// IDTokenAlgClient is a client that may name the algorithm of its ID
+// tokens (fositestore.Client: registered, metadata-document and dynamically
+// registered clients alike); "" means the configured default.
+type IDTokenAlgClient interface {
+	IDTokenSignedResponseAlg() string
+}
+
+// idTokens is the OpenID Connect token strategy: fosite's, with the
+// signer of the algorithm the requesting client chose
+// (id_token_signed_response_alg), else the configured default. It serves
+// the code flow and refreshes alike. Only a client that chooses RS256 pays
+// for an RSA signature.
+type idTokens struct {
+	def   string
+	byAlg map[string]openid.DefaultStrategy
+}
+
+var _ openid.OpenIDConnectTokenStrategy = idTokens{}
+
+// algOf is the ID token algorithm of client.
+func (s idTokens) algOf(client fosite.Client) string {
+	if c, ok := client.(IDTokenAlgClient); ok {
+		if alg := c.IDTokenSignedResponseAlg(); alg != "" {
+			return alg
+		}
+	}
+	return s.def
+}
+
+func (s idTokens) GenerateIDToken(ctx context.Context, lifespan time.Duration, requester fosite.Requester) (string, error) {
+	alg := s.algOf(requester.GetClient())
+	st, ok := s.byAlg[alg]
+	if !ok {
+		return "", fosite.ErrServerError.WithDebugf("no %s signing keys for the ID token this client asks for", alg)
+	}
+	return st.GenerateIDToken(ctx, lifespan, requester)
 }
 
 // ownGrantOnly asks a token endpoint handler to populate a response only
@@ -195,19 +282,31 @@ func (h ownGrantOnly) PopulateTokenEndpointResponse(ctx context.Context, r fosit
 }
 
 // Signer is fosite's jwt.Signer on keys.Manager: it signs with the current
-// key (kid set) and verifies with whichever published key the token's kid
-// names, so tokens survive a rotation.
+// key of its manager (kid set) and verifies with whichever published key
+// the token's alg and kid name, among the managers it verifies with, so
+// tokens survive a rotation.
 type Signer struct {
 	jwt.DefaultSigner
-	km *keys.Manager
+	km     *keys.Manager
+	verify map[string]*keys.Manager // by alg
 }
 
 var _ jwt.Signer = (*Signer)(nil)
 
-// Generate signs claims as a compact ES256 JWS with the current key: the
-// header is header's fields over {"typ":"JWT"} (typ "at+jwt" for access
-// tokens), with alg ES256 and the current key's kid whatever header says,
-// since that is the key that signs; the payload is claims as JSON. It is
+func newSigner(km *keys.Manager, verify map[string]*keys.Manager) *Signer {
+	s := &Signer{km: km, verify: verify}
+	s.DefaultSigner = jwt.DefaultSigner{GetPrivateKey: s.privateKey}
+	return s
+}
+
+// Alg is the algorithm the signer signs with.
+func (s *Signer) Alg() string { return string(s.km.Alg()) }
+
+// Generate signs claims as a compact JWS (ES256 or RS256, as the manager's
+// keys are) with the current key: the header is header's fields over
+// {"typ":"JWT"} (typ "at+jwt" for access tokens), with the signer's alg
+// and the current key's kid whatever header says, since that is the key
+// that signs; the payload is claims as JSON. It is
 // what fosite's DefaultSigner makes through go-jose's builder, without the
 // builder's round trip (it encodes the claims, decodes them into a map and
 // encodes that again) and its signer set-up per token: a third of the cost
@@ -225,7 +324,7 @@ func (s *Signer) Generate(ctx context.Context, claims jwt.MapClaims, header jwt.
 	for k, v := range header.ToMap() {
 		h[k] = v
 	}
-	h["alg"], h["kid"] = string(jose3.ES256), kid
+	h["alg"], h["kid"] = string(s.km.Alg()), kid
 	hb, err := json.Marshal(h)
 	if err != nil {
 		return "", "", fmt.Errorf("jwt: header: %w", err)
@@ -234,23 +333,38 @@ func (s *Signer) Generate(ctx context.Context, claims jwt.MapClaims, header jwt.
 	if err != nil {
 		return "", "", fmt.Errorf("jwt: claims: %w", err)
 	}
+	sigLen := 64 // ES256: r || s, 32 bytes each
+	if k, ok := priv.(*rsa.PrivateKey); ok {
+		sigLen = k.Size()
+	}
 	enc := base64.RawURLEncoding
 	hl, cl := enc.EncodedLen(len(hb)), enc.EncodedLen(len(cb))
-	out := make([]byte, hl+1+cl+1+enc.EncodedLen(64))
+	out := make([]byte, hl+1+cl+1+enc.EncodedLen(sigLen))
 	enc.Encode(out, hb)
 	out[hl] = '.'
 	enc.Encode(out[hl+1:], cb)
 	signing := out[:hl+1+cl]
 	digest := sha256.Sum256(signing)
-	r, sv, err := ecdsa.Sign(rand.Reader, priv, digest[:])
-	if err != nil {
-		return "", "", fmt.Errorf("jwt: sign: %w", err)
+	var sig []byte
+	switch k := priv.(type) {
+	case *ecdsa.PrivateKey: // r || s (RFC 7518 §3.4), on the stack
+		r, sv, err := ecdsa.Sign(rand.Reader, k, digest[:])
+		if err != nil {
+			return "", "", fmt.Errorf("jwt: sign: %w", err)
+		}
+		var rs [64]byte
+		r.FillBytes(rs[:32])
+		sv.FillBytes(rs[32:])
+		sig = rs[:]
+	case *rsa.PrivateKey: // RSASSA-PKCS1-v1_5 (RFC 7518 §3.3)
+		if sig, err = rsa.SignPKCS1v15(nil, k, crypto.SHA256, digest[:]); err != nil {
+			return "", "", fmt.Errorf("jwt: sign: %w", err)
+		}
+	default:
+		return "", "", fmt.Errorf("jwt: sign: unsupported key type %T", priv)
 	}
-	var sig [64]byte
-	r.FillBytes(sig[:32])
-	sv.FillBytes(sig[32:])
 	out[len(signing)] = '.'
-	enc.Encode(out[len(signing)+1:], sig[:])
+	enc.Encode(out[len(signing)+1:], sig)
 	token := string(out)
 	return token, token[len(signing)+1:], nil
 }
@@ -260,17 +374,18 @@ func (s *Signer) privateKey(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &jose3.JSONWebKey{Key: priv, KeyID: kid, Algorithm: string(jose3.ES256), Use: "sig"}, nil
+	return &jose3.JSONWebKey{Key: priv, KeyID: kid, Algorithm: s.Alg(), Use: "sig"}, nil
 }
 
-// Decode verifies a token against the published key its kid names.
+// Decode verifies a token against the published key its alg and kid name.
 func (s *Signer) Decode(ctx context.Context, token string) (*jwt.Token, error) {
 	return jwt.Parse(token, func(t *jwt.Token) (any, error) {
-		if t.Method != jose3.ES256 {
+		km, ok := s.verify[string(t.Method)]
+		if !ok {
 			return nil, fmt.Errorf("unexpected signing method %v", t.Method)
 		}
 		kid, _ := t.Header["kid"].(string)
-		pub, err := s.km.PublicKey(ctx, kid)
+		pub, err := km.PublicKey(ctx, kid)
 		if err != nil {
 			return nil, err
 		}

@@ -19,17 +19,19 @@ import (
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
-// newProvider is the provider on a fresh SQLite store with a token key.
+// newProvider is the provider on a fresh SQLite store with a token key of
+// each algorithm.
 func newProvider(t testing.TB) (*provider.Provider, *keys.Manager) {
 	t.Helper()
 	s := sqltest.SQLite(t)
 	secret := []byte("0123456789abcdef0123456789abcdef")
 	km := keys.NewManager(s, secret, store.KeyPurposeToken, nil)
-	if err := km.Ensure(context.Background()); err != nil {
+	rs := keys.NewManager(s, secret, store.KeyPurposeTokenRS256, nil)
+	if err := (keys.Set{km, rs}).Ensure(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	p, err := provider.New(fositestore.New(s, fositestore.Options{}), km,
-		provider.Config{Issuer: "https://as.example", Secret: secret, RefreshIdle: 48 * time.Hour})
+		provider.Config{Issuer: "https://as.example", Secret: secret, RefreshIdle: 48 * time.Hour, RS256Keys: rs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +80,8 @@ func TestProvider(t *testing.T) {
 
 // TestGenerateMatchesFosite holds Signer.Generate to what fosite's
 // DefaultSigner makes through go-jose for the same claims: the same header
-// and payload once decoded, and a signature the verifier accepts.
+// and payload once decoded, and a signature the verifier accepts; for the
+// access-token signer and both ID-token signers.
 func TestGenerateMatchesFosite(t *testing.T) {
 	ctx := context.Background()
 	p, _ := newProvider(t)
@@ -93,17 +96,21 @@ func TestGenerateMatchesFosite(t *testing.T) {
 		Extra: map[string]any{"email": "ana+test@example.com", "nested": map[string]any{"n": 1.5, "list": []any{"x", 2}}}}).ToMap()
 	for _, c := range []struct {
 		name   string
+		signer *provider.Signer
 		claims jwt.MapClaims
 		header jwt.Mapper
+		sigLen int // characters of the signature segment
 	}{
-		{"access token", access, &jwt.Headers{Extra: map[string]any{"typ": "at+jwt"}}},
-		{"ID token", jwt.MapClaims(id), &jwt.Headers{}},
+		// ES256: 64 bytes, R || S (RFC 7518 §3.4); RS256: the modulus size.
+		{"access token", p.Signer, access, &jwt.Headers{Extra: map[string]any{"typ": "at+jwt"}}, 86},
+		{"ES256 ID token", p.IDSigners[provider.AlgES256], jwt.MapClaims(id), &jwt.Headers{}, 86},
+		{"RS256 ID token", p.IDSigners[provider.AlgRS256], jwt.MapClaims(id), &jwt.Headers{}, base64.RawURLEncoding.EncodedLen(keys.RSABits / 8)},
 	} {
-		ours, oursSig, err := p.Signer.Generate(ctx, c.claims, c.header)
+		ours, oursSig, err := c.signer.Generate(ctx, c.claims, c.header)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		theirs, _, err := p.Signer.DefaultSigner.Generate(ctx, c.claims, c.header)
+		theirs, _, err := c.signer.DefaultSigner.Generate(ctx, c.claims, c.header)
 		if err != nil {
 			t.Fatalf("%s: fosite: %v", c.name, err)
 		}
@@ -128,12 +135,24 @@ func TestGenerateMatchesFosite(t *testing.T) {
 		if got, _ := base64.RawURLEncoding.DecodeString(o[1]); !bytes.Equal(got, want) {
 			t.Errorf("%s: payload\n got  %s\n want %s (encoding/json)", c.name, got, want)
 		}
-		if len(o[2]) != 86 { // 64 bytes, R || S (RFC 7518 §3.4)
-			t.Errorf("%s: signature segment %d characters, want 86", c.name, len(o[2]))
+		if len(o[2]) != c.sigLen {
+			t.Errorf("%s: signature segment %d characters, want %d", c.name, len(o[2]), c.sigLen)
 		}
-		if _, err := p.Signer.Validate(ctx, ours); err != nil {
+		if _, err := c.signer.Validate(ctx, ours); err != nil {
 			t.Errorf("%s: our token does not verify: %v", c.name, err)
 		}
+		if _, err := c.signer.Validate(ctx, theirs); err != nil {
+			t.Errorf("%s: fosite's token does not verify: %v", c.name, err)
+		}
+	}
+	// An RS256 ID token is not an access token: the access-token signer
+	// verifies ES256 only.
+	rs, _, err := p.IDSigners[provider.AlgRS256].Generate(ctx, jwt.MapClaims(id), &jwt.Headers{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Signer.Validate(ctx, rs); err == nil {
+		t.Error("the access-token signer accepted an RS256 token")
 	}
 }
 

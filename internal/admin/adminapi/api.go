@@ -226,6 +226,8 @@ type clientBody struct {
 	GrantTypes    []string `json:"grant_types"`
 	LogoURL       string   `json:"logo_url"`
 	Contact       string   `json:"contact"`
+	// IDTokenAlg is ES256 or RS256; absent, the server's default.
+	IDTokenAlg string `json:"id_token_signed_response_alg"`
 	// ClientIDURL registers a client by the URL of its client ID metadata
 	// document (CONTRACT §10); only allowed_scopes, default_scopes and
 	// pinned_document (the document itself, a JSON object) go with it.
@@ -242,6 +244,7 @@ type clientPatchBody struct {
 	GrantTypes    *[]string `json:"grant_types"`
 	LogoURL       *string   `json:"logo_url"`
 	Contact       *string   `json:"contact"`
+	IDTokenAlg    *string   `json:"id_token_signed_response_alg"`
 }
 
 // clientAnswer is a client with, once, its new secret.
@@ -270,7 +273,7 @@ func (a *api) createClient(w http.ResponseWriter, r *http.Request, actor admin.A
 	}
 	cc, err := a.svc.CreateClient(r.Context(), actor, admin.ClientSpec{ID: b.ID, Name: b.Name, Public: b.Public,
 		RedirectURIs: b.RedirectURIs, AllowedScopes: b.AllowedScopes, DefaultScopes: b.DefaultScopes,
-		GrantTypes: b.GrantTypes, LogoURL: b.LogoURL, Contact: b.Contact})
+		GrantTypes: b.GrantTypes, LogoURL: b.LogoURL, Contact: b.Contact, IDTokenAlg: b.IDTokenAlg})
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -280,7 +283,8 @@ func (a *api) createClient(w http.ResponseWriter, r *http.Request, actor admin.A
 }
 
 func (a *api) registerURLClient(w http.ResponseWriter, r *http.Request, actor admin.Actor, b clientBody) {
-	if b.ID != "" || b.Name != "" || b.Public || len(b.RedirectURIs) > 0 || len(b.GrantTypes) > 0 || b.LogoURL != "" || b.Contact != "" {
+	if b.ID != "" || b.Name != "" || b.Public || len(b.RedirectURIs) > 0 || len(b.GrantTypes) > 0 || b.LogoURL != "" || b.Contact != "" ||
+		b.IDTokenAlg != "" {
 		writeError(w, http.StatusBadRequest, "invalid_request", "a client_id_url client takes its id, name, redirect URIs and authentication from its document; send only client_id_url, allowed_scopes, default_scopes and pinned_document",
 			[]admin.Problem{{Path: "client_id_url", Message: "send only client_id_url, allowed_scopes, default_scopes and pinned_document"}})
 		return
@@ -326,7 +330,7 @@ func (a *api) updateClient(w http.ResponseWriter, r *http.Request, actor admin.A
 	}
 	c, err := a.svc.UpdateClient(r.Context(), actor, r.PathValue("id"), admin.ClientPatch{Name: b.Name,
 		RedirectURIs: b.RedirectURIs, AllowedScopes: b.AllowedScopes, DefaultScopes: b.DefaultScopes,
-		GrantTypes: b.GrantTypes, LogoURL: b.LogoURL, Contact: b.Contact})
+		GrantTypes: b.GrantTypes, LogoURL: b.LogoURL, Contact: b.Contact, IDTokenAlg: b.IDTokenAlg})
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -240,10 +240,21 @@ func TestAPIOperations(t *testing.T) {
 			t.Fatalf("create public: %d %s", code, raw)
 		}
 		code, m, raw = e.do("POST", "/admin/api/clients", "application/json",
-			`{"id":"conf","name":"Server App","redirect_uris":["https://app.example/cb"],"allowed_scopes":["openid"],"logo_url":"https://app.example/logo.png"}`, tok)
+			`{"id":"conf","name":"Server App","redirect_uris":["https://app.example/cb"],"allowed_scopes":["openid"],"logo_url":"https://app.example/logo.png",
+			  "id_token_signed_response_alg":"RS256"}`, tok)
 		secret, _ := m["client_secret"].(string)
-		if code != http.StatusCreated || secret == "" {
+		if cm, _ := m["client"].(map[string]any); code != http.StatusCreated || secret == "" || cm["id_token_signed_response_alg"] != "RS256" {
 			t.Fatalf("create confidential: %d %s", code, raw)
+		}
+		if c, _ := s.GetClient(ctx, "conf"); c.IDTokenSignedResponseAlg != "RS256" {
+			t.Errorf("stored ID token algorithm %q, want RS256", c.IDTokenSignedResponseAlg)
+		}
+		// "" returns a client to the server's default; ES256 chooses it.
+		for _, alg := range []string{"ES256", "", "RS256"} {
+			code, _, raw := e.do("PATCH", "/admin/api/clients/conf", "application/json", `{"id_token_signed_response_alg":"`+alg+`"}`, tok)
+			if c, _ := s.GetClient(ctx, "conf"); code != 200 || c.IDTokenSignedResponseAlg != alg {
+				t.Errorf("patch ID token algorithm %q: %d %s, stored %q", alg, code, raw, c.IDTokenSignedResponseAlg)
+			}
 		}
 		if c, _ := s.GetClient(ctx, "conf"); !clients.CompareSecret(c.SecretHash, secret) {
 			t.Errorf("stored hash does not match the shown secret")
@@ -263,6 +274,8 @@ func TestAPIOperations(t *testing.T) {
 			{"wrong type", "POST", "/admin/api/clients", "text/plain", `{}`, 415, "unsupported_media_type", ""},
 			{"switch public", "PATCH", "/admin/api/clients/pub", "application/json", `{"public":false}`, 400, "invalid_request", "public: "},
 			{"patch unknown scope", "PATCH", "/admin/api/clients/pub", "application/json", `{"allowed_scopes":["everything"]}`, 400, "invalid_request", "everything"},
+			{"unsupported ID token algorithm", "POST", "/admin/api/clients", "application/json", `{"id":"x","name":"X","public":true,"redirect_uris":["https://x.example/cb"],"allowed_scopes":["openid"],"id_token_signed_response_alg":"HS256"}`, 400, "invalid_request", "id_token_signed_response_alg: "},
+			{"patch unsupported ID token algorithm", "PATCH", "/admin/api/clients/pub", "application/json", `{"id_token_signed_response_alg":"none"}`, 400, "invalid_request", "id_token_signed_response_alg: "},
 			{"missing client", "GET", "/admin/api/clients/nope", "", "", 404, "not_found", ""},
 			{"rotate public", "POST", "/admin/api/clients/pub/rotate-secret", "", "", 409, "conflict", ""},
 			{"weak password", "POST", "/admin/api/users", "application/json", `{"email":"u@example.com","password":"short"}`, 400, "invalid_request", "password: "},
@@ -381,7 +394,7 @@ func TestAPIOperations(t *testing.T) {
 
 		// Audit: every change, by the token actor, newest first, no secret.
 		actions, raw := e.tokenAudit(tok, true)
-		want := []string{"client.create pub", "client.create conf", "client.update pub", "client.disable pub", "client.enable pub",
+		want := []string{"client.create pub", "client.create conf", "client.update conf", "client.update conf", "client.update conf", "client.update pub", "client.disable pub", "client.enable pub",
 			"client.rotate_secret conf", "client.delete conf", "user.create staff@example.com", "user.set_admin staff@example.com",
 			"catalog.import cafe", "catalog.export yaml", "catalog.export json", "business.agent_booking cafe"}
 		if strings.Join(actions, "\n") != strings.Join(want, "\n") {

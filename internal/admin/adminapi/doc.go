@@ -19,7 +19,7 @@
 //	GET    /admin/api/clients                       {"clients": [...]}
 //	POST   /admin/api/clients                       201 {"client": {...}, "client_secret": "…" (confidential only)}
 //	GET    /admin/api/clients/{id}                  {"client": {...}}
-//	PATCH  /admin/api/clients/{id}                  {"client": {...}}   (any of name, redirect_uris, allowed_scopes, default_scopes, grant_types, logo_url, contact)
+//	PATCH  /admin/api/clients/{id}                  {"client": {...}}   (any of name, redirect_uris, allowed_scopes, default_scopes, grant_types, logo_url, contact, id_token_signed_response_alg)
 //	DELETE /admin/api/clients/{id}                  204
 //	POST   /admin/api/clients/{id}/disable|enable   {"client": {...}}
 //	POST   /admin/api/clients/{id}/rotate-secret    {"client": {...}, "client_secret": "…"}

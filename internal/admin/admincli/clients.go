@@ -22,8 +22,8 @@ func clientsCmd(env Env) *cobra.Command {
 
 // clientFlags are the fields create and update share.
 type clientFlags struct {
-	name, logo, contact, allowed, defaults, grants string
-	redirects                                      []string
+	name, logo, contact, allowed, defaults, grants, idTokenAlg string
+	redirects                                                  []string
 }
 
 func (f *clientFlags) register(cmd *cobra.Command) {
@@ -35,6 +35,8 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.grants, "grant-types", "", "authorization_code and/or refresh_token (default both)")
 	fs.StringVar(&f.logo, "logo-url", "", "https URL of the client's logo")
 	fs.StringVar(&f.contact, "contact", "", "who to contact about the client")
+	fs.StringVar(&f.idTokenAlg, "id-token-alg", "", "RS256 or ES256: how the client's ID tokens are signed (default: LINKSLOT_ID_TOKEN_ALG; \"\" on update returns to it)")
+	_ = cmd.RegisterFlagCompletionFunc("id-token-alg", cmdline.Values("ES256", "RS256"))
 }
 
 func clientCreateCmd(env Env) *cobra.Command {
@@ -55,7 +57,7 @@ func clientCreateCmd(env Env) *cobra.Command {
 			}
 			cc, err := svc.CreateClient(cmd.Context(), actor, admin.ClientSpec{ID: id, Name: f.name, Public: public,
 				RedirectURIs: f.redirects, AllowedScopes: splitList(f.allowed), DefaultScopes: splitList(f.defaults),
-				GrantTypes: splitList(f.grants), LogoURL: f.logo, Contact: f.contact})
+				GrantTypes: splitList(f.grants), LogoURL: f.logo, Contact: f.contact, IDTokenAlg: f.idTokenAlg})
 			if err != nil {
 				return err
 			}
@@ -135,6 +137,9 @@ func clientUpdateCmd(env Env) *cobra.Command {
 			}
 			if set("contact") {
 				p.Contact = &f.contact
+			}
+			if set("id-token-alg") {
+				p.IDTokenAlg = &f.idTokenAlg
 			}
 			svc, err := env.Service(cmd.Context())
 			if err != nil {
@@ -311,6 +316,9 @@ func printClient(out io.Writer, asJSON bool, c admin.ClientInfo, secret string) 
 	}
 	if c.Contact != "" {
 		fmt.Fprintf(tw, "Contact:\t%s\n", c.Contact)
+	}
+	if c.IDTokenSignedResponseAlg != "" {
+		fmt.Fprintf(tw, "ID token algorithm:\t%s\n", c.IDTokenSignedResponseAlg)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

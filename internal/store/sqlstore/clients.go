@@ -17,7 +17,7 @@ func toClient(r clientRow) store.Client {
 		DefaultScopes: decodeList(r.DefaultScopes), GrantTypes: decodeList(r.GrantTypes),
 		LogoURL: r.LogoURL, Contact: r.Contact, Disabled: r.Disabled,
 		PinnedDocument: r.PinnedDocument, OpenLinked: r.OpenLinked, JWKSURI: r.JWKSURI,
-		CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt)}
+		IDTokenSignedResponseAlg: r.IDTokenAlg, CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt)}
 }
 
 func fromClient(c store.Client) clientRow {
@@ -26,7 +26,7 @@ func fromClient(c store.Client) clientRow {
 		DefaultScopes: encodeList(c.DefaultScopes), GrantTypes: encodeList(c.GrantTypes),
 		LogoURL: c.LogoURL, Contact: c.Contact, Disabled: c.Disabled,
 		PinnedDocument: c.PinnedDocument, OpenLinked: c.OpenLinked, JWKSURI: c.JWKSURI,
-		CreatedAt: store.UTC(c.CreatedAt), UpdatedAt: store.UTC(c.UpdatedAt)}
+		IDTokenAlg: c.IDTokenSignedResponseAlg, CreatedAt: store.UTC(c.CreatedAt), UpdatedAt: store.UTC(c.UpdatedAt)}
 }
 
 // CreateClient inserts a client; a taken id answers ErrAlreadyExists.

@@ -85,12 +85,13 @@ func (s *Store) GetClientLink(ctx context.Context, clientID, accountID string) (
 	// Every authorization reads it: sent past gorm (direct).
 	b := s.binder()
 	err := s.directRow(ctx, `SELECT c.id, c.name, c.secret_hash, c.public, c.redirect_uris, c.allowed_scopes, c.default_scopes,
- c.grant_types, c.logo_url, c.contact, c.disabled, c.pinned_document, c.open_linked, c.jwks_uri, c.created_at, c.updated_at,
+ c.grant_types, c.logo_url, c.contact, c.disabled, c.pinned_document, c.open_linked, c.jwks_uri, c.id_token_signed_response_alg,
+ c.created_at, c.updated_at,
  l.id, l.scopes, l.created_at, l.last_used_at
 FROM clients c LEFT JOIN links l ON l.client_id = c.id AND l.account_id = `+b.bind(accountID)+` AND l.status = `+b.bind(store.LinkActive)+`
 WHERE c.id = `+b.bind(clientID), b.args, &c.ID, &c.Name, &c.SecretHash, &c.Public, &c.RedirectURIs,
 		&c.AllowedScopes, &c.DefaultScopes, &c.GrantTypes, &c.LogoURL, &c.Contact, &c.Disabled, &c.PinnedDocument, &c.OpenLinked,
-		&c.JWKSURI, &c.CreatedAt, &c.UpdatedAt, &lid, &lscopes, &lcreated, &used)
+		&c.JWKSURI, &c.IDTokenAlg, &c.CreatedAt, &c.UpdatedAt, &lid, &lscopes, &lcreated, &used)
 	if err != nil {
 		return store.Client{}, nil, translate(err)
 	}

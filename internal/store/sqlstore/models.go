@@ -49,6 +49,7 @@ type clientRow struct {
 	PinnedDocument string
 	OpenLinked     bool
 	JWKSURI        string `gorm:"column:jwks_uri"`
+	IDTokenAlg     string `gorm:"column:id_token_signed_response_alg"`
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }

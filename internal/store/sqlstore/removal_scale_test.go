@@ -31,8 +31,13 @@ func newRemovalFixture(t testing.TB, s *sqlstore.Store, name string, now time.Ti
 	if err := s.CreateAccount(ctx, store.Account{ID: f.account, Email: name + "@example.com", CreatedAt: now, UpdatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateClient(ctx, store.Client{ID: f.client, Name: "Agent", Public: true, RedirectURIs: []string{"http://127.0.0.1/cb"},
-		AllowedScopes: []string{"openid"}, GrantTypes: []string{"authorization_code", "refresh_token"}, CreatedAt: now, UpdatedAt: now}); err != nil {
+	// Inserted by the columns of migration 00013's clients table, since
+	// the fixture is made before the upgrade as well as after it (a
+	// store.Client written by CreateClient has the columns of today).
+	if err := s.DB().Exec(`INSERT INTO clients (id, name, secret_hash, public, redirect_uris, allowed_scopes, default_scopes, grant_types,
+ logo_url, contact, disabled, pinned_document, open_linked, jwks_uri, created_at, updated_at)
+VALUES (?, 'Agent', '', TRUE, '["http://127.0.0.1/cb"]', '["openid"]', '[]', '["authorization_code","refresh_token"]', '', '', FALSE, '', FALSE, '', ?, ?)`,
+		f.client, now, now).Error; err != nil {
 		t.Fatal(err)
 	}
 	l, err := s.UpsertLink(ctx, f.account, f.client, []string{"openid"}, now)

@@ -285,6 +285,7 @@ type prefetchRow struct {
 	CPinned        nullString
 	COpenLinked    nullBool
 	CJWKSURI       nullString
+	CIDTokenAlg    nullString
 	CCreatedAt     nullTime
 	CUpdatedAt     nullTime
 	TKind          nullString
@@ -321,7 +322,7 @@ func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind 
 	err := s.direct(ctx, query, args, func(rs Scanner) error {
 		var r prefetchRow
 		if err := rs.Scan(&r.CID, &r.CName, &r.CSecretHash, &r.CPublic, &r.CRedirectURIs, &r.CAllowedScopes, &r.CDefaultScopes,
-			&r.CGrantTypes, &r.CLogoURL, &r.CContact, &r.CDisabled, &r.CPinned, &r.COpenLinked, &r.CJWKSURI,
+			&r.CGrantTypes, &r.CLogoURL, &r.CContact, &r.CDisabled, &r.CPinned, &r.COpenLinked, &r.CJWKSURI, &r.CIDTokenAlg,
 			&r.CCreatedAt, &r.CUpdatedAt, &r.TKind, &r.TSignatureHash, &r.TRequestID, &r.TClientID,
 			&r.TAccountID, &r.TLinkID, &r.TActive, &r.TRequest, &r.TExpiresAt, &r.TCreatedAt,
 			&r.LStatus, &r.LLastUsedAt); err != nil {
@@ -352,6 +353,7 @@ func PrefetchStatement(numbered bool, clientID string, kind store.TokenKind, sig
  c.redirect_uris AS c_redirect_uris, c.allowed_scopes AS c_allowed_scopes, c.default_scopes AS c_default_scopes,
  c.grant_types AS c_grant_types, c.logo_url AS c_logo_url, c.contact AS c_contact, c.disabled AS c_disabled,
  c.pinned_document AS c_pinned, c.open_linked AS c_open_linked, c.jwks_uri AS c_jwks_uri,
+ c.id_token_signed_response_alg AS c_id_token_alg,
  c.created_at AS c_created_at, c.updated_at AS c_updated_at,
  t.kind AS t_kind, t.signature_hash AS t_signature_hash, t.request_id AS t_request_id, t.client_id AS t_client_id,
  t.account_id AS t_account_id, t.link_id AS t_link_id, t.active AS t_active, t.request AS t_request,
@@ -372,7 +374,7 @@ func prefetchResult(rows []prefetchRow, kind store.TokenKind, sig string) store.
 			p.Client = toClient(clientRow{ID: r.CID.V, Name: r.CName.V, SecretHash: r.CSecretHash.V, Public: r.CPublic.V,
 				RedirectURIs: r.CRedirectURIs.V, AllowedScopes: r.CAllowedScopes.V, DefaultScopes: r.CDefaultScopes.V,
 				GrantTypes: r.CGrantTypes.V, LogoURL: r.CLogoURL.V, Contact: r.CContact.V, Disabled: r.CDisabled.V,
-				PinnedDocument: r.CPinned.V, OpenLinked: r.COpenLinked.V, JWKSURI: r.CJWKSURI.V,
+				PinnedDocument: r.CPinned.V, OpenLinked: r.COpenLinked.V, JWKSURI: r.CJWKSURI.V, IDTokenAlg: r.CIDTokenAlg.V,
 				CreatedAt: r.CCreatedAt.V, UpdatedAt: r.CUpdatedAt.V})
 		}
 		if !r.TKind.Valid {

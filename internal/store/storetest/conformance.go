@@ -327,10 +327,25 @@ func testClients(t *testing.T, s store.Store) {
 		t.Errorf("GetClient(URL client) = %+v, %v", got, err)
 	}
 	k := store.Client{ID: "cli_jwt", Name: "JWT", AllowedScopes: []string{"openid"}, GrantTypes: []string{"authorization_code"},
-		RedirectURIs: []string{"https://jwt.example/cb"}, JWKSURI: "https://jwt.example/jwks.json", CreatedAt: t0, UpdatedAt: t0}
+		RedirectURIs: []string{"https://jwt.example/cb"}, JWKSURI: "https://jwt.example/jwks.json",
+		IDTokenSignedResponseAlg: "RS256", CreatedAt: t0, UpdatedAt: t0}
 	must(t, s.CreateClient(ctx, k))
-	if got, err := s.GetClient(ctx, k.ID); err != nil || got.JWKSURI != k.JWKSURI {
+	if got, err := s.GetClient(ctx, k.ID); err != nil || got.JWKSURI != k.JWKSURI || got.IDTokenSignedResponseAlg != "RS256" {
 		t.Errorf("GetClient(JWKS client) = %+v, %v", got, err)
+	}
+	// Every read of a client carries its ID token algorithm: the one
+	// statement of an authorization and the token endpoint's prefetch too.
+	if got, _, err := s.GetClientLink(ctx, k.ID, "acct_none"); err != nil || got.IDTokenSignedResponseAlg != "RS256" {
+		t.Errorf("GetClientLink(RS256 client) = %+v, %v", got, err)
+	}
+	if p, err := s.PrefetchTokenRequest(ctx, k.ID, store.KindRefreshToken, "sig_none"); err != nil || p.Client.IDTokenSignedResponseAlg != "RS256" {
+		t.Errorf("PrefetchTokenRequest(RS256 client) = %+v, %v", p.Client, err)
+	}
+	if _, err := s.UpdateClient(ctx, k.ID, func(x store.Client) (store.Client, error) { x.IDTokenSignedResponseAlg = ""; return x, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.GetClient(ctx, k.ID); got.IDTokenSignedResponseAlg != "" {
+		t.Errorf("after clearing the ID token algorithm: %q", got.IDTokenSignedResponseAlg)
 	}
 	must(t, s.DeleteClient(ctx, u.ID))
 	must(t, s.DeleteClient(ctx, k.ID))
