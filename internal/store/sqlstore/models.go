@@ -79,6 +79,8 @@ type tokenRow struct {
 	Request       []byte
 	ExpiresAt     time.Time
 	CreatedAt     time.Time
+	RotatedAt     *time.Time
+	Successor     []byte
 }
 
 func (tokenRow) TableName() string { return "token_sessions" }
