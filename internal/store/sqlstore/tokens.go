@@ -34,7 +34,7 @@ func toTokenRow(t store.TokenSession) tokenRow {
 // CreateTokenSession stores a token session.
 func (s *Store) CreateTokenSession(ctx context.Context, t store.TokenSession) error {
 	r := toTokenRow(t)
-	return s.create(ctx, &r)
+	return s.create(ctx, &r, rotationColumns...)
 }
 
 // GetTokenSession returns a session whether active or not.

@@ -231,7 +231,7 @@ func (s *Store) applyTokenBatchTx(ctx context.Context, b store.TokenBatch) (int6
 			for i, t := range b.Create {
 				rows[i] = toTokenRow(t)
 			}
-			if err := tx.Create(&rows).Error; err != nil {
+			if err := tx.Omit(rotationColumns...).Create(&rows).Error; err != nil {
 				return err
 			}
 		}
