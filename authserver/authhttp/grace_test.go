@@ -404,3 +404,37 @@ func TestRefreshGraceAbsoluteLifetime(t *testing.T) {
 		t.Fatalf("linkslot_refresh_grace_total = %v, want 1", n)
 	}
 }
+
+// TestRefreshGraceSealed: the database holds the successor only sealed, and
+// a sealed successor moved onto another spent row does not open there: the
+// token presented is then reuse, not an answer with another family's token.
+func TestRefreshGraceSealed(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		g := newGraceEnv(t, s, graceWindow)
+		rt, other := g.family(t), g.family(t)
+		next, err := refreshAt(g.issuer, rt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := refreshAt(g.issuer, other); err != nil {
+			t.Fatal(err)
+		}
+		spent := sessionOf(t, s, rt)
+		sig := next.RefreshToken[strings.LastIndexByte(next.RefreshToken, '.')+1:]
+		if len(spent.Successor) == 0 || strings.Contains(string(spent.Successor), sig) || spent.RotatedAt.IsZero() {
+			t.Fatalf("the spent row's successor: %d bytes, holds the token's signature %v, rotated at %v",
+				len(spent.Successor), strings.Contains(string(spent.Successor), sig), spent.RotatedAt)
+		}
+		moved := sessionOf(t, s, other).Successor
+		if err := s.DB().Exec(`UPDATE token_sessions SET successor = ? WHERE kind = ? AND signature_hash = ?`,
+			moved, string(store.KindRefreshToken), spent.SignatureHash).Error; err != nil {
+			t.Fatal(err)
+		}
+		if st, m := refresh(g.env, publicID, rt); st != http.StatusBadRequest || m["error"] != "invalid_grant" {
+			t.Fatalf("a spent token with another row's sealed successor: %d %v, want 400 invalid_grant", st, m)
+		}
+		if n := g.graceAnswers(t); n != 0 {
+			t.Fatalf("linkslot_refresh_grace_total = %v, want 0", n)
+		}
+	})
+}
