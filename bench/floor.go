@@ -215,8 +215,13 @@ func (f *floor) rotateOn(ctx context.Context, send sender, cur string) (access, 
 	if f.accessRow {
 		create = append(create, f.session(store.KindAccessToken, store.HashSecret(access[strings.LastIndexByte(access, '.')+1:]), now))
 	}
-	// 3. The batch: deactivate the presented token, insert the new ones.
-	if err := f.batch(ctx, send, store.TokenBatch{Deactivate: []store.TokenRef{{Kind: store.KindRefreshToken, SignatureHash: cur}}, Create: create}, 1); err != nil {
+	// 3. The batch: deactivate the presented token, recording the
+	// rotation and a successor of the product's sealed size (a 12-byte
+	// nonce, a 94-byte refresh token, a 16-byte tag) as the product does
+	// with its refresh grace on, insert the new ones.
+	rot := &store.Rotation{At: now, Successor: []byte(randHex(61))}
+	if err := f.batch(ctx, send, store.TokenBatch{Deactivate: []store.TokenRef{{Kind: store.KindRefreshToken, SignatureHash: cur}},
+		Rotation: rot, Create: create}, 1); err != nil {
 		return "", "", err
 	}
 	return access, refresh, nil

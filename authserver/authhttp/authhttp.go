@@ -144,7 +144,8 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	urlClients := cimd.NewResolver(d.Store, cimd.Options{Policy: policy, OpenScopes: c.CIMDOpenScopes,
 		Development: !c.Production, Resolver: d.Fetch.Resolver, RootCAs: d.Fetch.RootCAs, Observe: d.Metrics.ObserveFetch})
 	fs := fositestore.New(d.Store, fositestore.Options{Audience: []string{c.Resource},
-		RefreshAbsolute: c.RefreshAbsolute, Clock: d.Clock, URLClients: urlClients})
+		RefreshAbsolute: c.RefreshAbsolute, Clock: d.Clock, URLClients: urlClients,
+		RefreshGrace: c.RefreshGrace, Seal: keys.NewSealer(c.SecretKey, keys.PurposeRefreshSuccessor)})
 	p, err := provider.New(fs, km, provider.Config{Issuer: c.Issuer, Secret: c.SecretKey, RefreshIdle: c.RefreshIdle,
 		IDTokenAlg: c.IDTokenAlg, RS256Keys: rs,
 		JWKS: provider.JWKSOptions{Development: !c.Production, Resolver: d.Fetch.Resolver, RootCAs: d.Fetch.RootCAs, Observe: d.Metrics.ObserveFetch}})

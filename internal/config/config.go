@@ -59,6 +59,12 @@ type Config struct {
 	// (LINKSLOT_REFRESH_IDLE, default 720h; LINKSLOT_REFRESH_ABSOLUTE, 2160h).
 	RefreshIdle     time.Duration
 	RefreshAbsolute time.Duration
+	// RefreshGrace is how long after its rotation a refresh token
+	// presented again is answered with its unused successor instead of
+	// revoking the family (LINKSLOT_REFRESH_GRACE, default 30s, at most
+	// 5m; docs/refresh-grace.md). Unlike the other fields, zero means
+	// off, as LINKSLOT_REFRESH_GRACE=0 does.
+	RefreshGrace time.Duration
 	// ShutdownTimeout bounds graceful shutdown (LINKSLOT_SHUTDOWN_TIMEOUT, 15s).
 	ShutdownTimeout time.Duration
 	// RequestTimeout bounds the work of one HTTP request on either server,
@@ -126,6 +132,12 @@ const DefaultOutboxLease = time.Minute
 // DefaultRequestTimeout is RequestTimeout's default: the PostgreSQL
 // statement timeout sqlstore sets, so one slow statement ends the request.
 const DefaultRequestTimeout = 10 * time.Second
+
+// DefaultRefreshGrace and MaxRefreshGrace bound RefreshGrace.
+const (
+	DefaultRefreshGrace = 30 * time.Second
+	MaxRefreshGrace     = 5 * time.Minute
+)
 
 // Getenv is the environment lookup; tests pass a map.
 type Getenv func(string) string
@@ -207,6 +219,7 @@ func FromEnv(getenv Getenv) (Config, error) {
 		bad("LINKSLOT_REQUEST_TIMEOUT must be between 1s and 5m (got %s)", c.RequestTimeout)
 		c.RequestTimeout = DefaultRequestTimeout
 	}
+	c.RefreshGrace = graceVar(get, "LINKSLOT_REFRESH_GRACE", DefaultRefreshGrace, bad)
 	if c.RefreshIdle > c.RefreshAbsolute {
 		bad("LINKSLOT_REFRESH_IDLE (%s) must not exceed LINKSLOT_REFRESH_ABSOLUTE (%s)", c.RefreshIdle, c.RefreshAbsolute)
 	}
@@ -343,6 +356,21 @@ func durVar(get func(string, string) string, k string, def time.Duration, bad fu
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
 		bad("%s must be a positive duration such as 30s or 720h (got %q)", k, v)
+		return def
+	}
+	return d
+}
+
+// graceVar reads LINKSLOT_REFRESH_GRACE: a duration from 0 (off) to
+// MaxRefreshGrace.
+func graceVar(get func(string, string) string, k string, def time.Duration, bad func(string, ...any)) time.Duration {
+	v := get(k, "")
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > MaxRefreshGrace {
+		bad("%s must be a duration from 0 (off) to 5m, such as 30s (got %q)", k, v)
 		return def
 	}
 	return d

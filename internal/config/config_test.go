@@ -224,3 +224,21 @@ func TestProductionNeedsSMTP(t *testing.T) {
 		t.Errorf("bad From accepted: %v", err)
 	}
 }
+
+// TestRefreshGrace: LINKSLOT_REFRESH_GRACE defaults to 30s, 0 turns it
+// off, 5m is the most; anything else is reported with the other problems.
+func TestRefreshGrace(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": 30 * time.Second, "0": 0, "0s": 0, "2m": 2 * time.Minute, "5m": 5 * time.Minute, "1500ms": 1500 * time.Millisecond} {
+		c, err := FromEnv(env(map[string]string{"LINKSLOT_REFRESH_GRACE": v}))
+		if err != nil || c.RefreshGrace != want {
+			t.Errorf("LINKSLOT_REFRESH_GRACE=%q: %v, %v; want %v", v, c.RefreshGrace, err, want)
+		}
+	}
+	for _, v := range []string{"-1s", "5m1s", "1h", "soon", "30"} {
+		_, err := FromEnv(env(map[string]string{"LINKSLOT_REFRESH_GRACE": v, "LINKSLOT_LOG_FORMAT": "xml"}))
+		if err == nil || !strings.Contains(err.Error(), "LINKSLOT_REFRESH_GRACE must be a duration from 0 (off) to 5m") ||
+			!strings.Contains(err.Error(), "LINKSLOT_LOG_FORMAT") || !strings.Contains(err.Error(), v) {
+			t.Errorf("LINKSLOT_REFRESH_GRACE=%q: %v", v, err)
+		}
+	}
+}

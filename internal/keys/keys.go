@@ -3,14 +3,10 @@ package keys
 import (
 	"context"
 	"crypto"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/ecdsa"
 	"crypto/elliptic"
-	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
@@ -67,7 +63,7 @@ func fresh(now, read time.Time) bool {
 // halves. It is safe for concurrent use.
 type Manager struct {
 	s       store.Keys
-	aead    cipher.AEAD
+	sealer  *Sealer
 	purpose string
 	alg     jose.SignatureAlgorithm
 	clock   store.Clock
@@ -92,19 +88,7 @@ func NewManager(s store.Keys, secret []byte, purpose string, clock store.Clock) 
 	if clock == nil {
 		clock = store.SystemClock
 	}
-	k, err := hkdf.Key(sha256.New, secret, []byte("linkslot-keys-salt"), "linkslot keys v1/"+purpose, 32)
-	if err != nil {
-		panic("keys: hkdf: " + err.Error())
-	}
-	block, err := aes.NewCipher(k)
-	if err != nil {
-		panic("keys: aes: " + err.Error())
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		panic("keys: gcm: " + err.Error())
-	}
-	return &Manager{s: s, aead: aead, purpose: purpose, alg: Algorithm(purpose), clock: clock, byID: map[string]crypto.Signer{}}
+	return &Manager{s: s, sealer: NewSealer(secret, purpose), purpose: purpose, alg: Algorithm(purpose), clock: clock, byID: map[string]crypto.Signer{}}
 }
 
 // Purpose reports the manager's key purpose.
@@ -189,19 +173,11 @@ func (m *Manager) create(ctx context.Context) (string, error) {
 
 // seal encrypts plaintext as nonce || ciphertext, binding the key id.
 func (m *Manager) seal(kid string, plain []byte) []byte {
-	nonce := make([]byte, m.aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
-		panic("keys: crypto/rand failed: " + err.Error())
-	}
-	return m.aead.Seal(nonce, nonce, plain, []byte(m.purpose+"/"+kid))
+	return m.sealer.Seal(plain, []byte(m.purpose+"/"+kid))
 }
 
 func (m *Manager) open(kid string, sealed []byte) ([]byte, error) {
-	n := m.aead.NonceSize()
-	if len(sealed) < n {
-		return nil, ErrDecrypt
-	}
-	plain, err := m.aead.Open(nil, sealed[:n], sealed[n:], []byte(m.purpose+"/"+kid))
+	plain, err := m.sealer.Open(sealed, []byte(m.purpose+"/"+kid))
 	if err != nil {
 		return nil, ErrDecrypt
 	}

@@ -15,6 +15,7 @@
 //	linkslot_http_request_duration_seconds{route}      histogram
 //	linkslot_http_requests_in_flight                   gauge
 //	linkslot_tokens_issued_total{grant,outcome}        counter
+//	linkslot_refresh_grace_total                       counter (refreshes answered within LINKSLOT_REFRESH_GRACE)
 //	linkslot_tool_calls_total{tool,outcome}            counter
 //	linkslot_bookings_total{action}                    counter
 //	linkslot_idempotent_replays_total{tool}            counter

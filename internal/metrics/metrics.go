@@ -39,6 +39,7 @@ type Metrics struct {
 	refused      *prometheus.CounterVec
 	fetches      *prometheus.CounterVec
 	dbs          *dbCollector
+	refreshGrace prometheus.Counter
 
 	routes, codes                 *limiter
 	grants, tokenOutcomes         *limiter
@@ -106,6 +107,7 @@ func New(service string) *Metrics {
 	}
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.httpInFlight, m.tokens, m.tools,
 		m.bookings, m.replays, m.refused, m.fetches, m.dbs)
+	m.refreshGrace = newRefreshGrace(m)
 	// Series that alerts compute rates over exist from the start at zero, so
 	// the first event is a visible increase rather than a new series.
 	for _, a := range []string{"created", "rescheduled", "cancelled"} {

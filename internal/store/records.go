@@ -120,6 +120,11 @@ type TokenSession struct {
 	Request       []byte
 	ExpiresAt     time.Time
 	CreatedAt     time.Time
+	// RotatedAt and Successor are set on a refresh token when a rotation
+	// spends it with the refresh grace on (TokenBatch.Rotation): when, and
+	// the refresh token that replaced it, sealed. Zero and nil otherwise.
+	RotatedAt time.Time
+	Successor []byte
 }
 
 // Signing key purposes.

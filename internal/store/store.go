@@ -144,9 +144,11 @@ type Tokens interface {
 
 	// ApplyTokenBatch writes b atomically, as a single statement where the
 	// backend allows (PostgreSQL) and in one transaction otherwise. When a
-	// deactivation finds its session inactive it answers ErrConflict, when
-	// it finds none ErrNotFound; either way nothing is written. Of two
-	// concurrent batches deactivating the same session exactly one succeeds.
+	// deactivation (or a requirement) finds its session inactive it answers
+	// ErrConflict, when it finds none ErrNotFound; either way nothing is
+	// written. Of two concurrent batches deactivating the same session
+	// exactly one succeeds, and a batch requiring a session that another
+	// deactivates is written either before the deactivation or not at all.
 	ApplyTokenBatch(ctx context.Context, b TokenBatch) error
 	// GetTokenSessionLink returns a session (active or not) and the state of
 	// its link (Found is false without a link id or when the link is gone),

@@ -17,13 +17,27 @@ type TokenBatch struct {
 	// Deactivate must each flip an active session to inactive. When one of
 	// them does not, nothing of the batch is written.
 	Deactivate []TokenRef
-	Create     []TokenSession
-	Delete     []TokenRef
+	// Rotation, when set, is written on the sessions Deactivate flips, in
+	// the same statement: a refresh rotation with the refresh grace on.
+	Rotation *Rotation
+	// Require must each be an active session, and stay so until the batch
+	// is written (a grace answer's successor). When one is not, nothing of
+	// the batch is written, as for Deactivate.
+	Require []TokenRef
+	Create  []TokenSession
+	Delete  []TokenRef
+}
+
+// Rotation is what a refresh rotation records on the token it spends
+// (TokenSession.RotatedAt and Successor).
+type Rotation struct {
+	At        time.Time
+	Successor []byte // sealed
 }
 
 // Empty reports whether the batch writes nothing.
 func (b TokenBatch) Empty() bool {
-	return len(b.Deactivate) == 0 && len(b.Create) == 0 && len(b.Delete) == 0
+	return len(b.Deactivate) == 0 && len(b.Require) == 0 && len(b.Create) == 0 && len(b.Delete) == 0
 }
 
 // LinkState is what a refresh needs to know of the session's link.

@@ -163,17 +163,30 @@ func TestCluster(t *testing.T) {
 		if err != nil {
 			t.Fatalf("rotation at as1: %d %v", st, err)
 		}
+		// Within the refresh grace, while its successor is unused, the old
+		// token answers that successor at the other replica too.
+		again, st, err := a.Refresh(ctx, c.AS[1], old)
+		if err != nil || again.RefreshToken != rotated.RefreshToken {
+			t.Fatalf("the rotated token presented again at as2 within the grace: status %d err %v; want 200 with the same successor", st, err)
+		}
+		next, st, err := a.Refresh(ctx, c.AS[0], rotated.RefreshToken)
+		if err != nil {
+			t.Fatalf("the successor at as1: %d %v", st, err)
+		}
+		// Once the successor is used, the old token is reuse.
 		if _, st, err := a.Refresh(ctx, c.AS[1], old); err == nil || st != http.StatusBadRequest {
-			t.Fatalf("replay of the rotated refresh token at as2: status %d err %v; want 400 invalid_grant", st, err)
+			t.Fatalf("replay of the old token at as2 after its successor was used: status %d err %v; want 400 invalid_grant", st, err)
 		}
-		if _, st, err := a.Refresh(ctx, c.AS[0], rotated.RefreshToken); err == nil {
-			t.Fatalf("after reuse the family must be revoked, but the new refresh token still rotates (%d)", st)
+		if _, st, err := a.Refresh(ctx, c.AS[0], next.RefreshToken); err == nil {
+			t.Fatalf("after reuse the family must be revoked, but its newest refresh token still rotates (%d)", st)
 		}
-		if _, _, err := a.Refresh(ctx, c.AS[1], rotated.RefreshToken); err == nil {
-			t.Fatal("the new refresh token still rotates at as2")
+		if _, _, err := a.Refresh(ctx, c.AS[1], next.RefreshToken); err == nil {
+			t.Fatal("the family's newest refresh token still rotates at as2")
 		}
-		t.Logf("refresh rotated on as1, replayed on as2 → refused; the family's new token refused on both replicas")
+		t.Logf("refresh rotated on as1, presented again on as2 → the same successor; after the successor was used, replayed on as2 → refused, the family's newest token refused on both replicas")
 	})
+
+	t.Run("ParallelRefreshAcrossAuthorizationServers", func(t *testing.T) { parallelRefreshScenario(t, c) })
 
 	t.Run("DisconnectSeenByEveryResourceServer", func(t *testing.T) {
 		a := agents[1]

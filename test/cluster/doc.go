@@ -3,7 +3,8 @@
 // built from ./authserver and ./resourceserver, all on one PostgreSQL — and
 // holds the reliability scenarios against it: concurrent agents
 // racing for overlapping slots across replicas, idempotent retries sent to
-// different replicas, refresh-token replay across authorization servers,
+// different replicas, refresh-token replay and parallel refreshes (the
+// refresh grace) across authorization servers,
 // disconnection seen by every resource server, and fault injection (the
 // database stopped and restarted mid-load, a resource server killed with
 // SIGKILL, a slow database behind a delaying TCP proxy). TestNotificationsAcrossProcesses

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/testkit"
 )
 
@@ -544,4 +545,62 @@ func integrity(t *testing.T, c *Cluster, when string) {
 	if orphanBookings != 0 || orphanActivities != 0 || pending != 0 {
 		t.Errorf("half-written mutation state %s", when)
 	}
+}
+
+// parallelRefreshScenario: 2, 8 and 32 concurrent refreshes with one
+// refresh token, sent to both authorization servers in turn, all answer
+// 200 with one successor (the refresh grace, docs/reference.md §14); the
+// family then has one live refresh token, which rotates at either server.
+func parallelRefreshScenario(t *testing.T, c *Cluster) {
+	ctx := context.Background()
+	counts := []int{2, 8, 32}
+	fresh := linkAgents(t, c, "grace", len(counts))
+	for i, n := range counts {
+		a := fresh[i]
+		old := a.Token.RefreshToken
+		var mu sync.Mutex
+		successors := map[string]int{}
+		var failures []string
+		parallel(n, n, func(k int) {
+			tok, st, err := a.Refresh(ctx, c.AS[k%len(c.AS)], old)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failures = append(failures, fmt.Sprintf("%d %s", st, firstLine(err.Error())))
+				return
+			}
+			successors[tok.RefreshToken]++
+		})
+		ok := n - len(failures)
+		t.Logf("two authorization servers on one PostgreSQL: %d concurrent refreshes with one token: %d answered 200, %d distinct successors", n, ok, len(successors))
+		if ok != n || len(successors) != 1 {
+			t.Fatalf("%d concurrent refreshes: %d answered 200 with %d distinct refresh tokens, want %d with one; failures %q", n, ok, len(successors), n, failures)
+		}
+		for successor := range successors {
+			if live := liveRefreshTokens(t, c, successor); live != 1 {
+				t.Fatalf("%d live refresh tokens in the family after %d concurrent refreshes, want 1", live, n)
+			}
+			next, st, err := a.Refresh(ctx, c.AS[1], successor)
+			if err != nil {
+				t.Fatalf("the successor at as2: %d %v", st, err)
+			}
+			if _, st, err := a.Refresh(ctx, c.AS[0], next.RefreshToken); err != nil {
+				t.Fatalf("a second rotation, at as1: %d %v", st, err)
+			}
+		}
+	}
+}
+
+// liveRefreshTokens counts the active refresh tokens of the family of the
+// refresh token rt.
+func liveRefreshTokens(t *testing.T, c *Cluster, rt string) int {
+	t.Helper()
+	sig := store.HashSecret(rt[strings.LastIndexByte(rt, '.')+1:])
+	var n int
+	err := c.SQL.QueryRow(`SELECT count(*) FROM token_sessions WHERE kind = 'refresh_token' AND active AND request_id =
+(SELECT request_id FROM token_sessions WHERE kind = 'refresh_token' AND signature_hash = $1)`, sig).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -38,6 +38,9 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.d.Metrics.ObserveToken(grant, "ok")
+	if _, ok := fositestore.GraceAnswer(ctx); ok {
+		h.d.Metrics.ObserveRefreshGrace()
+	}
 	h.d.Provider.WriteAccessResponse(ctx, w, ar, resp)
 }
 

@@ -47,9 +47,22 @@
 //     failed request still deletes the PKCE session, at EndDeferral
 //     (WithJoinedDeletes, joined.go).
 //
-// On PostgreSQL a refresh rotation is 2 statements and 1 commit, a code
-// exchange 2 and 1, the authorize step's writes 1 (TestStatementCounts in
-// authserver/authhttp holds PostgreSQL to them).
+// The refresh grace (grace.go, docs/refresh-grace.md): with
+// Options.RefreshGrace set, the conditional UPDATE that spends a refresh
+// token also records when, and its successor sealed with Options.Seal
+// (store.TokenBatch.Rotation), in the same batch. The same token presented
+// again within the grace, while the successor is unused, reads as active;
+// the store then spends nothing and stores no refresh token, and writes
+// the new access token in a batch that requires the successor still
+// active (store.TokenBatch.Require); provider.Provider answers the
+// successor. A rotation that loses its race at commit becomes such an
+// answer, not a revocation. When the successor turns out used, the
+// presented token is reuse: the family is revoked, invalid_grant.
+//
+// On PostgreSQL a refresh rotation is 2 statements and 1 commit, with the
+// grace on or off; a grace answer 3 and 1 (the prefetch, the successor's
+// row, the batch); a code exchange 2 and 1; the authorize step's writes 1
+// (TestStatementCounts in authserver/authhttp holds PostgreSQL to them).
 //
 // Refresh tokens are refused when their link is no longer active, and their
 // expiry is capped at the family's absolute lifetime (Session.GrantedAt +

@@ -27,6 +27,8 @@ type readCache struct {
 	// companions read from their code's row (fold.go).
 	spent  map[store.TokenRef]store.TokenSession
 	folded map[store.TokenRef]bool
+	// refresh is the refresh grace's view of the request (grace.go).
+	refresh refreshState
 }
 
 type readCacheKey struct{}

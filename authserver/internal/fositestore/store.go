@@ -18,6 +18,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/clients"
+	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -33,6 +34,12 @@ type Options struct {
 	// URLClients resolves clients whose id is the URL of a client ID
 	// metadata document (nil: such ids are unknown).
 	URLClients *cimd.Resolver
+	// RefreshGrace is how long after its rotation a refresh token
+	// presented again is answered with its successor, while that is
+	// unused (grace.go; 0: off, every reuse revokes the family). It needs
+	// Seal, which seals the successors, and UseRefreshSignature.
+	RefreshGrace time.Duration
+	Seal         *keys.Sealer
 }
 
 // Backend is the part of store.Store that fosite's storage uses.
@@ -52,6 +59,9 @@ type Store struct {
 	opts Options
 	// codeSignature is fosite's signature of a code (UseCodeSignature).
 	codeSignature func(ctx context.Context, code string) string
+	// refreshSignature is fosite's signature of a refresh token
+	// (UseRefreshSignature).
+	refreshSignature func(ctx context.Context, token string) string
 }
 
 var (
@@ -520,8 +530,12 @@ func (st *Store) DeleteAccessTokenSession(ctx context.Context, sig string) error
 }
 
 // CreateRefreshTokenSession implements oauth2.RefreshTokenStorage. The
-// expiry is capped at the family's absolute lifetime.
+// expiry is capped at the family's absolute lifetime. A grace answer
+// stores none: it answers the successor already stored (grace.go).
 func (st *Store) CreateRefreshTokenSession(ctx context.Context, sig, _ string, r fosite.Requester) error {
+	if readsOf(ctx).refreshState().current() != nil {
+		return nil
+	}
 	sess, err := sessionOf(r)
 	if err != nil {
 		return err
@@ -538,8 +552,10 @@ func (st *Store) CreateRefreshTokenSession(ctx context.Context, sig, _ string, r
 
 // GetRefreshTokenSession implements oauth2.RefreshTokenStorage. A used
 // (rotated or revoked) token answers its request with
-// fosite.ErrInactiveToken, so fosite revokes the family; a token whose link
-// was revoked, or that expired, is not found.
+// fosite.ErrInactiveToken, so fosite revokes the family, unless it is
+// answered from its successor within the refresh grace (grace.go), which
+// reads as an active token; a token whose link was revoked, or that
+// expired, is not found.
 func (st *Store) GetRefreshTokenSession(ctx context.Context, sig string, s fosite.Session) (fosite.Requester, error) {
 	ref := store.TokenRef{Kind: store.KindRefreshToken, SignatureHash: store.HashSecret(sig)}
 	ts, link, err := st.loadWithLink(ctx, ref)
@@ -554,7 +570,18 @@ func (st *Store) GetRefreshTokenSession(ctx context.Context, sig string, s fosit
 		return nil, err
 	}
 	if !ts.Active {
-		return req, fosite.ErrInactiveToken
+		db, err := st.db(ctx)
+		if err != nil {
+			return nil, err
+		}
+		g, err := st.graceFor(ctx, db, ts)
+		if err != nil {
+			return nil, err
+		}
+		if g == nil {
+			return req, fosite.ErrInactiveToken
+		}
+		readsOf(ctx).refreshState().answer(g)
 	}
 	if !st.opts.Clock().Before(ts.ExpiresAt) {
 		return nil, fosite.ErrNotFound
@@ -592,11 +619,19 @@ func (st *Store) DeleteRefreshTokenSession(ctx context.Context, sig string) erro
 
 // RotateRefreshToken implements oauth2.RefreshTokenStorage: it consumes the
 // presented refresh token with one conditional UPDATE; of two concurrent
-// rotations exactly one wins, the other answers fosite.ErrInactiveToken.
+// rotations exactly one wins, the other answers fosite.ErrInactiveToken
+// (or, within the refresh grace, becomes a grace answer at commit). With
+// the grace on, the UPDATE also records the rotation and the sealed
+// successor. A grace answer spends nothing: its batch requires the
+// successor to be still active instead (grace.go).
 func (st *Store) RotateRefreshToken(ctx context.Context, _ string, sig string) error {
 	ref := store.TokenRef{Kind: store.KindRefreshToken, SignatureHash: store.HashSecret(sig)}
-	readsOf(ctx).forget(ref)
-	return st.write(ctx, store.TokenBatch{Deactivate: []store.TokenRef{ref}})
+	rc := readsOf(ctx)
+	rc.forget(ref)
+	if g := rc.refreshState().graceOf(ref); g != nil {
+		return st.write(ctx, store.TokenBatch{Require: []store.TokenRef{g.next}})
+	}
+	return st.write(ctx, store.TokenBatch{Deactivate: []store.TokenRef{ref}, Rotation: st.rotation(ctx, ref)})
 }
 
 // RevokeRefreshToken implements oauth2.TokenRevocationStorage: every refresh

@@ -131,7 +131,7 @@ func (ts *txState) flush() error {
 	}
 	b := ts.pending
 	ts.pending, ts.code = store.TokenBatch{}, nil
-	return ts.st.applyBatch(ts.ctx, ts.tx, b)
+	return ts.st.settle(ts.ctx, ts.tx, b)
 }
 
 // applyBatch writes b on s with the fosite error of its deactivation.
@@ -160,6 +160,10 @@ func (st *Store) write(ctx context.Context, b store.TokenBatch) error {
 			return errors.New("fositestore: transaction already ended")
 		}
 		ts.pending.Deactivate = append(ts.pending.Deactivate, b.Deactivate...)
+		if b.Rotation != nil {
+			ts.pending.Rotation = b.Rotation
+		}
+		ts.pending.Require = append(ts.pending.Require, b.Require...)
 		ts.pending.Create = append(ts.pending.Create, b.Create...)
 		ts.pending.Delete = append(ts.pending.Delete, b.Delete...)
 		return nil
@@ -192,7 +196,7 @@ func (ts *txState) end(commit bool) error {
 	ts.ended = true
 	if ts.tx == nil {
 		if commit && !ts.pending.Empty() {
-			ts.err = ts.st.applyBatch(ts.ctx, ts.st.s, ts.pending)
+			ts.err = ts.st.settle(ts.ctx, ts.st.s, ts.pending)
 		}
 		ts.pending = store.TokenBatch{}
 		return ts.err

@@ -35,4 +35,13 @@
 // fositestore.WithReadCache and WithJoinedDeletes. Callers must call
 // NewAccessResponse after a successful NewAccessRequest, as fosite's own
 // flow does.
+//
+// The refresh grace (docs/reference.md §14) hooks in at the same places:
+// NewAccessRequest marks a refresh grant (fositestore.RefreshGrant), the
+// refresh-token strategy tells the store each token it generates
+// (fositestore.NoteRefreshToken, sealed into the spent token's row), and
+// NewAccessResponse answers a grace answer's successor in place of the
+// token fosite generated, and a token found used only at commit as
+// invalid_grant. fosite's refresh handler itself is unchanged: the store
+// reads a spent token within the grace as active.
 package provider

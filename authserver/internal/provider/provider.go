@@ -94,6 +94,7 @@ func (p *Provider) NewAccessRequest(ctx context.Context, r *http.Request, sessio
 			}
 			switch r.PostForm.Get("grant_type") {
 			case "refresh_token":
+				fositestore.RefreshGrant(ctx)
 				if t := r.PostForm.Get("refresh_token"); t != "" {
 					p.store.Prefetch(ctx, clientID, store.KindRefreshToken, t, p.core.RefreshTokenSignature(ctx, t))
 				}
@@ -116,7 +117,11 @@ func (p *Provider) NewAccessRequest(ctx context.Context, r *http.Request, sessio
 
 // NewAccessResponse is fosite's; the PKCE-session deletion deferred by
 // NewAccessRequest has joined the batch that redeemed the code, or is
-// written now (fositestore.Store.EndDeferral).
+// written now (fositestore.Store.EndDeferral). A refresh answered within
+// the refresh grace carries the presented token's successor rather than
+// the refresh token fosite generated (never stored); one whose token was
+// found used only at commit answers invalid_grant, as fosite answers reuse
+// it reads (fositestore's grace.go).
 func (p *Provider) NewAccessResponse(ctx context.Context, ar fosite.AccessRequester) (fosite.AccessResponder, error) {
 	resp, err := p.OAuth2Provider.NewAccessResponse(ctx, ar)
 	if p.store != nil {
@@ -124,7 +129,27 @@ func (p *Provider) NewAccessResponse(ctx context.Context, ar fosite.AccessReques
 			return nil, fosite.ErrServerError.WithWrap(ferr).WithDebug(ferr.Error())
 		}
 	}
+	if err != nil && fositestore.Reused(ctx) {
+		return nil, fosite.ErrInvalidGrant.WithWrap(err).WithHint("The refresh token was already used.").
+			WithDebug("Refresh token re-use was detected. All related tokens have been revoked.")
+	}
+	if successor, ok := fositestore.GraceAnswer(ctx); ok && err == nil {
+		resp.SetExtra("refresh_token", successor)
+	}
 	return resp, err
+}
+
+// notingRefresh is the core strategy, telling the store each refresh
+// token it generates (fositestore.NoteRefreshToken): a rotation seals it
+// into the row of the token it spends, for the refresh grace.
+type notingRefresh struct{ oauth2.CoreStrategy }
+
+func (s notingRefresh) GenerateRefreshToken(ctx context.Context, r fosite.Requester) (string, string, error) {
+	token, sig, err := s.CoreStrategy.GenerateRefreshToken(ctx, r)
+	if err == nil {
+		fositestore.NoteRefreshToken(ctx, token)
+	}
+	return token, sig, err
 }
 
 // New composes the provider on storage fs with keys from km.
@@ -196,9 +221,10 @@ func New(fs *fositestore.Store, km *keys.Manager, c Config) (*Provider, error) {
 	core := &oauth2.DefaultJWTStrategy{Signer: signer, HMACSHAStrategy: hmac, Config: cfg}
 	if fs != nil {
 		fs.UseCodeSignature(core.AuthorizeCodeSignature)
+		fs.UseRefreshSignature(core.RefreshTokenSignature)
 	}
 	strategy := &compose.CommonStrategy{
-		CoreStrategy:               core,
+		CoreStrategy:               notingRefresh{core},
 		OpenIDConnectTokenStrategy: ids,
 		Signer:                     idSigners[AlgES256],
 	}

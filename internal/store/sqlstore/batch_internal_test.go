@@ -18,12 +18,20 @@ func TestTokenBatchStatementKeptText(t *testing.T) {
 	ref := func(p string, i int) store.TokenRef {
 		return store.TokenRef{Kind: store.KindRefreshToken, SignatureHash: fmt.Sprintf("%s-%d", p, i)}
 	}
-	for _, shape := range []batchShape{{0, 0, 1}, {1, 0, 2}, {1, 2, 2}, {0, 0, 3}, {0, 1, 0}, {2, 0, 0}, {1, 1, 1},
-		{batchTextLimit, batchTextLimit, batchTextLimit}, {batchTextLimit + 1, 0, 1}, {0, 0, batchTextLimit + 3}} {
+	for _, shape := range []batchShape{{0, 0, 1, 0, false}, {1, 0, 2, 0, false}, {1, 2, 2, 0, false}, {0, 0, 3, 0, false},
+		{0, 1, 0, 0, false}, {2, 0, 0, 0, false}, {1, 1, 1, 0, false}, {1, 0, 2, 0, true}, {0, 0, 1, 1, false}, {1, 0, 1, 2, true},
+		{batchTextLimit, batchTextLimit, batchTextLimit, batchTextLimit, true}, {batchTextLimit + 1, 0, 1, 0, false},
+		{0, 0, batchTextLimit + 3, 0, false}, {0, 0, 1, batchTextLimit + 1, false}} {
 		for round := 0; round < 2; round++ {
 			var b store.TokenBatch
 			for i := 0; i < shape.deactivate; i++ {
 				b.Deactivate = append(b.Deactivate, ref(fmt.Sprintf("d%d", round), i))
+			}
+			for i := 0; i < shape.require; i++ {
+				b.Require = append(b.Require, ref(fmt.Sprintf("q%d", round), i))
+			}
+			if shape.rotation {
+				b.Rotation = &store.Rotation{At: at.Add(time.Duration(round) * time.Second), Successor: []byte{byte(round), 1, 2}}
 			}
 			for i := 0; i < shape.delete; i++ {
 				b.Delete = append(b.Delete, ref(fmt.Sprintf("x%d", round), i))

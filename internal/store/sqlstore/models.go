@@ -80,7 +80,15 @@ type tokenRow struct {
 	Request       []byte
 	ExpiresAt     time.Time
 	CreatedAt     time.Time
+	// Written by a rotation (ApplyTokenBatch) only, never by an insert
+	// (rotationColumns), so code that creates sessions also runs on the
+	// schemas before migration 00018 that the upgrade tests build.
+	RotatedAt *time.Time
+	Successor []byte
 }
+
+// rotationColumns are the tokenRow fields an insert leaves out.
+var rotationColumns = []string{"RotatedAt", "Successor"}
 
 func (tokenRow) TableName() string { return "token_sessions" }
 

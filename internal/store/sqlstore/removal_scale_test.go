@@ -247,6 +247,12 @@ SELECT 'refresh_token', ? || i, ? || i, 'agent-busy', 'acct-busy-' || (i % 2000)
 			if _, err := s.Migrate(ctx); err != nil {
 				t.Fatalf("upgrade: %v", err)
 			}
+			// Migration 00018 adds columns to token_sessions: PostgreSQL
+			// refuses, once per connection, a plan cached before it for a
+			// statement reading every column. The pool starts afresh, as
+			// the servers restarted after an upgrade do.
+			s.SQL().SetMaxIdleConns(0)
+			s.SQL().SetMaxIdleConns(s.PoolSize())
 			newErase, newDelete := remove("after the upgrade")
 			if backend == "postgres" {
 				newBlocks, plans := blocks()

@@ -8,15 +8,23 @@ import (
 )
 
 func toToken(r tokenRow) store.TokenSession {
-	return store.TokenSession{Kind: store.TokenKind(r.Kind), SignatureHash: r.SignatureHash, RequestID: r.RequestID,
+	t := store.TokenSession{Kind: store.TokenKind(r.Kind), SignatureHash: r.SignatureHash, RequestID: r.RequestID,
 		ClientID: r.ClientID, AccountID: r.AccountID, LinkID: r.LinkID, Active: r.Active, Request: r.Request,
-		ExpiresAt: store.UTC(r.ExpiresAt), CreatedAt: store.UTC(r.CreatedAt)}
+		ExpiresAt: store.UTC(r.ExpiresAt), CreatedAt: store.UTC(r.CreatedAt), Successor: r.Successor}
+	if r.RotatedAt != nil {
+		t.RotatedAt = store.UTC(*r.RotatedAt)
+	}
+	return t
 }
 
 func toTokenRow(t store.TokenSession) tokenRow {
 	r := tokenRow{Kind: string(t.Kind), SignatureHash: t.SignatureHash, RequestID: t.RequestID, ClientID: t.ClientID,
 		AccountID: t.AccountID, LinkID: t.LinkID, Active: t.Active, Request: t.Request,
-		ExpiresAt: store.UTC(t.ExpiresAt), CreatedAt: store.UTC(t.CreatedAt)}
+		ExpiresAt: store.UTC(t.ExpiresAt), CreatedAt: store.UTC(t.CreatedAt), Successor: t.Successor}
+	if !t.RotatedAt.IsZero() {
+		at := store.UTC(t.RotatedAt)
+		r.RotatedAt = &at
+	}
 	if r.Request == nil {
 		r.Request = []byte{}
 	}
@@ -26,7 +34,7 @@ func toTokenRow(t store.TokenSession) tokenRow {
 // CreateTokenSession stores a token session.
 func (s *Store) CreateTokenSession(ctx context.Context, t store.TokenSession) error {
 	r := toTokenRow(t)
-	return s.create(ctx, &r)
+	return s.create(ctx, &r, rotationColumns...)
 }
 
 // GetTokenSession returns a session whether active or not.

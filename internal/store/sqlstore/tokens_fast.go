@@ -18,7 +18,9 @@ import (
 // DELETE and INSERT only when it flipped every row it had to), so outside a
 // transaction it costs one round trip and one commit. Concurrent batches on
 // the same session serialize on its row lock; the loser re-reads the row
-// after the winner commits, sees it inactive, and writes nothing.
+// after the winner commits, sees it inactive, and writes nothing. A
+// required session is read FOR SHARE, so a batch deactivating it waits for
+// the requiring one, or the requiring one, waiting, sees it inactive.
 func (s *Store) ApplyTokenBatch(ctx context.Context, b store.TokenBatch) error {
 	if b.Empty() {
 		return nil
@@ -33,10 +35,10 @@ func (s *Store) ApplyTokenBatch(ctx context.Context, b store.TokenBatch) error {
 	if err != nil {
 		return err
 	}
-	if n == int64(len(b.Deactivate)) {
+	if n == int64(len(b.Deactivate)+len(b.Require)) {
 		return nil
 	}
-	return s.deactivateFailure(ctx, b.Deactivate)
+	return s.deactivateFailure(ctx, append(slices.Clip(b.Deactivate), b.Require...))
 }
 
 // deactivateFailure tells ErrNotFound (a session is missing) from
@@ -86,12 +88,18 @@ func (s *Store) applyTokenBatchPG(ctx context.Context, b store.TokenBatch) (int6
 // buildTokenBatch binds them. Shapes beyond batchTextLimit of any part are
 // written each time.
 func TokenBatchStatement(b store.TokenBatch) (string, []any) {
-	shape := batchShape{len(b.Deactivate), len(b.Delete), len(b.Create)}
-	if shape.deactivate > batchTextLimit || shape.delete > batchTextLimit || shape.create > batchTextLimit {
+	shape := batchShape{len(b.Deactivate), len(b.Delete), len(b.Create), len(b.Require), b.Rotation != nil}
+	if shape.deactivate > batchTextLimit || shape.delete > batchTextLimit || shape.create > batchTextLimit || shape.require > batchTextLimit {
 		return buildTokenBatch(b)
 	}
-	args := make([]any, 0, 2*shape.deactivate+2*shape.delete+10*shape.create)
+	args := make([]any, 0, 2*shape.deactivate+2+2*shape.require+2*shape.delete+10*shape.create)
 	for _, r := range b.Deactivate {
+		args = append(args, string(r.Kind), r.SignatureHash)
+	}
+	if b.Rotation != nil {
+		args = append(args, store.UTC(b.Rotation.At), b.Rotation.Successor)
+	}
+	for _, r := range b.Require {
 		args = append(args, string(r.Kind), r.SignatureHash)
 	}
 	for _, r := range b.Delete {
@@ -104,14 +112,21 @@ func TokenBatchStatement(b store.TokenBatch) (string, []any) {
 	if q, ok := batchTexts.Load(shape); ok {
 		return q.(string), args
 	}
-	q, _ := buildTokenBatch(store.TokenBatch{Deactivate: make([]store.TokenRef, shape.deactivate),
-		Delete: make([]store.TokenRef, shape.delete), Create: make([]store.TokenSession, shape.create)})
+	tb := store.TokenBatch{Deactivate: make([]store.TokenRef, shape.deactivate), Require: make([]store.TokenRef, shape.require),
+		Delete: make([]store.TokenRef, shape.delete), Create: make([]store.TokenSession, shape.create)}
+	if shape.rotation {
+		tb.Rotation = &store.Rotation{}
+	}
+	q, _ := buildTokenBatch(tb)
 	batchTexts.Store(shape, q)
 	return q, args
 }
 
 // batchShape is what TokenBatchStatement's text depends on.
-type batchShape struct{ deactivate, delete, create int }
+type batchShape struct {
+	deactivate, delete, create, require int
+	rotation                            bool
+}
 
 // batchTexts holds TokenBatchStatement's text by batchShape. The token
 // paths use a handful of shapes (a rotation deactivates one session and
@@ -125,11 +140,25 @@ const batchTextLimit = 8
 // arguments.
 func buildTokenBatch(b store.TokenBatch) (string, []any) {
 	bd := binder{numbered: true}
-	var ctes []string
-	cond := "TRUE"
+	var ctes, conds, counts []string
 	if len(b.Deactivate) > 0 {
-		ctes = append(ctes, "d AS (UPDATE token_sessions SET active = FALSE WHERE active AND "+refsWhere("", b.Deactivate, &bd)+" RETURNING 1)")
-		cond = fmt.Sprintf("(SELECT count(*) FROM d) = %d", len(b.Deactivate))
+		where := refsWhere("", b.Deactivate, &bd)
+		set := "active = FALSE"
+		if b.Rotation != nil {
+			set += ", rotated_at = " + bd.bind(store.UTC(b.Rotation.At)) + "::timestamptz, successor = " + bd.bind(b.Rotation.Successor) + "::bytea"
+		}
+		ctes = append(ctes, "d AS (UPDATE token_sessions SET "+set+" WHERE active AND "+where+" RETURNING 1)")
+		conds = append(conds, fmt.Sprintf("(SELECT count(*) FROM d) = %d", len(b.Deactivate)))
+		counts = append(counts, "(SELECT count(*) FROM d)")
+	}
+	if len(b.Require) > 0 {
+		ctes = append(ctes, "q AS (SELECT 1 FROM token_sessions WHERE active AND "+refsWhere("", b.Require, &bd)+" FOR SHARE)")
+		conds = append(conds, fmt.Sprintf("(SELECT count(*) FROM q) = %d", len(b.Require)))
+		counts = append(counts, "(SELECT count(*) FROM q)")
+	}
+	cond := "TRUE"
+	if len(conds) > 0 {
+		cond = strings.Join(conds, " AND ")
 	}
 	if len(b.Delete) > 0 {
 		ctes = append(ctes, "x AS (DELETE FROM token_sessions WHERE "+refsWhere("", b.Delete, &bd)+" AND "+cond+" RETURNING 1)")
@@ -151,8 +180,8 @@ func buildTokenBatch(b store.TokenBatch) (string, []any) {
 		ctes = append(ctes, ib.String())
 	}
 	tail := " SELECT 0"
-	if len(b.Deactivate) > 0 {
-		tail = " SELECT (SELECT count(*) FROM d)"
+	if len(counts) > 0 {
+		tail = " SELECT " + strings.Join(counts, " + ")
 	}
 	return "WITH " + strings.Join(ctes, ", ") + tail, bd.args
 }
@@ -165,11 +194,28 @@ func (s *Store) applyTokenBatchTx(ctx context.Context, b store.TokenBatch) (int6
 		if len(b.Deactivate) > 0 {
 			var bd binder
 			where := refsWhere("", b.Deactivate, &bd)
-			res := tx.Model(&tokenRow{}).Where("active = ?", true).Where(where, bd.args...).Update("active", false)
+			set := map[string]any{"active": false}
+			if b.Rotation != nil {
+				set["rotated_at"], set["successor"] = store.UTC(b.Rotation.At), b.Rotation.Successor
+			}
+			res := tx.Model(&tokenRow{}).Where("active = ?", true).Where(where, bd.args...).Updates(set)
 			if res.Error != nil {
 				return res.Error
 			}
 			if n = res.RowsAffected; n != int64(len(b.Deactivate)) {
+				return errBatchAborted
+			}
+		}
+		if len(b.Require) > 0 {
+			// The transaction holds the write lock from its BEGIN
+			// (sqlitegate.go), so what it reads stays so until it ends.
+			var bd binder
+			var active int64
+			where := refsWhere("", b.Require, &bd)
+			if err := tx.Model(&tokenRow{}).Where("active = ?", true).Where(where, bd.args...).Count(&active).Error; err != nil {
+				return err
+			}
+			if n += active; active != int64(len(b.Require)) {
 				return errBatchAborted
 			}
 		}
@@ -185,7 +231,7 @@ func (s *Store) applyTokenBatchTx(ctx context.Context, b store.TokenBatch) (int6
 			for i, t := range b.Create {
 				rows[i] = toTokenRow(t)
 			}
-			if err := tx.Create(&rows).Error; err != nil {
+			if err := tx.Omit(rotationColumns...).Create(&rows).Error; err != nil {
 				return err
 			}
 		}
@@ -298,6 +344,8 @@ type prefetchRow struct {
 	TRequest       []byte
 	TExpiresAt     nullTime
 	TCreatedAt     nullTime
+	TRotatedAt     nullTime
+	TSuccessor     []byte
 	LStatus        nullString
 	LLastUsedAt    nullTime
 }
@@ -325,7 +373,7 @@ func (s *Store) PrefetchTokenRequest(ctx context.Context, clientID string, kind 
 			&r.CGrantTypes, &r.CLogoURL, &r.CContact, &r.CDisabled, &r.CPinned, &r.COpenLinked, &r.CJWKSURI, &r.CIDTokenAlg,
 			&r.CCreatedAt, &r.CUpdatedAt, &r.TKind, &r.TSignatureHash, &r.TRequestID, &r.TClientID,
 			&r.TAccountID, &r.TLinkID, &r.TActive, &r.TRequest, &r.TExpiresAt, &r.TCreatedAt,
-			&r.LStatus, &r.LLastUsedAt); err != nil {
+			&r.TRotatedAt, &r.TSuccessor, &r.LStatus, &r.LLastUsedAt); err != nil {
 			return err
 		}
 		rows = append(rows, r)
@@ -357,7 +405,7 @@ func PrefetchStatement(numbered bool, clientID string, kind store.TokenKind, sig
  c.created_at AS c_created_at, c.updated_at AS c_updated_at,
  t.kind AS t_kind, t.signature_hash AS t_signature_hash, t.request_id AS t_request_id, t.client_id AS t_client_id,
  t.account_id AS t_account_id, t.link_id AS t_link_id, t.active AS t_active, t.request AS t_request,
- t.expires_at AS t_expires_at, t.created_at AS t_created_at,
+ t.expires_at AS t_expires_at, t.created_at AS t_created_at, t.rotated_at AS t_rotated_at, t.successor AS t_successor,
  l.status AS l_status, l.last_used_at AS l_last_used_at
 FROM (SELECT 1 AS one) AS anchor
 LEFT JOIN clients c ON c.id = ` + client + `
@@ -382,7 +430,10 @@ func prefetchResult(rows []prefetchRow, kind store.TokenKind, sig string) store.
 		}
 		t := toToken(tokenRow{Kind: r.TKind.V, SignatureHash: r.TSignatureHash.V, RequestID: r.TRequestID.V,
 			ClientID: r.TClientID.V, AccountID: r.TAccountID.V, LinkID: r.TLinkID.V, Active: r.TActive.V,
-			Request: r.TRequest, ExpiresAt: r.TExpiresAt.V, CreatedAt: r.TCreatedAt.V})
+			Request: r.TRequest, ExpiresAt: r.TExpiresAt.V, CreatedAt: r.TCreatedAt.V, Successor: r.TSuccessor})
+		if r.TRotatedAt.Valid {
+			t.RotatedAt = store.UTC(r.TRotatedAt.V)
+		}
 		if t.Kind == kind && t.SignatureHash == sig && r.LStatus.Valid {
 			p.Link = store.LinkState{Found: true, Status: r.LStatus.V, LastUsedAt: store.UTC(r.LLastUsedAt.V)}
 		}

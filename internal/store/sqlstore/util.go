@@ -17,10 +17,10 @@ func orderBy(e clause.Expression) clause.OrderBy {
 // create inserts one row. Inside InTx it runs in a savepoint, so a failed
 // insert (a taken key answering ErrAlreadyExists) leaves the enclosing
 // transaction usable on PostgreSQL as it is on SQLite; outside a transaction
-// it is a single statement.
-func (s *Store) create(ctx context.Context, row any) error {
+// it is a single statement. omit names fields the insert leaves out.
+func (s *Store) create(ctx context.Context, row any, omit ...string) error {
 	if s.sqlDB == nil && s.dialect == "postgres" {
-		return s.tx(ctx, func(tx *gorm.DB) error { return tx.Create(row).Error })
+		return s.tx(ctx, func(tx *gorm.DB) error { return tx.Omit(omit...).Create(row).Error })
 	}
-	return translate(s.q(ctx).Create(row).Error)
+	return translate(s.q(ctx).Omit(omit...).Create(row).Error)
 }

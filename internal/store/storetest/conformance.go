@@ -32,6 +32,8 @@ func RunTests(t *testing.T, open func(t testing.TB) store.Store) {
 		{"TokensConcurrentDeactivate", testTokensConcurrent},
 		{"TokenBatch", testTokenBatch},
 		{"TokenBatchConcurrent", testTokenBatchConcurrent},
+		{"TokenRotationRecord", testTokenRotationRecord},
+		{"TokenRequireConcurrent", testTokenRequireConcurrent},
 		{"PrefetchTokenRequest", testPrefetchTokenRequest},
 		{"Begin", testBegin},
 		{"Keys", testKeys},

@@ -248,3 +248,93 @@ func testBegin(t *testing.T, s store.Store) {
 	_, err = s.GetTokenSession(ctx, gone.Kind, gone.SignatureHash)
 	wantErr(t, err, store.ErrNotFound)
 }
+
+// testTokenRotationRecord: a rotation's record (when, and the sealed
+// successor) is written with the deactivation and read back by every read
+// of the session; a batch requiring a session is written only while it is
+// active.
+func testTokenRotationRecord(t *testing.T, s store.Store) {
+	cl := newClient(t, s, "rot")
+	rt, next := fastSession(store.KindRefreshToken, cl.ID, "rr"), fastSession(store.KindRefreshToken, cl.ID, "rr")
+	must(t, s.ApplyTokenBatch(ctx, store.TokenBatch{Create: []store.TokenSession{rt}}))
+	got, err := s.GetTokenSession(ctx, rt.Kind, rt.SignatureHash)
+	must(t, err)
+	if !got.RotatedAt.IsZero() || got.Successor != nil {
+		t.Fatalf("fresh session carries a rotation: %+v", got)
+	}
+	sealed := []byte{0, 1, 2, 0xff}
+	at := t0.Add(time.Minute)
+	must(t, s.ApplyTokenBatch(ctx, store.TokenBatch{Deactivate: []store.TokenRef{refOf(rt)},
+		Rotation: &store.Rotation{At: at, Successor: sealed}, Create: []store.TokenSession{next}}))
+	check := func(how string, got store.TokenSession) {
+		t.Helper()
+		if got.Active || string(got.Successor) != string(sealed) {
+			t.Fatalf("%s: rotated session %+v", how, got)
+		}
+		sameInstant(t, how+" RotatedAt", got.RotatedAt, at)
+	}
+	got, err = s.GetTokenSession(ctx, rt.Kind, rt.SignatureHash)
+	must(t, err)
+	check("GetTokenSession", got)
+	got, _, err = s.GetTokenSessionLink(ctx, rt.Kind, rt.SignatureHash)
+	must(t, err)
+	check("GetTokenSessionLink", got)
+	p, err := s.PrefetchTokenRequest(ctx, cl.ID, rt.Kind, rt.SignatureHash)
+	must(t, err)
+	if len(p.Sessions) != 1 {
+		t.Fatalf("prefetch: %+v", p)
+	}
+	check("PrefetchTokenRequest", p.Sessions[0])
+
+	// Requiring the successor: written while it is active.
+	at1 := fastSession(store.KindAccessToken, cl.ID, "rr")
+	must(t, s.ApplyTokenBatch(ctx, store.TokenBatch{Require: []store.TokenRef{refOf(next)}, Create: []store.TokenSession{at1}}))
+	if _, err := s.GetTokenSession(ctx, at1.Kind, at1.SignatureHash); err != nil {
+		t.Fatalf("requiring batch's session: %v", err)
+	}
+	if got, _ := s.GetTokenSession(ctx, next.Kind, next.SignatureHash); !got.Active {
+		t.Fatal("requiring a session deactivated it")
+	}
+	// Requiring a spent or missing session writes nothing.
+	at2 := fastSession(store.KindAccessToken, cl.ID, "rr")
+	wantErr(t, s.ApplyTokenBatch(ctx, store.TokenBatch{Require: []store.TokenRef{refOf(rt)}, Create: []store.TokenSession{at2}}), store.ErrConflict)
+	wantErr(t, s.ApplyTokenBatch(ctx, store.TokenBatch{Require: []store.TokenRef{{Kind: store.KindRefreshToken, SignatureHash: "nope"}},
+		Create: []store.TokenSession{at2}}), store.ErrNotFound)
+	_, err = s.GetTokenSession(ctx, at2.Kind, at2.SignatureHash)
+	wantErr(t, err, store.ErrNotFound)
+}
+
+// testTokenRequireConcurrent: batches requiring a session, racing one
+// that deactivates it, are each written before the deactivation or not at
+// all; the deactivation is written once.
+func testTokenRequireConcurrent(t *testing.T, s store.Store) {
+	for round := range 3 {
+		rt := fastSession(store.KindRefreshToken, "c", "Q")
+		must(t, s.ApplyTokenBatch(ctx, store.TokenBatch{Create: []store.TokenSession{rt}}))
+		created := make([]store.TokenSession, 10)
+		errs := parallel(len(created), func(i int) error {
+			created[i] = fastSession(store.KindAccessToken, "c", "Q")
+			b := store.TokenBatch{Require: []store.TokenRef{refOf(rt)}, Create: []store.TokenSession{created[i]}}
+			if i == len(created)/2 {
+				b = store.TokenBatch{Deactivate: []store.TokenRef{refOf(rt)}, Rotation: &store.Rotation{At: t0, Successor: []byte("s")},
+					Create: []store.TokenSession{created[i]}}
+			}
+			return s.ApplyTokenBatch(ctx, b)
+		})
+		if errs[len(created)/2] != nil {
+			t.Fatalf("round %d: the deactivation failed: %v", round, errs[len(created)/2])
+		}
+		if n := count(errs, nil) + count(errs, store.ErrConflict); n != len(errs) {
+			t.Fatalf("round %d: answers other than nil and ErrConflict: %v", round, others(errs, store.ErrConflict))
+		}
+		for i, c := range created {
+			_, err := s.GetTokenSession(ctx, c.Kind, c.SignatureHash)
+			if (errs[i] == nil) != (err == nil) {
+				t.Fatalf("round %d: batch %d answered %v, its session: %v", round, i, errs[i], err)
+			}
+		}
+		if got, _ := s.GetTokenSession(ctx, rt.Kind, rt.SignatureHash); got.Active || string(got.Successor) != "s" {
+			t.Fatalf("round %d: after the race %+v", round, got)
+		}
+	}
+}

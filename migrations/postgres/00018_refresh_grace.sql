@@ -1,0 +1,13 @@
+-- +goose Up
+-- A rotated refresh token keeps when it was rotated and its successor,
+-- sealed (AES-256-GCM under a key derived from LINKSLOT_SECRET_KEY), so
+-- that the same token presented again within LINKSLOT_REFRESH_GRACE, while
+-- the successor is unused, is answered with that one successor by any
+-- replica (docs/refresh-grace.md). Both are NULL on every other row. Adding
+-- nullable columns without a default rewrites nothing.
+ALTER TABLE token_sessions ADD COLUMN rotated_at timestamptz;
+ALTER TABLE token_sessions ADD COLUMN successor bytea;
+
+-- +goose Down
+ALTER TABLE token_sessions DROP COLUMN successor;
+ALTER TABLE token_sessions DROP COLUMN rotated_at;
