@@ -2,6 +2,8 @@ package rshttp_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -39,5 +41,51 @@ func TestEndToEndDynamicRegistration(t *testing.T) {
 		if _, err := s.GetClientRegistration(context.Background(), links[0].ClientID); err != nil {
 			t.Fatalf("the linked client has no registration: %v", err)
 		}
+
+		// A client that deletes its registration (RFC 7592) loses its
+		// access tokens at /mcp within 5 s, and its refresh token.
+		regToken, regURI := registerForToken(t, sys)
+		cfg := sys.oauthClient()
+		cfg.ClientID = strings.TrimPrefix(regURI, sys.issuer+"/oauth2/register/")
+		code, verifier := sys.code(cfg)
+		tok, err := sys.exchange(cfg, code, verifier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys.refusedWithin5s(tok.AccessToken, func() {
+			req, _ := http.NewRequestWithContext(sys.ctx, http.MethodDelete, regURI, nil)
+			req.Header.Set("Authorization", "Bearer "+regToken)
+			resp, err := sys.http.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNoContent {
+				t.Fatalf("delete the registration: %d", resp.StatusCode)
+			}
+		})
+		if _, err := sys.refresh(cfg, tok.RefreshToken); err == nil {
+			t.Fatal("the refresh token of a deleted registration still works")
+		}
 	})
+}
+
+// registerForToken registers a client by hand and returns its
+// registration access token and registration client URI.
+func registerForToken(t *testing.T, sys *system) (token, uri string) {
+	t.Helper()
+	resp, err := sys.http.Post(sys.issuer+"/oauth2/register", "application/json",
+		strings.NewReader(`{"client_name":"Goose","redirect_uris":["http://127.0.0.1/callback"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Token string `json:"registration_access_token"`
+		URI   string `json:"registration_client_uri"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("register: %d %v", resp.StatusCode, err)
+	}
+	return r.Token, r.URI
 }
