@@ -127,6 +127,8 @@ type systemOpts struct {
 	host *testkit.DocHost
 	// cimdPolicy is LINKSLOT_CIMD_POLICY (default registered).
 	cimdPolicy string
+	// dcrPolicy is LINKSLOT_DCR_POLICY (default off).
+	dcrPolicy string
 }
 
 func buildSystem(t *testing.T, o systemOpts) *system {
@@ -168,7 +170,7 @@ func buildSystem(t *testing.T, o systemOpts) *system {
 	sys.issuer = localhostURL(sys.as.URL, o.host != nil)
 	sys.resource = localhostURL(sys.rs.URL, o.host != nil) + "/mcp"
 	cfg := config.Config{Issuer: sys.issuer, Resource: sys.resource, SecretKey: []byte(testSecret),
-		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour, CIMDPolicy: o.cimdPolicy}
+		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour, CIMDPolicy: o.cimdPolicy, DCRPolicy: o.dcrPolicy}
 	var ui consent.AuthorizeUI = autoUI{s}
 	if o.realUI {
 		if ui, err = consentui.New(consentui.Config{Store: s, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: testLogger(t)}); err != nil {

@@ -13,12 +13,12 @@ import (
 // redirectsPublic reports whether a client's redirect addresses are public
 // knowledge, so that the page refusing one may list them
 // (docs/reference.md §14): the demo client's are in the README and printed
-// by `make run`, and a metadata-document client publishes its own. A
-// dynamically registered client (its registration answers them to anyone
-// holding it) belongs here too, by the property that marks it. An
-// administrator's registration of any other client is not published.
+// by `make run`, a metadata-document client publishes its own, and a
+// dynamically registered client chose them itself, in a registration
+// anyone could have made. An administrator's registration of any other
+// client is not published.
 func redirectsPublic(c store.Client) bool {
-	return c.ID == demo.ClientID || cimd.IsURL(c.ID)
+	return c.ID == demo.ClientID || cimd.IsURL(c.ID) || clients.IsDynamicID(c.ID)
 }
 
 // redirectRefused reports whether redirect (as the request names it) is

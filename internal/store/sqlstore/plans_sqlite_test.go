@@ -45,7 +45,7 @@ func TestGrowingTablePlansSQLite(t *testing.T) {
 	db := s.DB()
 	var captures []func() []sqltest.Statement
 	for _, table := range []string{"token_sessions", "outbox_messages", "idempotency_records", "client_assertions",
-		"account_tokens", "webauthn_ceremonies", "web_sessions", "audit_events", "bookings"} {
+		"account_tokens", "webauthn_ceremonies", "web_sessions", "audit_events", "bookings", "client_registrations"} {
 		captures = append(captures, sqltest.Capture(t, db, table))
 	}
 	run := func(what string, err error) {
