@@ -31,7 +31,8 @@ import (
 func fmtSecret(err error) error { return fmt.Errorf("secret key: %w", err) }
 
 func newServeCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var readyFile string
+	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the authorization server on LINKSLOT_AUTH_LISTEN (the default command)",
 		Args:  cmdline.MaxArgs(0),
@@ -41,9 +42,11 @@ func newServeCmd(e *env) *cobra.Command {
 				return err
 			}
 			cfg, log, _ := e.config()
-			return serve(cmd.Context(), cfg, s, log)
+			return serve(cmd.Context(), cfg, s, log, readyFile)
 		},
 	}
+	cmd.Flags().StringVar(&readyFile, "ready-file", "", "once listening, write the address to this file (for scripts that wait for the server)")
+	return cmd
 }
 
 func newMigrateCmd(e *env) *cobra.Command {
@@ -51,11 +54,11 @@ func newMigrateCmd(e *env) *cobra.Command {
 		Use:   "migrate",
 		Short: "Apply pending database migrations",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := e.openStore(cmd.Context(), true)
+			_, err := e.openStore(cmd.Context(), true)
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "database schema is current (%s)\n", s.Dialect())
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "database schema is current (%s)\n", sqlstore.Where(e.cfg.DatabaseURL))
 			return err
 		},
 	}
@@ -110,7 +113,13 @@ func newKeysCmd(e *env) *cobra.Command {
 	return keysCmd
 }
 
-func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger) error {
+func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger, readyFile string) error {
+	// The address first: a taken one ends the start before anything runs.
+	l, err := app.Listen(cfg.AuthListen)
+	if err != nil {
+		return fmt.Errorf("LINKSLOT_AUTH_LISTEN: %w", err)
+	}
+	defer l.Close()
 	m := metrics.New("authserver")
 	m.RegisterDB("main", s.SQL())
 	m.RegisterSigningKeys(s, store.KeyPurposeToken, store.KeyPurposeGrant)
@@ -122,13 +131,14 @@ func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.
 		return err
 	}
 	if err := app.ServeMetrics(ctx, cfg.AuthMetricsListen, m.Handler(), log); err != nil {
-		return err
+		return fmt.Errorf("LINKSLOT_AUTH_METRICS_LISTEN: %w", err)
 	}
-	l, err := app.Listen(cfg.AuthListen)
+	log.Info("authorization server listening", "addr", l.Addr().String(), "issuer", cfg.Issuer, "resource", cfg.Resource, "database", sqlstore.Where(cfg.DatabaseURL))
+	unready, err := app.WriteReadyFile(readyFile, l)
 	if err != nil {
 		return err
 	}
-	log.Info("authorization server listening", "addr", l.Addr().String(), "issuer", cfg.Issuer, "resource", cfg.Resource)
+	defer unready()
 	return app.Serve(ctx, l, h, cfg.ShutdownTimeout, log)
 }
 
