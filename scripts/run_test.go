@@ -2,7 +2,6 @@
 package scripts_test
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/linkslot/linkslot/internal/testkit"
 )
 
 // TestRunTellsTheTruth drives scripts/run (make run) with a temporary
@@ -74,7 +75,7 @@ func TestRunTellsTheTruth(t *testing.T) {
 
 	t.Run("both start", func(t *testing.T) {
 		auth, rs := ports()
-		code, out := runScript(t, withAddrs(auth, rs), func(out *syncBuffer, p *os.Process) {
+		code, out := runScript(t, withAddrs(auth, rs), func(out *testkit.SyncBuffer, p *os.Process) {
 			deadline := time.Now().Add(60 * time.Second)
 			for !strings.Contains(out.String(), "Ctrl-C stops both servers.") {
 				if time.Now().After(deadline) {
@@ -110,12 +111,12 @@ func TestRunTellsTheTruth(t *testing.T) {
 // runScript runs scripts/run in its own process group with env; during,
 // when set, is called while it runs. It returns the exit status and the
 // combined output, and kills whatever the script left.
-func runScript(t *testing.T, env []string, during func(*syncBuffer, *os.Process)) (int, string) {
+func runScript(t *testing.T, env []string, during func(*testkit.SyncBuffer, *os.Process)) (int, string) {
 	t.Helper()
 	cmd := exec.Command("./run")
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out := &syncBuffer{}
+	out := &testkit.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -184,20 +185,3 @@ func buildServers(t *testing.T) string {
 	return buildDir
 }
 
-// syncBuffer is a bytes.Buffer safe to read while the process writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
