@@ -184,4 +184,3 @@ func buildServers(t *testing.T) string {
 	t.Cleanup(func() { os.RemoveAll(buildDir) })
 	return buildDir
 }
-
