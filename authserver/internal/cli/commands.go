@@ -21,6 +21,7 @@ import (
 	"github.com/linkslot/linkslot/internal/demo"
 	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/identity"
+	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/password"
@@ -162,7 +163,11 @@ func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slo
 	// mutation service the agents use, as the person on the web, and tells
 	// the business as any other cancellation does.
 	muts := &mutation.Service{Engine: booking.NewService(s, nil), Keeper: idempotency.New(s, nil, idempotency.MinTTL), Notifier: notes.Notifier}
-	ui, err := consentui.New(consentui.Config{Store: s, Identity: id, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log, Mutations: muts})
+	var devMail string
+	if !cfg.Production && cfg.Mail.Kind == mail.KindDir {
+		devMail = "/dev/mail" // authhttp mounts it in development
+	}
+	ui, err := consentui.New(consentui.Config{Store: s, Identity: id, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log, Mutations: muts, DevMailURL: devMail})
 	if err != nil {
 		return nil, err
 	}
