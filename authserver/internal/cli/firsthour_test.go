@@ -66,3 +66,60 @@ func TestUnknownVariableNamed(t *testing.T) {
 		t.Errorf("the warning shows a value: %s", errb.String())
 	}
 }
+
+// TestCatalogImportWarnsAndImports: `catalog import` prints a warning
+// for a staff member with no hours and for a service nobody performs, and
+// imports the file all the same; the sample catalog in docs/ imports with
+// no warning (so it stays valid).
+func TestCatalogImportWarnsAndImports(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{
+		"LINKSLOT_DATABASE_URL": "sqlite://" + filepath.Join(dir, "db.sqlite"),
+		"LINKSLOT_VAR_DIR":      filepath.Join(dir, "var"),
+		"LINKSLOT_SECRET_KEY":   "0123456789abcdef0123456789abcdef",
+	}
+	if code, _, errOut := run(t, env, "migrate"); code != 0 {
+		t.Fatalf("migrate: %s", errOut)
+	}
+	file := filepath.Join(dir, "catalog.yaml")
+	if err := os.WriteFile(file, []byte(`businesses:
+  - reference: north-salon
+    name: North Salon
+    category: appointment
+    timezone: Europe/Oslo
+    currency: NOK
+    hours: {monday: ["09:00-17:00"]}
+    services:
+      - {reference: cut, name: Haircut, duration_minutes: 30, price_cents: 40000}
+      - {reference: colour, name: Colour, duration_minutes: 60, price_cents: 90000}
+    staff:
+      - {reference: siri, name: Siri, services: [cut], hours: {monday: ["09:00-17:00"]}}
+      - {reference: ola, name: Ola, services: [cut]}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, env, "catalog", "import", file)
+	for _, want := range []string{
+		`warning: businesses[0].staff[1]: staff member "ola" (Ola) has no hours`,
+		`warning: businesses[0].services[1]: no staff member performs service "colour" (Colour)`,
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if code != 0 || !strings.Contains(out, "Imported 1 business(es): north-salon") || !strings.Contains(out, "2 warning(s)") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if code, out, _ := run(t, env, "catalog", "export"); code != 0 || !strings.Contains(out, "reference: ola") {
+		t.Errorf("the warned-of file was not imported whole:\n%s", out)
+	}
+	code, out, errOut = run(t, env, "catalog", "import", "--json", file)
+	if code != 0 || !strings.Contains(out, `"warnings": [`) || !strings.Contains(out, `"path": "businesses[0].staff[1]"`) {
+		t.Errorf("--json: exit %d\n%s%s", code, out, errOut)
+	}
+
+	code, out, errOut = run(t, env, "catalog", "import", filepath.Join("..", "..", "..", "docs", "sample-catalog.yaml"))
+	if code != 0 || strings.Contains(errOut, "warning") || !strings.Contains(out, "Imported 3 business(es): harbour-barbers, lakeside-physio, night-market") {
+		t.Errorf("docs/sample-catalog.yaml: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}
