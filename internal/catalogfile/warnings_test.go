@@ -12,11 +12,7 @@ import (
 // service nobody performs, parses (it imports) and is warned of, by path;
 // the testdata catalog and restaurants are not.
 func TestWarnings(t *testing.T) {
-	good, err := os.ReadFile("testdata/catalog.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cats, err := catalogfile.Parse(good, "yaml")
+	cats, err := catalogfile.Parse(readTestdata(t, "catalog.yaml"), "yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,29 +20,7 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("testdata/catalog.yaml warns: %v", w)
 	}
 
-	const file = `businesses:
-  - reference: north-salon
-    name: North Salon
-    category: appointment
-    timezone: Europe/Oslo
-    currency: NOK
-    hours: {monday: ["09:00-17:00"]}
-    services:
-      - {reference: cut, name: Haircut, duration_minutes: 30, price_cents: 40000}
-      - {reference: beard, name: Beard trim, duration_minutes: 15, price_cents: 20000}
-      - {reference: colour, name: Colour, duration_minutes: 60, price_cents: 90000}
-    staff:
-      - {reference: siri, name: Siri, services: [cut], hours: {monday: ["09:00-17:00"]}}
-      - {reference: ola, name: Ola, services: [beard]}
-  - reference: fjord-table
-    name: Fjord Table
-    category: restaurant
-    timezone: Europe/Oslo
-    currency: NOK
-    services:
-      - {reference: dinner, name: Dinner, duration_minutes: 90, price_cents: 0}
-`
-	cats, err = catalogfile.Parse([]byte(file), "yaml")
+	cats, err = catalogfile.Parse(readTestdata(t, "warnings.yaml"), "yaml")
 	if err != nil {
 		t.Fatalf("a file with only warnings does not parse: %v", err)
 	}
@@ -61,4 +35,13 @@ func TestWarnings(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Warnings =\n%q\nwant\n%q", got, want)
 	}
+}
+
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
