@@ -1,31 +1,28 @@
-package catalogfile_test
+package catalogfile
 
 import (
-	"os"
 	"slices"
 	"testing"
-
-	"github.com/linkslot/linkslot/internal/catalogfile"
 )
 
 // TestWarnings: a valid file whose staff member has no hours, or whose
 // service nobody performs, parses (it imports) and is warned of, by path;
 // the testdata catalog and restaurants are not.
 func TestWarnings(t *testing.T) {
-	cats, err := catalogfile.Parse(readTestdata(t, "catalog.yaml"), "yaml")
+	cats, err := Parse(readFile(t, "catalog.yaml"), "yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := catalogfile.Warnings(cats); len(w) != 0 {
+	if w := Warnings(cats); len(w) != 0 {
 		t.Errorf("testdata/catalog.yaml warns: %v", w)
 	}
 
-	cats, err = catalogfile.Parse(readTestdata(t, "warnings.yaml"), "yaml")
+	cats, err = Parse(readFile(t, "warnings.yaml"), "yaml")
 	if err != nil {
 		t.Fatalf("a file with only warnings does not parse: %v", err)
 	}
 	var got []string
-	for _, w := range catalogfile.Warnings(cats) {
+	for _, w := range Warnings(cats) {
 		got = append(got, w.String())
 	}
 	want := []string{
@@ -35,13 +32,4 @@ func TestWarnings(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Warnings =\n%q\nwant\n%q", got, want)
 	}
-}
-
-func readTestdata(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
