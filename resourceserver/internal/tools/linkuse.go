@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,14 +25,15 @@ const useEvery = time.Minute
 const maxTracked = 100_000
 
 // useThrottle lets the first tool call of a link in each minute through
-// to the store, and answers the others from memory without a write.
+// to the store, and answers the others from memory without a write. The
+// hot path is a lock-free map read.
 type useThrottle struct {
 	rec   UseRecorder
 	clock func() time.Time
 	log   *slog.Logger
 
-	mu   sync.Mutex
-	last map[string]time.Time // link id → when this process last asked the store
+	last    sync.Map // link id → int64 UnixNano of when this process last asked the store
+	tracked atomic.Int64
 }
 
 func newUseThrottle(rec UseRecorder, clock func() time.Time, log *slog.Logger) *useThrottle {
@@ -41,26 +43,34 @@ func newUseThrottle(rec UseRecorder, clock func() time.Time, log *slog.Logger) *
 	if clock == nil {
 		clock = time.Now
 	}
-	return &useThrottle{rec: rec, clock: clock, log: log, last: map[string]time.Time{}}
+	return &useThrottle{rec: rec, clock: clock, log: log}
 }
 
 // used records a use of linkID, best-effort: a failure is logged and the
-// tool call goes on.
+// tool call goes on. Of concurrent calls for one link, one asks the store.
 func (u *useThrottle) used(ctx context.Context, linkID string) {
 	if u == nil || linkID == "" {
 		return
 	}
 	now := u.clock()
-	u.mu.Lock()
-	if prev, ok := u.last[linkID]; ok && now.Sub(prev) < useEvery && !now.Before(prev) {
-		u.mu.Unlock()
-		return
+	at := now.UnixNano()
+	if prev, ok := u.last.Load(linkID); ok {
+		p := prev.(int64)
+		if d := at - p; d >= 0 && d < int64(useEvery) {
+			return
+		}
+		if !u.last.CompareAndSwap(linkID, prev, at) {
+			return // another call took this turn
+		}
+	} else {
+		if _, loaded := u.last.LoadOrStore(linkID, at); loaded {
+			return
+		}
+		if u.tracked.Add(1) > maxTracked {
+			u.last.Clear()
+			u.tracked.Store(0)
+		}
 	}
-	if len(u.last) >= maxTracked {
-		u.last = map[string]time.Time{}
-	}
-	u.last[linkID] = now
-	u.mu.Unlock()
 	if err := u.rec.TouchLink(ctx, linkID, now); err != nil {
 		u.log.WarnContext(ctx, "could not record the link's use", "link", linkID, "err", err)
 	}
