@@ -1,14 +1,10 @@
 package mail
 
 import (
-	"bytes"
-	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
 	mime "mime"
-	"mime/multipart"
-	"mime/quotedprintable"
 	"net/http"
 	"net/mail"
 	"os"
@@ -133,98 +129,34 @@ type segment struct{ Text, Href string }
 // read is said in Problem and the raw view stays one click away.
 func decodeMessage(raw []byte) decoded {
 	var d decoded
-	m, err := mail.ReadMessage(bytes.NewReader(raw))
+	m, parts, err := ReadParts(raw)
 	if err != nil {
-		d.Problem = fmt.Sprintf("not an RFC 5322 message: %v", err)
+		d.Problem = err.Error()
+	}
+	if m == nil {
 		return d
 	}
 	d.Headers = readableHeaders(m.Header)
-	type leaf struct {
-		partRow
-		body string
-	}
-	var leaves []leaf
-	var walk func(h textproto, r io.Reader, depth int)
-	walk = func(h textproto, r io.Reader, depth int) {
-		ct := h.Get("Content-Type")
-		if ct == "" {
-			ct = "text/plain; charset=us-ascii"
-		}
-		mt, params, err := mime.ParseMediaType(ct)
-		if err != nil {
-			d.Problem = fmt.Sprintf("Content-Type %q: %v", ct, err)
-			return
-		}
-		if strings.HasPrefix(mt, "multipart/") && depth < 8 {
-			mr := multipart.NewReader(r, params["boundary"])
-			for {
-				p, err := mr.NextRawPart()
-				if err == io.EOF {
-					return
-				}
-				if err != nil {
-					d.Problem = fmt.Sprintf("multipart: %v", err)
-					return
-				}
-				walk(p.Header, p, depth+1)
-			}
-		}
-		cte := strings.ToLower(strings.TrimSpace(h.Get("Content-Transfer-Encoding")))
-		switch cte {
-		case "quoted-printable":
-			r = quotedprintable.NewReader(r)
-		case "base64":
-			r = base64.NewDecoder(base64.StdEncoding, &skipSpace{r: r})
-		}
-		b, err := io.ReadAll(io.LimitReader(r, 4<<20))
-		if err != nil {
-			d.Problem = fmt.Sprintf("%s part: %v", mt, err)
-		}
-		l := leaf{partRow: partRow{Type: mt, Charset: params["charset"], Encoding: cte, Disposition: h.Get("Content-Disposition"), Size: len(b)}}
-		if strings.HasPrefix(mt, "text/") {
-			s, err := toUTF8(params["charset"], b)
-			if err != nil {
+	texts := make([]string, len(parts))
+	for i, p := range parts {
+		d.Parts = append(d.Parts, partRow{Type: p.ContentType, Charset: p.Params["charset"], Encoding: p.Encoding, Disposition: p.Disposition, Size: len(p.Body)})
+		if strings.HasPrefix(p.ContentType, "text/") {
+			s, err := toUTF8(p.Params["charset"], p.Body)
+			if err != nil && d.Problem == "" {
 				d.Problem = err.Error()
 			}
-			l.body = s
+			texts[i] = s
 		}
-		leaves = append(leaves, l)
 	}
-	walk(m.Header, m.Body, 0)
-	pick := -1
 	for _, want := range []string{"text/plain", "text/html"} {
-		for i, l := range leaves {
-			if pick < 0 && l.Type == want && !strings.HasPrefix(strings.ToLower(l.Disposition), "attachment") {
-				pick = i
+		for i, p := range parts {
+			if p.ContentType == want && !strings.HasPrefix(strings.ToLower(p.Disposition), "attachment") {
+				d.Text, d.TextOf = linkify(texts[i]), want
+				return d
 			}
 		}
 	}
-	for _, l := range leaves {
-		d.Parts = append(d.Parts, l.partRow)
-	}
-	if pick >= 0 {
-		d.Text, d.TextOf = linkify(leaves[pick].body), leaves[pick].Type
-	}
 	return d
-}
-
-// textproto is what both a message's and a part's headers offer.
-type textproto interface{ Get(string) string }
-
-// skipSpace drops the line breaks (and any other white space) of a base64
-// body, which encoding/base64 would refuse.
-type skipSpace struct{ r io.Reader }
-
-func (s *skipSpace) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	j := 0
-	for _, c := range p[:n] {
-		if c != '\r' && c != '\n' && c != ' ' && c != '\t' {
-			p[j] = c
-			j++
-		}
-	}
-	return j, err
 }
 
 // toUTF8 reads b in charset: UTF-8 and US-ASCII as they are, ISO-8859-1
