@@ -58,7 +58,7 @@ func TestRunTellsTheTruth(t *testing.T) {
 			addr := map[string]string{"auth": auth, "rs": rs}[tt.taken]
 			occupy(t, addr)
 			code, out := runScript(t, withAddrs(auth, rs), nil)
-			want := fmt.Sprintf("run: the %s did not start on %s (%s)", tt.name, addr, tt.variable)
+			want := fmt.Sprintf("run: the %s (%s, %s) did not start", tt.name, addr, tt.variable)
 			if code == 0 || !strings.Contains(out, want) || !strings.Contains(out, "cannot listen on "+addr) || strings.Contains(out, "Linkslot is running") {
 				t.Errorf("exit %d, output:\n%s\nwant a non-zero exit, %q and no banner", code, out, want)
 			}
