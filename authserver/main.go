@@ -11,5 +11,5 @@ import (
 
 func main() {
 	os.Exit(cli.Run(context.Background(), os.Args[1:], os.Getenv,
-		cli.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
+		cli.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Environ: os.Environ()}))
 }

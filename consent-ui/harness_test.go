@@ -48,17 +48,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 }
 
 // syncBuffer collects log output from concurrent handlers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+type syncBuffer = testkit.SyncBuffer
 
 // env is a running UI on a real store, with a test route that renders the
 // consent page and a fake authorize endpoint that it posts to.

@@ -217,6 +217,7 @@ type loginData struct {
 	Next      string
 	SignUpURL string
 	Passkey   *ceremonyView // "Sign in with a passkey", when available
+	DevMail   string        // after a sign-up in development: the development mailbox
 }
 
 func withNext(path, next string) string {
@@ -252,7 +253,17 @@ func (u *UI) loginPage(w http.ResponseWriter, r *http.Request, status int, email
 		pk = u.loginCeremony(r)
 	}
 	u.render(w, r, status, "login", view{Title: "Sign in", Nav: "login", CSRF: u.CSRFToken(w, r), Notice: notice, Error: errMsg,
-		Data: loginData{Email: email, Next: next, SignUpURL: withNext("/signup", next), Passkey: pk}}, formTargetsForNext(next))
+		Data: loginData{Email: email, Next: next, SignUpURL: withNext("/signup", next), Passkey: pk, DevMail: u.devMailAfter(notice)}}, formTargetsForNext(next))
+}
+
+// devMailAfter is the development mailbox's URL on the sign-in page shown
+// after a sign-up (its notice is identity.SignUpNotice), in development
+// where the confirmation e-mail is written there; "" otherwise.
+func (u *UI) devMailAfter(notice string) string {
+	if notice != identity.SignUpNotice {
+		return ""
+	}
+	return u.devMail
 }
 
 func (u *UI) getLogin(w http.ResponseWriter, r *http.Request) {

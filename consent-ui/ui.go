@@ -81,6 +81,11 @@ type Config struct {
 	// Passkeys is the passkey service; when nil one is built on Store
 	// for Issuer (unavailable for an IP-address issuer).
 	Passkeys *passkey.Service
+	// DevMailURL is the development mailbox (/dev/mail), set only in
+	// development when e-mail is written there rather than sent: the page
+	// after a sign-up then points to it for the confirmation e-mail
+	// (docs/reference.md §15).
+	DevMailURL string
 }
 
 // UI serves the pages and implements consent.AuthorizeUI.
@@ -101,6 +106,7 @@ type UI struct {
 
 	sessionCookie string
 	anonCookie    string
+	devMail       string // Config.DevMailURL
 }
 
 var _ consent.AuthorizeUI = (*UI)(nil)
@@ -114,7 +120,7 @@ func New(cfg Config) (*UI, error) {
 		return nil, errors.New("consentui: Config.SecretKey must have at least 32 bytes")
 	}
 	u := &UI{store: cfg.Store, id: cfg.Identity, log: cfg.Logger, clock: cfg.Clock,
-		clientAddr: cfg.ClientAddr, perPage: cfg.ActivityPerPage, mut: cfg.Mutations, pk: cfg.Passkeys}
+		clientAddr: cfg.ClientAddr, perPage: cfg.ActivityPerPage, mut: cfg.Mutations, pk: cfg.Passkeys, devMail: cfg.DevMailURL}
 	if u.log == nil {
 		u.log = slog.Default()
 	}

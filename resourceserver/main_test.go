@@ -19,7 +19,7 @@ func TestCommandLine(t *testing.T) {
 	}
 	run := func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
-		code := cmdline.Execute(context.Background(), newRoot(func(k string) string { return env[k] }), args,
+		code := cmdline.Execute(context.Background(), newRoot(func(k string) string { return env[k] }, nil), args,
 			cmdline.IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
 		return code, out.String(), errb.String()
 	}
@@ -42,7 +42,24 @@ func TestCommandLine(t *testing.T) {
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("help created %v", left)
 	}
-	if code, out, errOut := run("migrate"); code != 0 || !strings.Contains(out, "database schema is current (sqlite)") {
+	if code, out, errOut := run("migrate"); code != 0 || !strings.Contains(out, "database schema is current (SQLite file "+filepath.Join(dir, "db.sqlite")+")") {
 		t.Errorf("migrate: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestServeWhereNoDatabase: serve from a folder without the database says
+// where it looked and creates nothing there (docs/reference.md §15).
+func TestServeWhereNoDatabase(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	code := cmdline.Execute(context.Background(), newRoot(func(k string) string { return "" }, []string{"LINKSLOT_RS_LISTN=127.0.0.1:9"}), []string{"serve"},
+		cmdline.IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
+	want := "no database at " + filepath.Join(dir, "var", "linkslot.db") + " (LINKSLOT_DATABASE_URL=sqlite://var/linkslot.db is relative to the working folder " + dir + ")"
+	if code != 1 || !strings.Contains(errb.String(), want) || !strings.Contains(errb.String(), "did you mean LINKSLOT_RS_LISTEN?") {
+		t.Errorf("exit %d\nstderr %s\nwant %q and the misspelt variable named", code, errb.String(), want)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("serve created %v", left)
 	}
 }

@@ -188,6 +188,7 @@ type page struct {
 	Notice  string
 	// Problems lists what was refused, shown above the page.
 	Problems []admin.Problem
+	Warnings []admin.Problem // a catalog import's: done, but worth fixing
 	Data     any
 }
 
@@ -641,7 +642,7 @@ func (h *Handler) postCatalog(w http.ResponseWriter, r *http.Request, p *page) {
 		h.render(w, r, http.StatusBadRequest, "catalog", p)
 		return
 	}
-	refs, err := h.svc.ImportCatalog(r.Context(), p.Actor, data, format)
+	res, err := h.svc.ImportCatalogReport(r.Context(), p.Actor, data, format)
 	if probs, ok := problemsOf(err); ok {
 		p.Problems, p.Data = probs, catalogForm{Content: content, Format: format}
 		h.render(w, r, http.StatusBadRequest, "catalog", p)
@@ -651,7 +652,10 @@ func (h *Handler) postCatalog(w http.ResponseWriter, r *http.Request, p *page) {
 		h.fail(w, r, err)
 		return
 	}
-	p.Notice = fmt.Sprintf("Imported %d business(es): %s.", len(refs), strings.Join(refs, ", "))
+	p.Notice = fmt.Sprintf("Imported %d business(es): %s.", len(res.Imported), strings.Join(res.Imported, ", "))
+	if len(res.Warnings) > 0 {
+		p.Warnings = res.Warnings
+	}
 	h.render(w, r, http.StatusOK, "catalog", p)
 }
 

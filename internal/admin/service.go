@@ -654,16 +654,34 @@ func (s *Service) SetAdmin(ctx context.Context, a Actor, email string, admin boo
 // an *InvalidError with every problem and its path. It returns the imported
 // business references in file order.
 func (s *Service) ImportCatalog(ctx context.Context, a Actor, data []byte, format string) ([]string, error) {
+	res, err := s.ImportCatalogReport(ctx, a, data, format)
+	return res.Imported, err
+}
+
+// ImportResult is what an import did: the business references written, in
+// file order, and the warnings of catalogfile.Warnings (staff with no
+// hours, services nobody performs), which did not stop it.
+type ImportResult struct {
+	Imported []string  `json:"imported"`
+	Warnings []Problem `json:"warnings"`
+}
+
+// ImportCatalogReport is ImportCatalog with the file's warnings.
+func (s *Service) ImportCatalogReport(ctx context.Context, a Actor, data []byte, format string) (ImportResult, error) {
 	if catalogfile.NormalizeFormat(format) == "" {
-		return nil, invalid("format", fmt.Sprintf("unknown catalog format %q (want json or yaml)", format))
+		return ImportResult{}, invalid("format", fmt.Sprintf("unknown catalog format %q (want json or yaml)", format))
 	}
 	cats, err := catalogfile.Parse(data, format)
 	if err != nil {
 		var ve *catalogfile.ValidationError
 		if errors.As(err, &ve) {
-			return nil, &InvalidError{Problems: ve.Problems}
+			return ImportResult{}, &InvalidError{Problems: ve.Problems}
 		}
-		return nil, err
+		return ImportResult{}, err
+	}
+	warnings := catalogfile.Warnings(cats)
+	if warnings == nil {
+		warnings = []Problem{}
 	}
 	refs := make([]string, len(cats))
 	err = s.inTx(ctx, func(tx Tx) error {
@@ -698,9 +716,9 @@ func (s *Service) ImportCatalog(ctx context.Context, a Actor, data []byte, forma
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return ImportResult{}, err
 	}
-	return refs, nil
+	return ImportResult{Imported: refs, Warnings: warnings}, nil
 }
 
 // withField names the field of a domain error.

@@ -9,11 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,33 +42,73 @@ func Logger(w io.Writer, format string) *slog.Logger {
 }
 
 // OpenStore connects to the configured database. With migrate set it applies
-// pending migrations; otherwise it refuses a schema that is not current.
+// pending migrations, creating an SQLite file that does not exist yet;
+// otherwise it refuses a schema that is not current, and an SQLite file
+// that does not exist: it says where it looked rather than create an empty
+// database there (docs/reference.md §15). Every error names the database
+// (sqlstore.Where, never a password).
 func OpenStore(ctx context.Context, cfg config.Config, log *slog.Logger, migrate bool) (*sqlstore.Store, error) {
+	where := sqlstore.Where(cfg.DatabaseURL)
+	if !migrate {
+		if err := sqliteExists(cfg.DatabaseURL); err != nil {
+			return nil, err
+		}
+	}
 	s, err := sqlstore.Open(ctx, cfg.DatabaseURL, sqlstore.Options{MaxOpenConns: cfg.DBMaxConns, Logger: log})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	if migrate {
 		n, err := s.Migrate(ctx)
 		if err != nil {
 			s.Close()
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		if n > 0 {
-			log.Info("migrations applied", "count", n, "dialect", s.Dialect())
+			log.Info("migrations applied", "count", n, "dialect", s.Dialect(), "database", where)
 		}
 		return s, nil
 	}
 	ok, err := s.MigrationsCurrent(ctx)
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("read migration state: %w", err)
+		return nil, fmt.Errorf("read migration state of %s: %w", where, err)
 	}
 	if !ok {
 		s.Close()
-		return nil, errors.New("database schema is not current: run `authserver migrate` first")
+		return nil, fmt.Errorf("database schema is not current in %s: run `authserver migrate` first, with the same LINKSLOT_DATABASE_URL", where)
 	}
 	return s, nil
+}
+
+// sqliteExists fails, saying where it looked, when rawURL names an SQLite
+// file that is not there; nil for PostgreSQL.
+func sqliteExists(rawURL string) error {
+	path, ok := sqlstore.SQLiteFile(rawURL)
+	if !ok {
+		return nil
+	}
+	_, err := os.Stat(path)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("database file %s: %w", path, err)
+	}
+	if rel := strings.TrimPrefix(rawURL, "sqlite://"); !filepath.IsAbs(rel) {
+		wd, _ := os.Getwd()
+		return fmt.Errorf("no database at %s (LINKSLOT_DATABASE_URL=%s is relative to the working folder %s); run `authserver migrate` there, or set LINKSLOT_DATABASE_URL", path, rawURL, wd)
+	}
+	return fmt.Errorf("no database at %s; run `authserver migrate` to create it, or set LINKSLOT_DATABASE_URL to the database you meant", path)
+}
+
+// WarnUnknownVariables logs each LINKSLOT_ variable of environ (os.Environ)
+// that Linkslot does not read, with the nearest known name
+// (config.Unknown). Both servers and every command call it at start.
+func WarnUnknownVariables(log *slog.Logger, environ []string) {
+	for _, msg := range config.Unknown(environ) {
+		log.Warn(msg)
+	}
 }
 
 // Pinger reports readiness.
@@ -106,9 +149,32 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 func Listen(addr string) (net.Listener, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("cannot listen on %s: the address is already in use (another server, or an earlier one still running?)", addr)
+		}
 		return nil, fmt.Errorf("cannot listen on %s: %w", addr, err)
 	}
 	return l, nil
+}
+
+// WriteReadyFile writes the address l listens on to path, when path is
+// set (serve --ready-file): a script that started the server waits for the
+// file, so that what answers on the address is known to be this process
+// and not another one already there (scripts/run). The file is written
+// whole (a temporary file renamed), and the returned func removes it.
+func WriteReadyFile(path string, l net.Listener) (remove func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(l.Addr().String()+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("ready file: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return nil, fmt.Errorf("ready file: %w", err)
+	}
+	return func() { os.Remove(path) }, nil
 }
 
 // Serve serves h on l until ctx ends or SIGINT/SIGTERM arrives, then stops

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -86,8 +87,22 @@ func TestOpenStore(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			ctx := context.Background()
 			cfg := config.Config{DatabaseURL: sqltest.MustURL(t, backend)}
-			if _, err := OpenStore(ctx, cfg, quiet, false); err == nil || !strings.Contains(err.Error(), "not current") {
-				t.Fatalf("OpenStore without migrating on an empty database = %v, want a schema error", err)
+			want := "not current" // an empty PostgreSQL database
+			if path, ok := sqlstore.SQLiteFile(cfg.DatabaseURL); ok {
+				want = "no database at " + path // and nothing created there
+				defer func() {
+					if _, err := os.Stat(path); err != nil {
+						t.Errorf("migrate did not create the SQLite file: %v", err)
+					}
+				}()
+			}
+			if _, err := OpenStore(ctx, cfg, quiet, false); err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("OpenStore without migrating on an empty database = %v, want %q", err, want)
+			}
+			if path, ok := sqlstore.SQLiteFile(cfg.DatabaseURL); ok {
+				if _, err := os.Stat(path); !os.IsNotExist(err) {
+					t.Fatalf("OpenStore without migrating created %s (%v)", path, err)
+				}
 			}
 			s, err := OpenStore(ctx, cfg, quiet, true)
 			if err != nil {

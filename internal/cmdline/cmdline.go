@@ -33,10 +33,15 @@ import (
 	"github.com/linkslot/linkslot/internal/problem"
 )
 
-// IO is a command's standard streams.
+// IO is a command's standard streams, and its environment as os.Environ
+// lists it.
 type IO struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Environ is read only to name the LINKSLOT_ variables nobody reads
+	// (config.Unknown); the configuration itself comes from the lookup
+	// each binary is given. Nil (tests with a map) checks nothing.
+	Environ []string
 }
 
 // ErrUsage is matched (errors.Is) by every command-line mistake.

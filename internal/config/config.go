@@ -3,7 +3,8 @@
 //
 // Both servers read the same variables (CONTRACT §1); each ignores what it
 // does not use. Zero values of the optional fields mean the documented
-// default.
+// default. Unknown names the LINKSLOT_ variables of an environment that
+// none of them reads, with the nearest known name (names.go).
 package config
 
 import (

@@ -69,7 +69,7 @@ func TestDevMailbox(t *testing.T) {
 	if code != 200 || !strings.Contains(body, "Booked: Classic cut") || !strings.Contains(body, "pat@example.com") || !strings.Contains(body, name) {
 		t.Fatalf("list: %d\n%s", code, body)
 	}
-	if code, body := get("/dev/mail/" + name); code != 200 || !strings.Contains(body, "Message-ID: <msg_one@localhost>") {
+	if code, body := get("/dev/mail/" + name + "?raw=1"); code != 200 || !strings.Contains(body, "Message-ID: <msg_one@localhost>") {
 		t.Fatalf("message: %d\n%s", code, body)
 	}
 	os.WriteFile(filepath.Join(t.TempDir(), "secret.eml"), []byte("x"), 0o600)

@@ -1,15 +1,12 @@
 package testkit
 
 import (
-	"bytes"
-	"encoding/base64"
-	"io"
 	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
 	"net/mail"
 	"strings"
 	"testing"
+
+	lsmail "github.com/linkslot/linkslot/internal/mail"
 )
 
 // MailPart is one decoded leaf of a MIME message.
@@ -20,48 +17,20 @@ type MailPart struct {
 	Body        string            // decoded from its transfer encoding
 }
 
-// ParseMail reads an RFC 5322 message with net/mail and every MIME part
-// with mime/multipart, decoding the transfer encodings (quoted-printable,
-// base64); it fails the test on anything malformed.
+// ParseMail reads an RFC 5322 message and every MIME part, decoding the
+// transfer encodings (quoted-printable, base64), with the same reader the
+// development mailbox uses (internal/mail.ReadParts); it fails the test on
+// anything malformed.
 func ParseMail(t testing.TB, raw []byte) (*mail.Message, []MailPart) {
 	t.Helper()
-	m, err := mail.ReadMessage(bytes.NewReader(raw))
+	m, ps, err := lsmail.ReadParts(raw)
 	if err != nil {
-		t.Fatalf("not an RFC 5322 message: %v", err)
+		t.Fatal(err)
 	}
-	var parts []MailPart
-	var walk func(ct, cte, disp string, r io.Reader)
-	walk = func(ct, cte, disp string, r io.Reader) {
-		mt, params, err := mime.ParseMediaType(ct)
-		if err != nil {
-			t.Fatalf("Content-Type %q: %v", ct, err)
-		}
-		if strings.HasPrefix(mt, "multipart/") {
-			mr := multipart.NewReader(r, params["boundary"])
-			for {
-				p, err := mr.NextRawPart()
-				if err == io.EOF {
-					return
-				}
-				if err != nil {
-					t.Fatalf("multipart: %v", err)
-				}
-				walk(p.Header.Get("Content-Type"), p.Header.Get("Content-Transfer-Encoding"), p.Header.Get("Content-Disposition"), p)
-			}
-		}
-		switch strings.ToLower(cte) {
-		case "quoted-printable":
-			r = quotedprintable.NewReader(r)
-		case "base64":
-			r = base64.NewDecoder(base64.StdEncoding, r)
-		}
-		b, err := io.ReadAll(r)
-		if err != nil {
-			t.Fatalf("part %s: %v", mt, err)
-		}
-		parts = append(parts, MailPart{ContentType: mt, Params: params, Disposition: disp, Body: string(b)})
+	parts := make([]MailPart, len(ps))
+	for i, p := range ps {
+		parts[i] = MailPart{ContentType: p.ContentType, Params: p.Params, Disposition: p.Disposition, Body: string(p.Body)}
 	}
-	walk(m.Header.Get("Content-Type"), m.Header.Get("Content-Transfer-Encoding"), "", m.Body)
 	return m, parts
 }
 

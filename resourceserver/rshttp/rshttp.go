@@ -157,7 +157,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	// grants and idempotency keys kept IdempotencyTTL (the janitor of every
 	// server process deletes expired ones: internal/janitor).
 	keeper := idempotency.New(d.Store, d.Clock, IdempotencyTTL)
-	td := tools.Deps{Domain: domain, Grants: issuer, Logger: d.Logger, Metrics: d.Metrics,
+	td := tools.Deps{Domain: domain, Grants: issuer, Logger: d.Logger, Metrics: d.Metrics, Uses: d.Store, Clock: d.Clock,
 		Mutations: &mutation.Service{Engine: engine, Grants: issuer, Keeper: keeper, Notifier: d.Notifier, Clock: d.Clock}}
 	if linkLim != nil {
 		td.Links = linkLim

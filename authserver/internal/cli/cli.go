@@ -74,8 +74,8 @@ type env struct {
 	store *sqlstore.Store
 }
 
-// config reads and validates the configuration (all problems together) and
-// makes sure a secret key exists.
+// config reads and validates the configuration (all problems together)
+// and names, once, the LINKSLOT_ variables nobody reads.
 func (e *env) config() (config.Config, *slog.Logger, error) {
 	if e.cfg != nil {
 		return *e.cfg, e.log, nil
@@ -84,15 +84,15 @@ func (e *env) config() (config.Config, *slog.Logger, error) {
 	if err != nil {
 		return config.Config{}, nil, err
 	}
-	if err := cfg.EnsureSecretKey(); err != nil {
-		return config.Config{}, nil, fmtSecret(err)
-	}
 	e.cfg, e.log = &cfg, app.Logger(e.io.Stderr, cfg.LogFormat)
+	app.WarnUnknownVariables(e.log, e.io.Environ)
 	return cfg, e.log, nil
 }
 
 // openStore opens the database, refusing a schema that is not current
-// (migrate set: applying pending migrations first).
+// (migrate set: applying pending migrations first), then makes sure a
+// secret key exists. The key comes second so that a command run where
+// there is no database creates nothing there (app.OpenStore).
 func (e *env) openStore(ctx context.Context, migrate bool) (*sqlstore.Store, error) {
 	if e.store != nil {
 		return e.store, nil
@@ -104,6 +104,10 @@ func (e *env) openStore(ctx context.Context, migrate bool) (*sqlstore.Store, err
 	s, err := app.OpenStore(ctx, cfg, log, migrate)
 	if err != nil {
 		return nil, err
+	}
+	if err := e.cfg.EnsureSecretKey(); err != nil {
+		s.Close()
+		return nil, fmtSecret(err)
 	}
 	e.store = s
 	return s, nil

@@ -36,7 +36,7 @@ func TestCommands(t *testing.T) {
 		stderr   string // substring
 		stdout   string
 	}{
-		{"serve refuses a stale schema", env, []string{"serve"}, 1, "database schema is not current", ""},
+		{"serve refuses a missing database", env, []string{"serve"}, 1, "no database at " + filepath.Join(dir, "db.sqlite") + "; run `authserver migrate`", ""},
 		{"bad database URL", map[string]string{"LINKSLOT_DATABASE_URL": "mysql://x"}, []string{"migrate"}, 1, "LINKSLOT_DATABASE_URL", ""},
 		{"unknown command", env, []string{"bogus"}, 2, `unknown command "bogus"`, ""},
 		{"migrate", env, []string{"migrate"}, 0, "", "database schema is current"},

@@ -21,6 +21,7 @@ import (
 	"github.com/linkslot/linkslot/internal/demo"
 	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/identity"
+	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/password"
@@ -31,7 +32,8 @@ import (
 func fmtSecret(err error) error { return fmt.Errorf("secret key: %w", err) }
 
 func newServeCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var readyFile string
+	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the authorization server on LINKSLOT_AUTH_LISTEN (the default command)",
 		Args:  cmdline.MaxArgs(0),
@@ -41,9 +43,11 @@ func newServeCmd(e *env) *cobra.Command {
 				return err
 			}
 			cfg, log, _ := e.config()
-			return serve(cmd.Context(), cfg, s, log)
+			return serve(cmd.Context(), cfg, s, log, readyFile)
 		},
 	}
+	cmd.Flags().StringVar(&readyFile, "ready-file", "", "once listening, write the address to this file (for scripts that wait for the server)")
+	return cmd
 }
 
 func newMigrateCmd(e *env) *cobra.Command {
@@ -51,11 +55,11 @@ func newMigrateCmd(e *env) *cobra.Command {
 		Use:   "migrate",
 		Short: "Apply pending database migrations",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := e.openStore(cmd.Context(), true)
+			_, err := e.openStore(cmd.Context(), true)
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "database schema is current (%s)\n", s.Dialect())
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "database schema is current (%s)\n", sqlstore.Where(e.cfg.DatabaseURL))
 			return err
 		},
 	}
@@ -114,7 +118,13 @@ func newKeysCmd(e *env) *cobra.Command {
 	return keysCmd
 }
 
-func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger) error {
+func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger, readyFile string) error {
+	// The address first: a taken one ends the start before anything runs.
+	l, err := app.Listen(cfg.AuthListen)
+	if err != nil {
+		return fmt.Errorf("LINKSLOT_AUTH_LISTEN: %w", err)
+	}
+	defer l.Close()
 	m := metrics.New("authserver")
 	m.RegisterDB("main", s.SQL())
 	m.RegisterSigningKeys(s, store.KeyPurposeToken, store.KeyPurposeTokenRS256, store.KeyPurposeGrant)
@@ -126,13 +136,14 @@ func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.
 		return err
 	}
 	if err := app.ServeMetrics(ctx, cfg.AuthMetricsListen, m.Handler(), log); err != nil {
-		return err
+		return fmt.Errorf("LINKSLOT_AUTH_METRICS_LISTEN: %w", err)
 	}
-	l, err := app.Listen(cfg.AuthListen)
+	log.Info("authorization server listening", "addr", l.Addr().String(), "issuer", cfg.Issuer, "resource", cfg.Resource, "database", sqlstore.Where(cfg.DatabaseURL))
+	unready, err := app.WriteReadyFile(readyFile, l)
 	if err != nil {
 		return err
 	}
-	log.Info("authorization server listening", "addr", l.Addr().String(), "issuer", cfg.Issuer, "resource", cfg.Resource)
+	defer unready()
 	return app.Serve(ctx, l, h, cfg.ShutdownTimeout, log)
 }
 
@@ -156,7 +167,11 @@ func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slo
 	// mutation service the agents use, as the person on the web, and tells
 	// the business as any other cancellation does.
 	muts := &mutation.Service{Engine: booking.NewService(s, nil), Keeper: idempotency.New(s, nil, idempotency.MinTTL), Notifier: notes.Notifier}
-	ui, err := consentui.New(consentui.Config{Store: s, Identity: id, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log, Mutations: muts})
+	var devMail string
+	if !cfg.Production && cfg.Mail.Kind == mail.KindDir {
+		devMail = "/dev/mail" // authhttp mounts it in development
+	}
+	ui, err := consentui.New(consentui.Config{Store: s, Identity: id, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log, Mutations: muts, DevMailURL: devMail})
 	if err != nil {
 		return nil, err
 	}

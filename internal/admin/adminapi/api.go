@@ -464,7 +464,7 @@ func (a *api) importCatalog(w http.ResponseWriter, r *http.Request, actor admin.
 		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the catalog file must be at most %d bytes", catalogfile.MaxFileBytes), nil)
 		return
 	}
-	refs, err := a.svc.ImportCatalog(r.Context(), actor, data, format)
+	res, err := a.svc.ImportCatalogReport(r.Context(), actor, data, format)
 	if err != nil {
 		var ie *admin.InvalidError
 		if errors.As(err, &ie) {
@@ -475,7 +475,7 @@ func (a *api) importCatalog(w http.ResponseWriter, r *http.Request, actor admin.
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"imported": refs})
+	writeJSON(w, http.StatusOK, res) // {"imported": [...], "warnings": [{"path", "message"}]}
 }
 
 func (a *api) exportCatalog(w http.ResponseWriter, r *http.Request, actor admin.Actor) {

@@ -369,8 +369,8 @@ func TestAPIOperations(t *testing.T) {
 		}
 		good := "businesses:\n  - {reference: cafe, name: Cafe, category: restaurant, timezone: Asia/Tokyo, currency: JPY, agent_booking: true}\n"
 		code, m, raw = e.do("POST", "/admin/api/catalog", "application/yaml", good, tok)
-		if code != 200 || !strings.Contains(raw, `"cafe"`) {
-			t.Fatalf("import: %d %s", code, raw)
+		if code != 200 || !strings.Contains(raw, `"cafe"`) || m["warnings"] == nil {
+			t.Fatalf("import: %d %s (want the imported references and a warnings list)", code, raw)
 		}
 		code, _, raw = e.do("GET", "/admin/api/catalog?format=yaml", "", "", tok)
 		if code != 200 || !strings.Contains(raw, "reference: cafe") {

@@ -46,14 +46,22 @@ func catalogImportCmd(env Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			refs, err := svc.ImportCatalog(cmd.Context(), actor, data, format)
+			res, err := svc.ImportCatalogReport(cmd.Context(), actor, data, format)
 			if err != nil {
 				return err
 			}
-			if jsonOut(cmd) {
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"imported": refs})
+			// Warnings go to standard error, one a line with its path:
+			// the import is done, but these businesses will lack slots.
+			for _, w := range res.Warnings {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "Imported %d business(es): %s\n", len(refs), strings.Join(refs, ", "))
+			if jsonOut(cmd) {
+				return writeJSON(cmd.OutOrStdout(), res)
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "Imported %d business(es): %s\n", len(res.Imported), strings.Join(res.Imported, ", "))
+			if err == nil && len(res.Warnings) > 0 {
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%d warning(s) above: the import is done, but those staff members or services are never offered a slot\n", len(res.Warnings))
+			}
 			return err
 		},
 	}

@@ -117,11 +117,13 @@ func (s *Store) ListAccountLinks(ctx context.Context, accountID string) ([]store
 }
 
 // TouchLink records that a link was used; it writes at most once a minute
-// per link so the hot path stays read-mostly.
+// per link so the hot path stays read-mostly, except that a link never
+// used since it was made (last_used_at = created_at) records its first
+// use at once, so Connected apps shows it (docs/reference.md §15).
 func (s *Store) TouchLink(ctx context.Context, id string, now time.Time) error {
 	now = store.UTC(now)
 	return translate(s.q(ctx).Model(&linkRow{}).
-		Where("id = ? AND last_used_at < ?", id, now.Add(-time.Minute)).
+		Where("id = ? AND (last_used_at < ? OR (last_used_at <= created_at AND last_used_at < ?))", id, now.Add(-time.Minute), now).
 		Update("last_used_at", now).Error)
 }
 

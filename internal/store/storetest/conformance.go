@@ -441,10 +441,18 @@ func testLinks(t *testing.T, s store.Store) {
 	l2, err := s.UpsertLink(ctx, a.ID, "cli_2", nil, t0.Add(2*time.Hour))
 	must(t, err)
 
-	// TouchLink: coalesced within a minute, written after.
+	// TouchLink: a link's first use is written at once (it was "not used
+	// yet"), then uses are coalesced within a minute and written after;
+	// never backwards.
+	must(t, s.TouchLink(ctx, l2.ID, t0.Add(2*time.Hour-time.Second)))
+	got, _ = s.GetLink(ctx, l2.ID)
+	sameInstant(t, "LastUsedAt (not before the link)", got.LastUsedAt, t0.Add(2*time.Hour))
+	must(t, s.TouchLink(ctx, l2.ID, t0.Add(2*time.Hour+10*time.Second)))
+	got, _ = s.GetLink(ctx, l2.ID)
+	sameInstant(t, "LastUsedAt (first use)", got.LastUsedAt, t0.Add(2*time.Hour+10*time.Second))
 	must(t, s.TouchLink(ctx, l2.ID, t0.Add(2*time.Hour+30*time.Second)))
 	got, _ = s.GetLink(ctx, l2.ID)
-	sameInstant(t, "LastUsedAt (coalesced)", got.LastUsedAt, t0.Add(2*time.Hour))
+	sameInstant(t, "LastUsedAt (coalesced)", got.LastUsedAt, t0.Add(2*time.Hour+10*time.Second))
 	must(t, s.TouchLink(ctx, l2.ID, t0.Add(3*time.Hour)))
 	got, _ = s.GetLink(ctx, l2.ID)
 	sameInstant(t, "LastUsedAt", got.LastUsedAt, t0.Add(3*time.Hour))

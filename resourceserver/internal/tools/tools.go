@@ -60,6 +60,12 @@ type Deps struct {
 	// Mutations is the mutation protocol (*mutation.Service); the mutation
 	// tools are registered only when it is set.
 	Mutations Mutations
+
+	// Uses records that a tool call used its link, at most once a minute
+	// per link from this process (nil: not recorded); Clock is its time
+	// (default time.Now).
+	Uses  UseRecorder
+	Clock func() time.Time
 }
 
 // Tool names.
@@ -122,7 +128,10 @@ func invalidArg(field, format string, a ...any) *ToolError {
 }
 
 // toolSet carries the dependencies into the handlers.
-type toolSet struct{ d Deps }
+type toolSet struct {
+	d    Deps
+	uses *useThrottle
+}
 
 // domainFail maps a domain error to a result: a *problem.Error is shown as
 // is (its code, field and message are written for agents); anything else is
@@ -142,8 +151,8 @@ func (t *toolSet) domainFail(ctx context.Context, tool string, err error) (*mcp.
 }
 
 // begin starts every tool call: it identifies the caller from ctx (where
-// the request id is too, from the HTTP request) and applies the per-link
-// rate limit.
+// the request id is too, from the HTTP request), applies the per-link
+// rate limit and records the link's use (useThrottle).
 func (t *toolSet) begin(ctx context.Context, req *mcp.CallToolRequest) (context.Context, caller, *ToolError) {
 	c, ok := callerOf(ctx)
 	if !ok {
@@ -165,6 +174,7 @@ func (t *toolSet) begin(ctx context.Context, req *mcp.CallToolRequest) (context.
 				Message: fmt.Sprintf("Too many calls through this connection. Wait %d seconds, then retry the same call.", secs)}
 		}
 	}
+	t.uses.used(ctx, c.LinkID)
 	return ctx, c, nil
 }
 
@@ -257,7 +267,7 @@ func Register(s *mcp.Server, d Deps) {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
-	t := &toolSet{d: d}
+	t := &toolSet{d: d, uses: newUseThrottle(d.Uses, d.Clock, d.Logger)}
 	r := registry{s: s, outputs: map[string]any{}}
 	addTool(r, searchBusinessTool, t.searchBusiness)
 	addTool(r, availabilityTool, t.availability)
