@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/loopback"
 	"github.com/linkslot/linkslot/internal/store"
@@ -43,6 +44,10 @@ func formTargetsFor(redirectURI string) []string {
 		return loopbackFormTargets
 	}
 	ru, err := url.Parse(redirectURI)
+	if err == nil && ru.Scheme != "https" && ru.Scheme != "http" && clients.PrivateUse(ru) {
+		// A native app's own scheme (RFC 8252 §7.1): a scheme source.
+		return []string{strings.ToLower(ru.Scheme) + ":"}
+	}
 	if err != nil || (ru.Scheme != "https" && ru.Scheme != "http") || ru.Host == "" ||
 		strings.ContainsAny(ru.Host, " ;,'\"") {
 		return loopbackFormTargets

@@ -37,6 +37,7 @@ import (
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/dcr"
 	"github.com/linkslot/linkslot/internal/feed"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/keys"
@@ -155,8 +156,12 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if r := d.Metrics.Registry(); r != nil {
 		gate.Register(prometheus.WrapRegistererWith(prometheus.Labels{"service": "authserver"}, r))
 	}
+	registrations, err := newRegistrations(d.Store, c, d.Clock)
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
-	endpoint.New(endpoint.Deps{Gate: gate, Provider: p, Store: d.Store, Keys: km, UI: d.UI, Log: d.Logger, Clock: d.Clock,
+	endpoint.New(endpoint.Deps{Registrations: registrations, Gate: gate, Provider: p, Store: d.Store, Keys: km, UI: d.UI, Log: d.Logger, Clock: d.Clock,
 		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Approvals: approvals, Metrics: d.Metrics, URLClients: urlClients,
 		AllowedOrigins: c.AllowedOrigins, Development: !c.Production}).Mount(mux)
 	app.Health(mux, d.Store)
@@ -188,6 +193,26 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	// proxy names.
 	h = clientaddr.New(c.TrustedProxies, d.Logger).Middleware(h)
 	return requestid.Middleware(h), nil
+}
+
+// newRegistrations is dynamic client registration under
+// LINKSLOT_DCR_POLICY=open (nil when off). Its rate limit is kept in the
+// database's rate windows on either dialect, so replicas share it
+// (docs/reference.md §13).
+func newRegistrations(s store.Store, c config.Config, clock store.Clock) (*dcr.Service, error) {
+	policy, err := dcr.ParsePolicy(c.DCRPolicy)
+	if err != nil {
+		return nil, fmt.Errorf("LINKSLOT_DCR_POLICY %v", err)
+	}
+	if policy == dcr.PolicyOff {
+		return nil, nil
+	}
+	ds, ok := s.(dcr.Store)
+	if !ok {
+		return nil, fmt.Errorf("authhttp: dynamic client registration needs a store with rate windows, not %T", s)
+	}
+	return dcr.New(ds, dcr.Options{Scopes: c.DCRScopes, Rate: c.DCRRate, Clock: clock,
+		ClientURI: func(id string) string { return endpoint.RegistrationClientURI(c.Issuer, id) }}), nil
 }
 
 // poolSize is the store's database pool size (sqlstore.Store.PoolSize), or

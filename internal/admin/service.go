@@ -197,10 +197,13 @@ type ClientInfo struct {
 	Pinned bool `json:"pinned_document,omitempty"`
 	// OpenLinked: recorded when it first linked under the open policy,
 	// not registered by an administrator.
-	OpenLinked bool      `json:"open_linked,omitempty"`
-	JWKSURI    string    `json:"jwks_uri,omitempty"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	OpenLinked bool `json:"open_linked,omitempty"`
+	// Dynamic: the client registered itself through dynamic client
+	// registration (kind dcr, docs/reference.md §14).
+	Dynamic   bool      `json:"dynamic,omitempty"`
+	JWKSURI   string    `json:"jwks_uri,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 func nonNil(s []string) []string {
@@ -216,7 +219,7 @@ func InfoOf(c store.Client) ClientInfo {
 		RedirectURIs: nonNil(c.RedirectURIs), AllowedScopes: nonNil(c.AllowedScopes), DefaultScopes: nonNil(c.DefaultScopes),
 		GrantTypes: nonNil(c.GrantTypes), LogoURL: c.LogoURL, Contact: c.Contact, Disabled: c.Disabled,
 		URLClient: clients.IsURLID(c.ID), Pinned: c.PinnedDocument != "", OpenLinked: c.OpenLinked, JWKSURI: c.JWKSURI,
-		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+		Dynamic: clients.IsDynamicID(c.ID), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
 // URLClientSpec registers a client by the URL of its client ID metadata
@@ -402,6 +405,10 @@ func (s *Service) CreateClient(ctx context.Context, a Actor, spec ClientSpec) (C
 	}
 	if err := validateClient(c); err != nil {
 		return CreatedClient{}, err
+	}
+	if clients.IsDynamicID(c.ID) {
+		return CreatedClient{}, &InvalidError{Problems: []Problem{{Path: "id", Message: fmt.Sprintf(
+			"client ids that begin with %q are given to clients that register themselves; choose another id", clients.DynamicPrefix)}}}
 	}
 	err := s.inTx(ctx, func(tx Tx) error {
 		if _, err := tx.GetClient(ctx, c.ID); err == nil {

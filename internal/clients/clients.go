@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -118,10 +119,14 @@ func Validate(c store.Client) error {
 // client) rather than a registered name, which cannot contain a colon.
 func IsURLID(id string) bool { return strings.Contains(id, "://") }
 
-// ValidateRedirectURI checks one redirect URI: absolute, https or http on a
-// loopback host, no fragment, no wildcard.
+// ValidateRedirectURI checks one redirect URI: absolute, https, http on a
+// loopback host, or a private-use scheme (PrivateUse); no fragment, no
+// wildcard.
 func ValidateRedirectURI(raw string) error {
 	u, err := url.Parse(raw)
+	if err == nil && u.Scheme != "http" && u.Scheme != "https" && PrivateUse(u) && !strings.ContainsAny(raw, "#*") && u.User == nil {
+		return nil
+	}
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return fmt.Errorf("redirect URI %q is not an absolute URL", raw)
 	}
@@ -143,8 +148,60 @@ func ValidateRedirectURI(raw string) error {
 		}
 		return fmt.Errorf("redirect URI %q must use https (http only for a loopback host: localhost, 127.0.0.0/8 or [::1])", raw)
 	}
-	return fmt.Errorf("redirect URI %q must use https", raw)
+	return fmt.Errorf("redirect URI %q must use https, http on a loopback host, or an app's own scheme in reverse-DNS form (com.example.app:/callback, cursor://anysphere.cursor-mcp/callback)", raw)
 }
+
+// PrivateUse reports whether u is a native app's private-use URI scheme
+// redirect (RFC 8252 §7.1): a scheme of its own in reverse-DNS form, such
+// as com.example.app:/oauth/callback, or a scheme without a dot whose
+// authority is a dotted, reverse-DNS name, as Cursor's
+// cursor://anysphere.cursor-mcp/oauth/callback. Schemes a browser or the
+// system gives a meaning of their own (javascript, data, file, …) never
+// are.
+func PrivateUse(u *url.URL) bool {
+	s := strings.ToLower(u.Scheme)
+	if s == "" || reservedSchemes[s] || strings.HasPrefix(s, "web+") {
+		return false
+	}
+	if strings.Contains(s, ".") {
+		return !strings.HasPrefix(s, ".") && !strings.HasSuffix(s, ".") && !strings.Contains(s, "..")
+	}
+	h := u.Hostname()
+	return strings.Contains(h, ".") && !strings.HasPrefix(h, ".") && !strings.HasSuffix(h, ".") && u.Port() == "" &&
+		!strings.ContainsAny(h, "[]%") && net.ParseIP(h) == nil
+}
+
+// reservedSchemes have a meaning of their own in browsers or systems; a
+// client cannot claim them as its private-use scheme.
+var reservedSchemes = map[string]bool{
+	"http": true, "https": true, "javascript": true, "data": true, "file": true, "blob": true, "about": true,
+	"vbscript": true, "ftp": true, "ws": true, "wss": true, "mailto": true, "tel": true, "sms": true,
+	"filesystem": true, "view-source": true, "chrome": true, "chrome-extension": true, "intent": true, "urn": true,
+}
+
+// ReturnTarget names where a redirect URI sends the person back, as the
+// consent page shows it: its host for http(s), the scheme and host (or the
+// scheme alone) for a private-use scheme.
+func ReturnTarget(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return ""
+	case u.Scheme == "http" || u.Scheme == "https":
+		return u.Host
+	case u.Host != "":
+		return u.Scheme + "://" + u.Host
+	}
+	return u.Scheme + ":"
+}
+
+// DynamicPrefix begins the id of every client registered through dynamic
+// client registration (RFC 7591, internal/dcr); administrators cannot
+// choose ids that begin with it.
+const DynamicPrefix = "dcr-"
+
+// IsDynamicID reports whether id is a dynamically registered client's.
+func IsDynamicID(id string) bool { return strings.HasPrefix(id, DynamicPrefix) }
 
 // IsLoopbackRedirect reports whether raw is an http redirect to a
 // loopback host (internal/loopback): a program on the person's own computer.

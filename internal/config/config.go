@@ -23,6 +23,7 @@ import (
 	"github.com/linkslot/linkslot/internal/authheader"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/clientaddr"
+	"github.com/linkslot/linkslot/internal/dcr"
 	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -81,6 +82,18 @@ type Config struct {
 	// be granted under the open policy (LINKSLOT_CIMD_OPEN_SCOPES, default
 	// "bookings:read bookings:write").
 	CIMDOpenScopes []string
+	// DCRPolicy says whether clients may register themselves through
+	// dynamic client registration (LINKSLOT_DCR_POLICY: off, the default;
+	// open). docs/reference.md §14, internal/dcr.
+	DCRPolicy string
+	// DCRScopes are the scopes a dynamically registered client may be
+	// allowed (LINKSLOT_DCR_SCOPES, default "openid offline_access
+	// bookings:read bookings:write"); a registration's scope is cut to them.
+	DCRScopes []string
+	// DCRRate is how many registrations one client address may make per
+	// hour, counted by every replica together (LINKSLOT_DCR_RATE, default
+	// 10).
+	DCRRate int
 	// TrustedProxies are the reverse proxies whose Forwarded or
 	// X-Forwarded-For names the client (LINKSLOT_TRUSTED_PROXIES,
 	// comma-separated CIDRs or addresses; default none: the TCP peer is the
@@ -212,6 +225,24 @@ func FromEnv(getenv Getenv) (Config, error) {
 		if sc, ok := scope.Lookup(s); !ok || sc.Public {
 			bad("LINKSLOT_CIMD_OPEN_SCOPES: %q is not a private scope (bookings:read, bookings:write)", s)
 		}
+	}
+	c.DCRPolicy = get("LINKSLOT_DCR_POLICY", string(dcr.PolicyOff))
+	if _, err := dcr.ParsePolicy(c.DCRPolicy); err != nil {
+		bad("LINKSLOT_DCR_POLICY %v", err)
+	}
+	c.DCRScopes = strings.Fields(get("LINKSLOT_DCR_SCOPES", strings.Join(dcr.DefaultPolicyScopes, " ")))
+	for _, s := range c.DCRScopes {
+		if !scope.Known(s) {
+			bad("LINKSLOT_DCR_SCOPES: %q is not a scope (openid, profile, email, offline_access, bookings:read, bookings:write)", s)
+		}
+	}
+	if v := get("LINKSLOT_DCR_RATE", ""); v == "" {
+		c.DCRRate = dcr.DefaultRate
+	} else if n, err := strconv.Atoi(v); err != nil || n < 1 {
+		bad("LINKSLOT_DCR_RATE must be a whole number of registrations per client address per hour, at least 1 (got %q)", v)
+		c.DCRRate = dcr.DefaultRate
+	} else {
+		c.DCRRate = n
 	}
 	c.AdminToken = get("LINKSLOT_ADMIN_TOKEN", "")
 	if c.AdminToken != "" && len(c.AdminToken) < 16 {

@@ -171,6 +171,28 @@ func TestCIMDSettings(t *testing.T) {
 	}
 }
 
+// TestDCRSettings: dynamic registration is off unless asked for, and its
+// scopes and rate are checked, each bad value named.
+func TestDCRSettings(t *testing.T) {
+	c, err := FromEnv(env(nil))
+	if err != nil || c.DCRPolicy != "off" || strings.Join(c.DCRScopes, " ") != "openid offline_access bookings:read bookings:write" || c.DCRRate != 10 {
+		t.Fatalf("defaults: %q %v %d %v", c.DCRPolicy, c.DCRScopes, c.DCRRate, err)
+	}
+	c, err = FromEnv(env(map[string]string{"LINKSLOT_DCR_POLICY": "open", "LINKSLOT_DCR_SCOPES": "openid bookings:read", "LINKSLOT_DCR_RATE": "3"}))
+	if err != nil || c.DCRPolicy != "open" || strings.Join(c.DCRScopes, " ") != "openid bookings:read" || c.DCRRate != 3 {
+		t.Fatalf("open: %q %v %d %v", c.DCRPolicy, c.DCRScopes, c.DCRRate, err)
+	}
+	for _, rate := range []string{"0", "-1", "ten"} {
+		_, err = FromEnv(env(map[string]string{"LINKSLOT_DCR_POLICY": "registered", "LINKSLOT_DCR_SCOPES": "openid bookings:admin", "LINKSLOT_DCR_RATE": rate}))
+		for _, want := range []string{`LINKSLOT_DCR_POLICY must be off or open (got "registered")`, `LINKSLOT_DCR_SCOPES: "bookings:admin" is not a scope`,
+			`LINKSLOT_DCR_RATE must be a whole number of registrations per client address per hour, at least 1 (got "` + rate + `")`} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v does not say %q", err, want)
+			}
+		}
+	}
+}
+
 // TestAdminTokenIsABearerToken: the admin token travels in an
 // Authorization header, so it must be an RFC 6750 b64token.
 func TestAdminTokenIsABearerToken(t *testing.T) {

@@ -43,6 +43,11 @@ type ConsentView struct {
 	// Unverified: the client links under the open policy; Linkslot has
 	// not verified it.
 	Unverified bool
+	// Dynamic: the client registered itself (dynamic client registration,
+	// docs/reference.md §14); it is Unverified, and ClientHost names where
+	// it sends the person back: its redirect's host, or its private-use
+	// scheme.
+	Dynamic bool
 	// EmailUnverified: the account has not confirmed its address yet, so
 	// the page offers no Allow, only a new confirmation link and Deny.
 	EmailUnverified bool

@@ -40,6 +40,11 @@
 //     queued: the delivery log and the replay of a failed message reach
 //     back that far. Their bodies hold addresses, names and notes, so they
 //     are not kept for ever. A queued message is never swept.
+//   - dynamically registered clients (internal/dcr) that nobody linked
+//     within dcr.UnusedLifetime (24 h) of registering, with their
+//     registrations: anyone may register under LINKSLOT_DCR_POLICY=open,
+//     and a client a person never approved holds nothing worth keeping.
+//     Oldest first, by the registrations' created_at index.
 //   - the shared rate limits' windows (rate_windows) once their second
 //     has expired, in one statement rather than batches: the table holds
 //     the live windows and a minute of expired ones, and has no index on
@@ -74,6 +79,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/linkslot/linkslot/internal/dcr"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -125,6 +131,9 @@ func Tasks(s store.Sweeps) []Task {
 	}})
 	ts = append(ts, Task{Name: "outbox_messages", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
 		return s.SweepOutbox(ctx, now.Add(-OutboxRetention), limit)
+	}})
+	ts = append(ts, Task{Name: "client_registrations", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
+		return s.SweepUnusedRegistrations(ctx, now.Add(-dcr.UnusedLifetime), limit)
 	}})
 	ts = append(ts, Task{Name: "rate_windows", Sweep: s.SweepRateWindows})
 	return ts

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/linkslot/linkslot/internal/dcr"
 	"github.com/linkslot/linkslot/internal/janitor"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -92,6 +93,27 @@ func fill(t *testing.T, s *sqlstore.Store, now time.Time, due int) {
 			CreatedAt: exp.Add(-12 * time.Hour), ExpiresAt: exp}); err != nil {
 			t.Fatal(err)
 		}
+		// Dynamic registrations: due ones unused past their day; one
+		// recent and one old that a person linked stay.
+		regAt := now.Add(-dcr.UnusedLifetime - time.Minute)
+		if i == due {
+			regAt = now.Add(-time.Hour)
+		}
+		regID := fmt.Sprintf("dcr-sweep-%d", i)
+		if err := s.InTx(ctx, func(tx store.Store) error {
+			if err := tx.CreateClient(ctx, store.Client{ID: regID, Name: "Dynamic", Public: true, RedirectURIs: []string{"http://127.0.0.1/cb"},
+				AllowedScopes: []string{"openid"}, GrantTypes: []string{"authorization_code"}, CreatedAt: regAt, UpdatedAt: regAt}); err != nil {
+				return err
+			}
+			return tx.CreateClientRegistration(ctx, store.ClientRegistration{ClientID: regID, AccessTokenHash: "h", Metadata: []byte("{}"), CreatedAt: regAt})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if i == due+1 {
+			if _, err := s.UpsertLink(ctx, acct.ID, regID, []string{"openid"}, now.Add(-time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		}
 		// Notifications: due ones delivered or failed past the retention;
 		// one delivered recently and one still queued from long ago stay.
 		created, status := now.Add(-janitor.OutboxRetention-time.Minute), store.OutboxDelivered
@@ -135,7 +157,7 @@ func TestRunOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := j.RunOnce(ctx)
-		if len(res) != len(kinds)+7 {
+		if len(res) != len(kinds)+8 {
 			t.Fatalf("results %+v", res)
 		}
 		for _, r := range res {
@@ -152,6 +174,9 @@ func TestRunOnce(t *testing.T) {
 		}
 		if n := count(t, s, "rate_windows"); n != 2 {
 			t.Fatalf("%d rate-window rows left, want the 2 live ones", n)
+		}
+		if n := count(t, s, "client_registrations"); n != 2 {
+			t.Fatalf("%d dynamic registrations left, want the recent one and the linked one", n)
 		}
 		if n := count(t, s, "outbox_messages"); n != 2 {
 			t.Fatalf("%d notifications left, want the recent one and the queued one", n)

@@ -62,6 +62,18 @@ type Client struct {
 	UpdatedAt time.Time
 }
 
+// ClientRegistration is a dynamically registered client's registration
+// (RFC 7591): the SHA-256 of its registration access token (HashSecret),
+// the client metadata as accepted (JSON, as answered), and the client
+// address that registered it.
+type ClientRegistration struct {
+	ClientID        string
+	AccessTokenHash string
+	Metadata        []byte
+	ClientAddr      string
+	CreatedAt       time.Time
+}
+
 // Link statuses.
 const (
 	LinkActive  = "active"

@@ -11,6 +11,7 @@ type Store interface {
 	Accounts
 	WebSessions
 	Clients
+	ClientRegistrations
 	Links
 	Tokens
 	Keys
@@ -99,6 +100,18 @@ type Clients interface {
 	ListClients(ctx context.Context) ([]Client, error)
 	UpdateClient(ctx context.Context, id string, fn func(Client) (Client, error)) (Client, error)
 	DeleteClient(ctx context.Context, id string) error
+}
+
+// ClientRegistrations stores what dynamic client registration (RFC 7591,
+// RFC 7592; internal/dcr) keeps beside a client: the hash of its
+// registration access token and the metadata it was registered with. A
+// registration is deleted with its client.
+type ClientRegistrations interface {
+	// CreateClientRegistration inserts the registration of a client that
+	// exists (create both in one transaction); a second answers
+	// ErrAlreadyExists.
+	CreateClientRegistration(ctx context.Context, r ClientRegistration) error
+	GetClientRegistration(ctx context.Context, clientID string) (ClientRegistration, error)
 }
 
 // Links stores connected identities.

@@ -48,6 +48,10 @@ type Sweeps interface {
 	// and were created before before, with their delivery attempts;
 	// queued messages are never swept.
 	SweepOutbox(ctx context.Context, before time.Time, limit int) (int64, error)
+	// SweepUnusedRegistrations deletes dynamically registered clients
+	// (ClientRegistrations) registered before before that no person has
+	// linked (approved) yet, with their registrations.
+	SweepUnusedRegistrations(ctx context.Context, before time.Time, limit int) (int64, error)
 	// SweepRateWindows deletes the rate-window rows whose expiry second is
 	// before before. It reads the whole table and deletes every such row,
 	// whatever limit: the table holds live windows and a minute of expired

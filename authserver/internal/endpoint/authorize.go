@@ -341,6 +341,14 @@ func (h *Handler) renderConsent(w http.ResponseWriter, r *http.Request, c store.
 		u.RawQuery, u.Fragment = "", ""
 		cv.RedirectURL = u.String()
 		cv.AllLoopback = !slices.ContainsFunc(uc.Doc.RedirectURIs, func(r string) bool { return !clients.IsLoopbackRedirect(r) })
+	} else if clients.IsDynamicID(c.ID) {
+		// Anyone may register under any name: say so, and name where the
+		// person goes back to instead of showing an outside logo.
+		cv.Dynamic, cv.Unverified, cv.ClientLogo = true, true, ""
+		u := *back
+		u.RawQuery, u.Fragment = "", ""
+		cv.RedirectURL, cv.ClientHost = u.String(), clients.ReturnTarget(u.String())
+		cv.AllLoopback = !slices.ContainsFunc(c.RedirectURIs, func(r string) bool { return !clients.IsLoopbackRedirect(r) })
 	}
 	h.d.UI.RenderConsent(w, r, cv)
 }

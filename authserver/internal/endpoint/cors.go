@@ -13,7 +13,8 @@ import (
 //
 //   - the metadata documents and the JWKS are public: any origin may read
 //     them (Access-Control-Allow-Origin: *);
-//   - the token, revocation and userinfo endpoints answer an allowed
+//   - the token, revocation, userinfo and registration endpoints (the
+//     last under LINKSLOT_DCR_POLICY=open) answer an allowed
 //     Origin — LINKSLOT_ALLOWED_ORIGINS, and in development any loopback
 //     origin — by echoing it, with Vary: Origin; other origins get no CORS
 //     headers, so the browser withholds the answer;
@@ -81,16 +82,24 @@ func (h *Handler) endpointCORS(next http.HandlerFunc) http.HandlerFunc {
 // endpointPreflight answers the preflight of the token, revocation and
 // userinfo endpoints: 204 for an allowed origin, 403 otherwise.
 func (h *Handler) endpointPreflight(w http.ResponseWriter, r *http.Request) {
-	hd := w.Header()
-	hd.Add("Vary", "Origin")
-	o := r.Header.Get("Origin")
-	if o == "" || !h.originAllowed(o) {
-		w.WriteHeader(http.StatusForbidden)
-		return
+	h.preflight(corsEndpointMethod)(w, r)
+}
+
+// preflight answers the preflight of a route that allows methods, as
+// endpointPreflight does (the registration routes allow DELETE too).
+func (h *Handler) preflight(methods string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Add("Vary", "Origin")
+		o := r.Header.Get("Origin")
+		if o == "" || !h.originAllowed(o) {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		hd.Set("Access-Control-Allow-Origin", o)
+		hd.Set("Access-Control-Allow-Methods", methods)
+		hd.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+		hd.Set("Access-Control-Max-Age", corsMaxAge)
+		w.WriteHeader(http.StatusNoContent)
 	}
-	hd.Set("Access-Control-Allow-Origin", o)
-	hd.Set("Access-Control-Allow-Methods", corsEndpointMethod)
-	hd.Set("Access-Control-Allow-Headers", corsAllowHeaders)
-	hd.Set("Access-Control-Max-Age", corsMaxAge)
-	w.WriteHeader(http.StatusNoContent)
 }

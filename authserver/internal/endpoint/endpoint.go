@@ -16,6 +16,7 @@ import (
 	"github.com/linkslot/linkslot/internal/admission"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/dcr"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/scope"
@@ -63,6 +64,9 @@ type Deps struct {
 	// URLClients resolves clients identified by a client ID metadata
 	// document URL (CONTRACT §10); nil or policy off refuses them.
 	URLClients *cimd.Resolver
+	// Registrations, when set (LINKSLOT_DCR_POLICY=open), serves dynamic
+	// client registration at PathRegister and advertises it.
+	Registrations *dcr.Service
 	// AllowedOrigins are the browser origins the token, revocation and
 	// userinfo endpoints answer (LINKSLOT_ALLOWED_ORIGINS); Development
 	// adds every loopback origin.
@@ -122,6 +126,7 @@ func (h *Handler) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+PathIntrospect, gate(h.introspect))
 	mux.HandleFunc("GET "+PathUserinfo, h.endpointCORS(gate(h.userinfo)))
 	mux.HandleFunc("POST "+PathUserinfo, h.endpointCORS(gate(h.userinfo)))
+	h.mountRegistration(mux)
 }
 
 // Metadata is the discovery document (RFC 8414; the same body serves
@@ -147,6 +152,8 @@ type Metadata struct {
 	// CONTRACT §10: absent when the metadata-document policy is off.
 	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported,omitempty"`
 	TokenEndpointAuthSigningAlgs      []string `json:"token_endpoint_auth_signing_alg_values_supported"`
+	// docs/reference.md §14: only under LINKSLOT_DCR_POLICY=open.
+	RegistrationEndpoint string `json:"registration_endpoint,omitempty"`
 }
 
 // DiscoveryDocument returns the metadata of an issuer; cimdSupported
@@ -175,7 +182,11 @@ func DiscoveryDocument(issuer string, cimdSupported bool) Metadata {
 
 func (h *Handler) discovery(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	writeJSON(w, http.StatusOK, DiscoveryDocument(h.d.Issuer, h.d.URLClients.Policy() != cimd.PolicyOff))
+	doc := DiscoveryDocument(h.d.Issuer, h.d.URLClients.Policy() != cimd.PolicyOff)
+	if h.d.Registrations != nil {
+		doc.RegistrationEndpoint = h.d.Issuer + PathRegister
+	}
+	writeJSON(w, http.StatusOK, doc)
 }
 
 func (h *Handler) jwks(w http.ResponseWriter, r *http.Request) {

@@ -266,6 +266,8 @@ func clientRotateSecretCmd(env Env) *cobra.Command {
 
 func clientType(c admin.ClientInfo) string {
 	switch {
+	case c.Dynamic:
+		return "dcr"
 	case c.URLClient && c.OpenLinked:
 		return "url (open)"
 	case c.URLClient && c.Pinned:

@@ -26,6 +26,7 @@ func RunTests(t *testing.T, open func(t testing.TB) store.Store) {
 		{"Accounts", testAccounts},
 		{"WebSessions", testWebSessions},
 		{"Clients", testClients},
+		{"ClientRegistrations", testClientRegistrations},
 		{"ClientAssertions", testClientAssertions},
 		{"Links", testLinks},
 		{"Tokens", testTokens},
