@@ -227,7 +227,7 @@ func dcrSystem(t *testing.T) *system {
 		t.Fatal(err)
 	}
 	if md.RegistrationEndpoint == "" {
-		t.Skip("this authorization server has no dynamic client registration: LINKSLOT_DCR_POLICY=open advertises no registration_endpoint")
+		t.Fatal("LINKSLOT_DCR_POLICY=open, yet the authorization server metadata has no registration_endpoint")
 	}
 	return sys
 }
