@@ -233,7 +233,8 @@ func dcrSystem(t *testing.T) *system {
 }
 
 // registeredLink checks that clientID is a client that registered itself
-// (not the demo client) and that the demo person linked it.
+// (not the demo client, and kept with its registration) and that the demo
+// person linked it.
 func (sys *system) registeredLink(t *testing.T, clientID string) {
 	t.Helper()
 	if clientID == "" || clientID == demo.ClientID {
@@ -241,6 +242,9 @@ func (sys *system) registeredLink(t *testing.T, clientID string) {
 	}
 	if _, err := sys.store.GetClient(sys.ctx, clientID); err != nil {
 		t.Fatalf("the registered client %s is not stored: %v", clientID, err)
+	}
+	if _, err := sys.store.GetClientRegistration(sys.ctx, clientID); err != nil {
+		t.Fatalf("client %s has no dynamic registration: %v", clientID, err)
 	}
 	if _, err := sys.store.GetActiveLink(sys.ctx, sys.account.ID, clientID); err != nil {
 		t.Fatalf("no link for the registered client %s: %v", clientID, err)
