@@ -18,8 +18,6 @@ import (
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/config"
-	"github.com/linkslot/linkslot/internal/password"
-	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/testkit"
 	"github.com/linkslot/linkslot/internal/testkit/chromium"
@@ -89,15 +87,7 @@ func TestBrowserURLClientPages(t *testing.T) {
 
 	// A person with a confirmed address signs in.
 	const email, pw = "margaret@example.com", "Url-Client-Passphrase-7"
-	hash, err := password.Hash(pw)
-	must(t, err, "hash")
-	now := store.SystemClock()
-	must(t, s.CreateAccount(bg, store.Account{ID: store.NewID("acct"), Email: email, PasswordHash: hash,
-		CreatedAt: now, UpdatedAt: now, EmailVerifiedAt: &now}), "account")
-	must(t, chromedp.Do(ctx, chromedp.Navigate(registered+"/login")), "open sign-in")
-	typeInto(t, ctx, "Email", email)
-	typeInto(t, ctx, "Password", pw)
-	press(t, ctx, "Sign in")
+	signInConfirmed(t, ctx, s, registered, email, pw)
 
 	cl, got := clientListener(t)
 	authorizeURL := func(issuer, clientID, redirect string) string {

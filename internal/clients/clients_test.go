@@ -162,3 +162,46 @@ func TestValidateFields(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivateUseRedirects: a native app's own scheme in reverse-DNS form
+// is a redirect URI (RFC 8252 §7.1), as is Cursor's dotless scheme with a
+// reverse-DNS authority; schemes that browsers or systems own, and
+// schemes without any dotted name, are not.
+func TestPrivateUseRedirects(t *testing.T) {
+	for _, c := range []struct {
+		uri, target string
+		ok          bool
+	}{
+		{"cursor://anysphere.cursor-mcp/oauth/callback", "cursor://anysphere.cursor-mcp", true},
+		{"com.example.app:/oauth/callback", "com.example.app:", true},
+		{"com.example.app://callback", "com.example.app://callback", true},
+		{"vscode://vscode.github-authentication/did-authenticate", "vscode://vscode.github-authentication", true},
+		{"myapp://cb", "", false},
+		{"myapp:/cb", "", false},
+		{"cursor://anysphere.cursor-mcp/cb#frag", "", false},
+		{"cursor://user@anysphere.cursor-mcp/cb", "", false},
+		{"cursor://10.0.0.1/cb", "", false},
+		{"cursor://anysphere.cursor-mcp:99/cb", "", false},
+		{"javascript://x.example/%0aalert(1)", "", false},
+		{"data://x.example/text", "", false},
+		{"file://host.example/etc/passwd", "", false},
+		{"web+app://x.example/cb", "", false},
+		{".com.example:/cb", "", false},
+	} {
+		err := clients.ValidateRedirectURI(c.uri)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: %v, want accepted %v", c.uri, err, c.ok)
+		}
+		if c.ok {
+			if got := clients.ReturnTarget(c.uri); got != c.target {
+				t.Errorf("%s: return target %q, want %q", c.uri, got, c.target)
+			}
+			if !clients.MatchRedirect([]string{c.uri}, c.uri) || clients.MatchRedirect([]string{c.uri}, c.uri+"x") {
+				t.Errorf("%s: matched other than exactly", c.uri)
+			}
+		}
+	}
+	if got := clients.ReturnTarget("https://claude.ai/api/mcp/auth_callback"); got != "claude.ai" {
+		t.Errorf("https return target %q", got)
+	}
+}

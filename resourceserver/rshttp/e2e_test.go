@@ -118,11 +118,8 @@ type systemOpts struct {
 	host *testkit.DocHost
 	// cimdPolicy is LINKSLOT_CIMD_POLICY (default registered).
 	cimdPolicy string
-	// env, when set, is the environment both servers' configuration is
-	// read from (config.FromEnv, with every default that reading applies),
-	// e.g. LINKSLOT_DCR_POLICY=open; the issuer, resource, secret key,
-	// refresh lifetimes and cimdPolicy are still buildSystem's.
-	env map[string]string
+	// dcrPolicy is LINKSLOT_DCR_POLICY (default off).
+	dcrPolicy string
 }
 
 func buildSystem(t *testing.T, o systemOpts) *system {
@@ -163,17 +160,8 @@ func buildSystem(t *testing.T, o systemOpts) *system {
 	}
 	sys.issuer = localhostURL(sys.as.URL, o.host != nil)
 	sys.resource = localhostURL(sys.rs.URL, o.host != nil) + "/mcp"
-	var cfg config.Config
-	if o.env != nil {
-		if cfg, err = config.FromEnv(func(k string) string { return o.env[k] }); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg.Issuer, cfg.Resource, cfg.SecretKey = sys.issuer, sys.resource, []byte(testSecret)
-	cfg.RefreshIdle, cfg.RefreshAbsolute = 30*24*time.Hour, 90*24*time.Hour
-	if o.env == nil || o.cimdPolicy != "" {
-		cfg.CIMDPolicy = o.cimdPolicy
-	}
+	cfg := config.Config{Issuer: sys.issuer, Resource: sys.resource, SecretKey: []byte(testSecret),
+		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour, CIMDPolicy: o.cimdPolicy, DCRPolicy: o.dcrPolicy}
 	var ui consent.UI = autoUI{s}
 	if o.realUI {
 		if ui, err = consentui.New(consentui.Config{Store: s, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: testLogger(t)}); err != nil {

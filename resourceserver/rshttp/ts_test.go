@@ -214,7 +214,7 @@ func hasReadTools(t *testing.T, what string, tools []string) {
 // an authorization server that advertises its registration_endpoint.
 func dcrSystem(t *testing.T) *system {
 	t.Helper()
-	sys := buildSystem(t, systemOpts{realUI: true, store: sqltest.SQLite(t), env: map[string]string{"LINKSLOT_DCR_POLICY": "open"}})
+	sys := buildSystem(t, systemOpts{realUI: true, store: sqltest.SQLite(t), dcrPolicy: "open"})
 	resp, err := sys.http.Get(sys.issuer + "/.well-known/oauth-authorization-server")
 	if err != nil {
 		t.Fatal(err)
