@@ -18,6 +18,7 @@ import (
 	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/config"
+	"github.com/linkslot/linkslot/internal/demo"
 	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/identity"
 	lsmail "github.com/linkslot/linkslot/internal/mail"
@@ -84,11 +85,7 @@ func newSystem(t *testing.T) *system {
 	rsh, err = rshttp.New(bg, rshttp.Deps{Store: sy.store, Config: cfg, Logger: logger, Clock: rsClock})
 	must(t, err, "resource server")
 	now := store.SystemClock()
-	must(t, sy.store.CreateClient(bg, store.Client{ID: "demo-mcp-client", Name: "Demo MCP client", Public: true,
-		RedirectURIs:  []string{"http://127.0.0.1/callback", "http://localhost/callback"},
-		AllowedScopes: []string{"openid", "profile", "email", "offline_access", "bookings:read", "bookings:write"},
-		DefaultScopes: []string{"bookings:read", "bookings:write"}, GrantTypes: []string{"authorization_code", "refresh_token"},
-		CreatedAt: now, UpdatedAt: now}), "client")
+	must(t, sy.store.CreateClient(bg, demo.Client(now)), "client")
 	return sy
 }
 

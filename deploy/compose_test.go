@@ -198,7 +198,7 @@ func TestEnvExample(t *testing.T) {
 		known[m[1]] = true
 	}
 	used := regexp.MustCompile(`\bLINKSLOT_[A-Z_]+\b`)
-	for _, f := range []string{"docker-compose.yml", ".env.example", "Dockerfile", "k8s/base/configmap.yaml", "k8s/overlays/production/config.yaml"} {
+	for _, f := range []string{"docker-compose.yml", "docker-compose.caddy.yml", "Caddyfile", ".env.example", "Dockerfile", "k8s/base/configmap.yaml", "k8s/overlays/production/config.yaml"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

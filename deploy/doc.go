@@ -3,7 +3,8 @@
 // tests that keep them honest without a container engine or a cluster:
 // the Dockerfile is parsed and its stages, base-image pins, static build and
 // non-root user checked; the compose file is checked for health checks, the
-// migration dependency and secret literals; the kustomize base and the
+// migration dependency and secret literals, and its Caddy override and the
+// Caddyfile for public HTTPS and the one trusted proxy; the kustomize base and the
 // production overlay are rendered with sigs.k8s.io/kustomize/api and every
 // object checked against the invariants in deploy/README.md; the alert rules
 // are checked against the metric families internal/metrics exports.

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/linkslot/linkslot/internal/scope"
@@ -23,13 +24,25 @@ const (
 	ClientID     = "demo-mcp-client"
 )
 
+// redirectURIs are the demo client's redirects (docs/reference.md §8). All
+// are loopback, so each matches on any port (RFC 8252 §7.3): /callback for
+// scripts and the SDK clients, /oauth/callback for the MCP Inspector (its
+// default is http://127.0.0.1:6276/oauth/callback) and mcp-remote
+// (http://localhost:PORT/oauth/callback).
+var redirectURIs = []string{"http://127.0.0.1/callback", "http://localhost/callback",
+	"http://127.0.0.1/oauth/callback", "http://localhost/oauth/callback"}
+
+// earlierRedirectURIs are the redirects the demo client was first created
+// with; Load brings a client that still has exactly these up to date.
+var earlierRedirectURIs = []string{"http://127.0.0.1/callback", "http://localhost/callback"}
+
 // Client is the demo client's registration.
 func Client(now time.Time) store.Client {
 	return store.Client{
 		ID:           ClientID,
 		Name:         "Demo MCP client",
 		Public:       true,
-		RedirectURIs: []string{"http://127.0.0.1/callback", "http://localhost/callback"},
+		RedirectURIs: slices.Clone(redirectURIs),
 		AllowedScopes: []string{scope.OpenID, scope.Profile, scope.Email, scope.OfflineAccess,
 			scope.BookingsRead, scope.BookingsWrite},
 		DefaultScopes: []string{scope.BookingsRead, scope.BookingsWrite},
@@ -52,6 +65,7 @@ type Data struct {
 type Result struct {
 	AccountsCreated int
 	ClientCreated   bool
+	ClientUpdated   bool // an existing demo client was given the redirects it lacked
 	Businesses      int
 }
 
@@ -95,13 +109,17 @@ func Load(ctx context.Context, s store.Store, d Data) (Result, error) {
 		}
 		res.AccountsCreated++
 	}
-	if _, err := s.GetClient(ctx, ClientID); errors.Is(err, store.ErrNotFound) {
+	if old, err := s.GetClient(ctx, ClientID); errors.Is(err, store.ErrNotFound) {
 		if err := s.CreateClient(ctx, Client(now)); err != nil && !errors.Is(err, store.ErrAlreadyExists) {
 			return res, fmt.Errorf("create demo client: %w", err)
 		}
 		res.ClientCreated = true
 	} else if err != nil {
 		return res, err
+	} else if slices.Equal(old.RedirectURIs, earlierRedirectURIs) {
+		if res.ClientUpdated, err = addInspectorRedirects(ctx, s); err != nil {
+			return res, err
+		}
 	}
 	for _, c := range d.Catalogs {
 		if _, err := s.GetBusiness(ctx, c.Business.Reference); err == nil {
@@ -115,4 +133,23 @@ func Load(ctx context.Context, s store.Store, d Data) (Result, error) {
 		res.Businesses++
 	}
 	return res, nil
+}
+
+// addInspectorRedirects gives a demo client created before the /oauth/callback
+// redirects existed those redirects, so the MCP Inspector links with it on a
+// database an earlier `make run` made. A client whose redirects an operator
+// changed is left as it is.
+func addInspectorRedirects(ctx context.Context, s store.Store) (bool, error) {
+	updated := false
+	_, err := s.UpdateClient(ctx, ClientID, func(c store.Client) (store.Client, error) {
+		if !slices.Equal(c.RedirectURIs, earlierRedirectURIs) {
+			return c, nil
+		}
+		c.RedirectURIs, updated = slices.Clone(redirectURIs), true
+		return c, nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("update demo client redirects: %w", err)
+	}
+	return updated, nil
 }

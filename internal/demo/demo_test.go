@@ -2,6 +2,7 @@ package demo_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,6 +52,62 @@ func TestLoadIsIdempotent(t *testing.T) {
 		admin, err := s.GetAccountByEmail(ctx, demo.AdminEmail)
 		if err != nil || !admin.Admin {
 			t.Fatalf("admin account: %+v, %v", admin, err)
+		}
+	})
+}
+
+// TestDemoClientRedirects: the demo client has the /callback redirects and
+// the MCP Inspector's /oauth/callback ones (docs/reference.md §8); a demo
+// client an earlier load created with only the first two gains the others,
+// and one whose redirects an operator changed keeps them.
+func TestDemoClientRedirects(t *testing.T) {
+	want := []string{"http://127.0.0.1/callback", "http://localhost/callback",
+		"http://127.0.0.1/oauth/callback", "http://localhost/oauth/callback"}
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		d := demo.Data{Password: "pw-for-demo", Hash: func(p string) (string, error) { return "hashed:" + p, nil }}
+		redirects := func() []string {
+			t.Helper()
+			c, err := s.GetClient(ctx, demo.ClientID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c.RedirectURIs
+		}
+		setRedirects := func(r ...string) {
+			t.Helper()
+			if _, err := s.UpdateClient(ctx, demo.ClientID, func(c store.Client) (store.Client, error) {
+				c.RedirectURIs = r
+				return c, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := demo.Load(ctx, s, d); err != nil {
+			t.Fatal(err)
+		}
+		if got := redirects(); !slices.Equal(got, want) {
+			t.Fatalf("new demo client redirects %q, want %q", got, want)
+		}
+
+		setRedirects(want[:2]...) // as the first demo data had it
+		res, err := demo.Load(ctx, s, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := redirects(); !res.ClientUpdated || !slices.Equal(got, want) {
+			t.Fatalf("earlier demo client after load: updated %v, redirects %q; want %q", res.ClientUpdated, got, want)
+		}
+		if res, err = demo.Load(ctx, s, d); err != nil || res.ClientUpdated {
+			t.Fatalf("load of a current demo client: updated %v, %v", res.ClientUpdated, err)
+		}
+
+		setRedirects("http://127.0.0.1/callback") // an operator's choice
+		if res, err = demo.Load(ctx, s, d); err != nil || res.ClientUpdated {
+			t.Fatalf("load of a changed demo client: updated %v, %v", res.ClientUpdated, err)
+		}
+		if got := redirects(); !slices.Equal(got, []string{"http://127.0.0.1/callback"}) {
+			t.Fatalf("the operator's redirects became %q", got)
 		}
 	})
 }

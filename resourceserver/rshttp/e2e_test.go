@@ -261,10 +261,14 @@ func (sys *system) connect(clientID string) *mcp.ClientSession {
 }
 
 // connectWith links the MCP Go SDK client registered as cfg says (its
-// redirect, browser and HTTP client are the system's) and connects.
+// browser and HTTP client are the system's, and so is its redirect unless
+// cfg names one) and connects.
 func (sys *system) connectWith(cfg *auth.AuthorizationCodeHandlerConfig) *mcp.ClientSession {
 	sys.t.Helper()
-	cfg.RedirectURL, cfg.AuthorizationCodeFetcher, cfg.Client = "http://127.0.0.1:53682/callback", sys.fetcher, sys.http
+	if cfg.RedirectURL == "" {
+		cfg.RedirectURL = "http://127.0.0.1:53682/callback"
+	}
+	cfg.AuthorizationCodeFetcher, cfg.Client = sys.fetcher, sys.http
 	h, err := auth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
 		sys.t.Fatal(err)
@@ -345,6 +349,24 @@ func endToEnd(t *testing.T, sys *system) {
 		t.Fatalf("get_my_booking: %v", got)
 	}
 	callOK(t, cs, "check_my_booking_availability", map[string]any{"booking_reference": b.Reference, "local_date": day})
+}
+
+// TestDemoClientOAuthCallbackRedirects links the demo client through the
+// redirects the MCP Inspector and mcp-remote use by default: the Inspector's
+// http://127.0.0.1:6276/oauth/callback and mcp-remote's
+// http://localhost:PORT/oauth/callback (docs/reference.md §8). The Node
+// tests (TestInspectorCLIDefaultCallback, TestMCPRemote) run the clients
+// themselves; this holds the redirects where Node is absent.
+func TestDemoClientOAuthCallbackRedirects(t *testing.T) {
+	sys := newSystemWith(t, false)
+	for i, redirect := range []string{"http://127.0.0.1:6276/oauth/callback", "http://localhost:41234/oauth/callback"} {
+		cs := sys.connectWith(&auth.AuthorizationCodeHandlerConfig{RedirectURL: redirect,
+			PreregisteredClient: &oauthex.ClientCredentials{ClientID: demo.ClientID}})
+		if len(sys.authScope) != i+1 {
+			t.Fatalf("%s: %d authorizations, want %d", redirect, len(sys.authScope), i+1)
+		}
+		callOK(t, cs, "search_bookable_business", map[string]any{"query": "haircut"})
+	}
 }
 
 func bookFor(t *testing.T, s store.Store, accountID string, loc *time.Location) store.Booking {

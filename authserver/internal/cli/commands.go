@@ -80,7 +80,10 @@ func newDemoCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "demo data ready: %d accounts, %d businesses created (existing ones kept)\n", res.AccountsCreated, res.Businesses)
+			if _, err = fmt.Fprintf(cmd.OutOrStdout(), "demo data ready: %d accounts, %d businesses created (existing ones kept)\n", res.AccountsCreated, res.Businesses); err != nil || !res.ClientUpdated {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "demo client %s: added the MCP Inspector's /oauth/callback redirects\n", demo.ClientID)
 			return err
 		},
 	}

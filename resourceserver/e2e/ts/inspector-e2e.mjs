@@ -5,10 +5,17 @@
 // CLI prints, signs in and approves consent (browser.mjs), and lands on the
 // CLI's callback. Then the CLI calls search_bookable_business.
 //
+// With LINKSLOT_INSPECTOR_CALLBACK=default the CLI gets only --client-id
+// demo-mcp-client, no --callback-url: it listens on its default callback,
+// http://127.0.0.1:6276/oauth/callback, which the demo client accepts
+// through its http://127.0.0.1/oauth/callback redirect (any port), and
+// lists the tools. Port 6276 is then needed free.
+//
 // Environment: LINKSLOT_MCP_URL, LINKSLOT_EMAIL, LINKSLOT_PASSWORD,
 // LINKSLOT_INSPECTOR (path of the mcp-inspector binary; default
-// node_modules/.bin/mcp-inspector). Prints the CLI's JSON result; exits
-// non-zero on failure.
+// node_modules/.bin/mcp-inspector), LINKSLOT_INSPECTOR_CALLBACK (unset, or
+// default). Prints one JSON line with the results; exits non-zero on
+// failure.
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +27,8 @@ const MCP_URL = process.env.LINKSLOT_MCP_URL ?? "http://127.0.0.1:8081/mcp";
 const EMAIL = process.env.LINKSLOT_EMAIL ?? "demo@example.com";
 const PASSWORD = process.env.LINKSLOT_PASSWORD ?? "linkslot-demo";
 const BIN = process.env.LINKSLOT_INSPECTOR ?? "node_modules/.bin/mcp-inspector";
+const DEFAULT_CALLBACK = process.env.LINKSLOT_INSPECTOR_CALLBACK === "default";
+const INSPECTOR_DEFAULT_CALLBACK = "http://127.0.0.1:6276/oauth/callback"; // the CLI's --callback-url default
 
 const freePort = () => new Promise((resolve, reject) => {
   const s = createServer();
@@ -28,13 +37,16 @@ const freePort = () => new Promise((resolve, reject) => {
 });
 
 async function main() {
-  const port = await freePort();
-  const callback = `http://127.0.0.1:${port}/callback`; // demo-mcp-client accepts any loopback port
+  // demo-mcp-client accepts any loopback port.
+  const callback = DEFAULT_CALLBACK ? INSPECTOR_DEFAULT_CALLBACK : `http://127.0.0.1:${await freePort()}/callback`;
   const home = mkdtempSync(join(tmpdir(), "linkslot-inspector-"));
-  const args = ["--cli", MCP_URL, "--transport", "http", "--method", "tools/call", "--tool-name", "search_bookable_business",
-    "--tool-arg", "query=haircut", "--client-id", "demo-mcp-client", "--callback-url", callback, "--format", "json"];
-  const child = spawn(BIN, args, { env: { ...process.env, HOME: home, BROWSER: "none", MCP_AUTO_OPEN_ENABLED: "true", MCP_INSPECTOR_SECRET_STORE: "memory", MCP_CATALOG_PATH: join(home, "mcp.json"),
-    MCP_CLIENT_CONFIG_PATH: join(home, "client.json") }, stdio: ["pipe", "pipe", "pipe"] });
+  const method = DEFAULT_CALLBACK ? ["--method", "tools/list"]
+    : ["--method", "tools/call", "--tool-name", "search_bookable_business", "--tool-arg", "query=haircut", "--callback-url", callback];
+  const args = ["--cli", MCP_URL, "--transport", "http", ...method, "--client-id", "demo-mcp-client", "--format", "json"];
+  const env = { ...process.env, HOME: home, BROWSER: "none", MCP_AUTO_OPEN_ENABLED: "true", MCP_INSPECTOR_SECRET_STORE: "memory", MCP_CATALOG_PATH: join(home, "mcp.json"),
+    MCP_CLIENT_CONFIG_PATH: join(home, "client.json") };
+  delete env.MCP_OAUTH_CALLBACK_URL; // the CLI's other way of naming a callback
+  const child = spawn(BIN, args, { env, stdio: ["pipe", "pipe", "pipe"] });
   let out = "", err = "", browsed = 0, answered = 0;
   const seen = new Set();
   const onText = async (chunk, isErr) => {
@@ -48,6 +60,8 @@ async function main() {
       seen.add(m[0]);
       browsed++;
       try {
+        const asked = new URL(m[0]).searchParams.get("redirect_uri");
+        if (asked !== callback) throw new Error(`the inspector asked for redirect_uri ${asked}, want ${callback}`);
         const landed = await browse(m[0], { email: EMAIL, password: PASSWORD, redirectPrefix: callback });
         const r = await fetch(landed); // deliver the code to the CLI's callback listener
         await r.text();
@@ -66,9 +80,15 @@ async function main() {
   if (!browsed) throw new Error(`the inspector never asked for authorization\nstdout: ${out}\nstderr: ${err}`);
   const start = out.indexOf("{");
   const res = JSON.parse(out.slice(start));
+  if (DEFAULT_CALLBACK) {
+    const tools = res.tools ?? res.result?.tools;
+    if (!Array.isArray(tools) || tools.length === 0) throw new Error(`unexpected tools/list result: ${out}`);
+    console.log(JSON.stringify({ ok: true, callback, authorizations: browsed, stepUps: answered, tools: tools.map((t) => t.name) }));
+    return;
+  }
   const sc = res.structuredContent ?? res.result?.structuredContent;
   if (!sc || !Array.isArray(sc.results) || sc.results.length === 0 || res.isError) throw new Error(`unexpected result: ${out}`);
-  console.log(JSON.stringify({ ok: true, authorizations: browsed, stepUps: answered, results: sc.results.map((r) => r.business_reference) }));
+  console.log(JSON.stringify({ ok: true, callback, authorizations: browsed, stepUps: answered, results: sc.results.map((r) => r.business_reference) }));
 }
 
 main().catch((e) => { console.error(`inspector-e2e: ${e?.stack ?? e}`); process.exit(1); });

@@ -11,11 +11,18 @@
 // and the server fetches the document there); the script fails if the SDK
 // falls back to anything else.
 //
+// With LINKSLOT_REGISTER=dynamic the client starts with no client
+// information at all, as an agent meeting a server for the first time: the
+// SDK's auth() then registers itself at the authorization server's
+// registration_endpoint (RFC 7591, LINKSLOT_DCR_POLICY=open) and links with
+// the client_id it was given; the script fails if it was not a fresh one.
+//
 // Environment: LINKSLOT_MCP_URL (default http://127.0.0.1:8081/mcp),
 // LINKSLOT_EMAIL (demo@example.com), LINKSLOT_PASSWORD (linkslot-demo),
-// LINKSLOT_QUERY (haircut), LINKSLOT_CLIENT_METADATA_URL (unset). Prints one
-// JSON line with the results; exits non-zero on any failure. HTTPS servers
-// under a test CA need NODE_EXTRA_CA_CERTS.
+// LINKSLOT_QUERY (haircut), LINKSLOT_CLIENT_METADATA_URL (unset),
+// LINKSLOT_REGISTER (unset, or dynamic). Prints one JSON line with the
+// results; exits non-zero on any failure. HTTPS servers under a test CA need
+// NODE_EXTRA_CA_CERTS.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -28,12 +35,14 @@ const PASSWORD = process.env.LINKSLOT_PASSWORD ?? "linkslot-demo";
 const QUERY = process.env.LINKSLOT_QUERY ?? "haircut";
 const REDIRECT = "http://127.0.0.1:53682/callback"; // loopback: any port is accepted
 const METADATA_URL = process.env.LINKSLOT_CLIENT_METADATA_URL || undefined;
+const DYNAMIC = process.env.LINKSLOT_REGISTER === "dynamic";
 
 class DemoClientProvider {
   constructor() {
     this._tokens = undefined; this._verifier = undefined; this.authorizationUrl = undefined; this._client = undefined;
-    // The SDK keeps the URL client's information (client_id = the URL) here.
-    if (METADATA_URL) this.saveClientInformation = (info) => { this._client = info; };
+    // The SDK keeps the URL client's information (client_id = the URL), or
+    // the registration the server answered, here.
+    if (METADATA_URL || DYNAMIC) this.saveClientInformation = (info) => { this._client = info; };
   }
   get clientMetadataUrl() { return METADATA_URL; }
   get redirectUrl() { return REDIRECT; }
@@ -42,7 +51,9 @@ class DemoClientProvider {
     return { client_name: "Linkslot TypeScript e2e", redirect_uris: [REDIRECT], grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"], token_endpoint_auth_method: "none" };
   }
-  clientInformation() { return METADATA_URL ? this._client : { client_id: "demo-mcp-client" }; } // never dynamic registration
+  // The registered demo client, unless the script is to link by a URL or by
+  // registering: then nothing until the SDK saves what it obtained.
+  clientInformation() { return METADATA_URL || DYNAMIC ? this._client : { client_id: "demo-mcp-client" }; }
   tokens() { return this._tokens; }
   saveTokens(t) { this._tokens = t; }
   redirectToAuthorization(url) { this.authorizationUrl = url; }
@@ -64,6 +75,12 @@ async function main() {
   if (au.searchParams.get("code_challenge_method") !== "S256") throw new Error("authorization request without PKCE S256");
   const clientId = au.searchParams.get("client_id");
   if (METADATA_URL && clientId !== METADATA_URL) throw new Error(`the SDK sent client_id ${clientId}, not the metadata document URL`);
+  if (DYNAMIC) {
+    const reg = provider._client;
+    if (!reg?.client_id || reg.client_id !== clientId || clientId === "demo-mcp-client" || !reg.client_id_issued_at) {
+      throw new Error(`the SDK did not link with a client it registered: client_id ${clientId}, registration fields ${Object.keys(reg ?? {}).join(", ") || "none"}`);
+    }
+  }
   const callback = await browse(au, { email: EMAIL, password: PASSWORD, redirectPrefix: REDIRECT });
   if (callback.searchParams.get("error")) throw new Error(`authorization error: ${callback.searchParams.get("error")}`);
   if (callback.searchParams.get("state") !== provider._state) throw new Error("callback state does not match");
@@ -76,7 +93,7 @@ async function main() {
   if (res.isError) throw new Error(`search_bookable_business failed: ${JSON.stringify(res.structuredContent ?? res.content)}`);
   const results = res.structuredContent?.results ?? [];
   console.log(JSON.stringify({
-    ok: true, clientId, protocolVersion: transport.protocolVersion, scope: provider.tokens()?.scope, tools: tools.map((t) => t.name),
+    ok: true, clientId, registered: DYNAMIC, protocolVersion: transport.protocolVersion, scope: provider.tokens()?.scope, tools: tools.map((t) => t.name),
     results: results.map((r) => r.business_reference),
   }));
   await client.close();
