@@ -35,22 +35,24 @@ func (sy *system) refusedPage(clientID, redirect string) string {
 }
 
 // TestRedirectRefusalPage: the page for a refused redirect address, as
-// the real pages show it. For the demo client (the MCP Inspector's default
-// callback, which its registration lacks here) it names the address
-// refused and lists those allowed with the any-port rule in words; for an
-// administrator's confidential client it lists nothing and asks for the
+// the real pages show it. For the demo client (an address its
+// registration lacks) it names the address refused and lists those allowed with the any-port rule in words; for an
+// administrator's confidential client it lists nothing (a dynamically
+// registered one's are listed) and asks for the
 // address to be registered; an address made to mislead is escaped, cleaned
 // and cut.
 func TestRedirectRefusalPage(t *testing.T) {
 	sy := newSystem(t)
 	ctx := context.Background()
 
-	page := sy.refusedPage("demo-mcp-client", "http://127.0.0.1:6276/oauth/callback")
+	page := sy.refusedPage("demo-mcp-client", "http://127.0.0.1:6276/oauth/done")
 	for _, want := range []string{
 		"<h1>Invalid redirect address</h1>",
-		`Demo MCP client asked Linkslot to send you back to <code class="refused">http://127.0.0.1:6276/oauth/callback</code>, which is not an address it may use. Nothing was shared.`,
+		`Demo MCP client asked Linkslot to send you back to <code class="refused">http://127.0.0.1:6276/oauth/done</code>, which is not an address it may use. Nothing was shared.`,
 		"<li><code>http://127.0.0.1/callback</code> (any port)</li>",
 		"<li><code>http://localhost/callback</code> (any port)</li>",
+		"<li><code>http://127.0.0.1/oauth/callback</code> (any port)</li>",
+		"<li><code>http://localhost/oauth/callback</code> (any port)</li>",
 		"An address on this computer (http://127.0.0.1, http://[::1] or http://localhost) matches with any port; the rest of it, path included, must match exactly.",
 		"If you are the app&#39;s developer, send people back to one of these addresses.",
 	} {
@@ -77,6 +79,21 @@ func TestRedirectRefusalPage(t *testing.T) {
 	for _, lack := range []string{"partner.example/oauth/done", "addresses it may use", "any port"} {
 		if strings.Contains(page, lack) {
 			t.Errorf("confidential client: the page shows %q:\n%s", lack, page)
+		}
+	}
+
+	// A client that registered itself chose its addresses in a
+	// registration anyone could make: they are listed.
+	must(t, sy.store.CreateClient(ctx, store.Client{ID: clients.DynamicPrefix + "a1b2c3d4e5f6a7b8c9d0", Name: "Cursor", Public: true,
+		RedirectURIs: []string{"cursor://anysphere.cursor-mcp/oauth/callback"}, AllowedScopes: []string{"openid"},
+		GrantTypes: []string{"authorization_code"}, CreatedAt: now, UpdatedAt: now}), "dynamic client")
+	page = sy.refusedPage(clients.DynamicPrefix+"a1b2c3d4e5f6a7b8c9d0", "cursor://anysphere.cursor-mcp/other")
+	for _, want := range []string{
+		`<code class="refused">cursor://anysphere.cursor-mcp/other</code>`,
+		"<li><code>cursor://anysphere.cursor-mcp/oauth/callback</code></li>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("dynamic client: the page lacks %q:\n%s", want, page)
 		}
 	}
 

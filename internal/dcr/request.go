@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/textcheck"
