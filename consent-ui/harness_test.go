@@ -188,7 +188,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 			}
 			notifier = n
 		}
-		muts = &mutation.Service{Engine: booking.NewService(e.store, e.clock.Now), Keeper: idempotency.New(e.store, e.clock.Now, 0),
+		muts = &mutation.Service{Engine: booking.NewService(e.store, e.clock.Now), Keeper: idempotency.New(e.store, mutation.InTx(e.store), e.clock.Now, 0),
 			Notifier: notifier, Clock: e.clock.Now}
 	}
 	e.ui, err = consentui.New(consentui.Config{Store: e.store, Identity: id, SecretKey: bytes.Repeat([]byte("k"), 32),

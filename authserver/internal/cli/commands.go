@@ -151,7 +151,7 @@ func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slo
 	// Deleting an account cancels its upcoming bookings through the same
 	// mutation service the agents use, as the person on the web, and tells
 	// the business as any other cancellation does.
-	muts := &mutation.Service{Engine: booking.NewService(s, nil), Keeper: idempotency.New(s, nil, idempotency.MinTTL), Notifier: notes.Notifier}
+	muts := &mutation.Service{Engine: booking.NewService(s, nil), Keeper: idempotency.New(s, mutation.InTx(s), nil, idempotency.MinTTL), Notifier: notes.Notifier}
 	ui, err := consentui.New(consentui.Config{Store: s, Identity: id, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log, Mutations: muts})
 	if err != nil {
 		return nil, err
