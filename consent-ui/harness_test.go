@@ -369,7 +369,7 @@ type mailbox struct {
 	mails []identity.Mail
 }
 
-func (m *mailbox) QueueMail(_ context.Context, _ store.Store, mail identity.Mail) error {
+func (m *mailbox) QueueMail(_ context.Context, _ identity.MailTx, mail identity.Mail) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.mails = append(m.mails, mail)
