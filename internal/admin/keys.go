@@ -27,7 +27,7 @@ func (s *Service) RotateSigningKey(ctx context.Context, a Actor, purpose string)
 		return RotatedKey{}, errors.New("admin: no secret key configured to encrypt signing keys")
 	}
 	var out RotatedKey
-	err := s.store.InTx(ctx, func(tx store.Store) error {
+	err := s.inTx(ctx, func(tx Tx) error {
 		kid, err := keys.NewManager(tx, s.secret, purpose, s.clock).Rotate(ctx)
 		if err != nil {
 			return err
