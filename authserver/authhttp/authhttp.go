@@ -157,7 +157,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	endpoint.New(endpoint.Deps{Gate: gate, Provider: p, Store: d.Store, Keys: km, UI: d.UI, Log: d.Logger, Clock: d.Clock,
-		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Approvals: approvals, Metrics: d.Metrics, URLClients: urlClients,
+		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: approvalTx{fs}, Approvals: approvals, Metrics: d.Metrics, URLClients: urlClients,
 		AllowedOrigins: c.AllowedOrigins, Development: !c.Production}).Mount(mux)
 	app.Health(mux, d.Store)
 	if m, ok := d.UI.(Mounter); ok {
@@ -188,6 +188,15 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	// proxy names.
 	h = clientaddr.New(c.TrustedProxies, d.Logger).Middleware(h)
 	return requestid.Middleware(h), nil
+}
+
+// approvalTx is fositestore's transactions as the authorize endpoint sees
+// them: TxStore narrowed from the whole store bound to the transaction to
+// what a consent approval writes (endpoint.ApprovalTx).
+type approvalTx struct{ *fositestore.Store }
+
+func (a approvalTx) TxStore(ctx context.Context) (endpoint.ApprovalTx, error) {
+	return a.Store.TxStore(ctx)
 }
 
 // poolSize is the store's database pool size (sqlstore.Store.PoolSize), or
