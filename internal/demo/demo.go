@@ -55,8 +55,21 @@ type Result struct {
 	Businesses      int
 }
 
+// Store is the part of store.Store Load reads and writes.
+type Store interface {
+	GetAccountByEmail(ctx context.Context, email string) (store.Account, error)
+	CreateAccount(ctx context.Context, a store.Account) error
+	UpdateAccount(ctx context.Context, id string, fn func(store.Account) (store.Account, error)) (store.Account, error)
+	GetClient(ctx context.Context, id string) (store.Client, error)
+	CreateClient(ctx context.Context, c store.Client) error
+	GetBusiness(ctx context.Context, reference string) (store.Business, error)
+	PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog, error)
+}
+
+var _ Store = store.Store(nil)
+
 // Load writes the demo data, creating only what is missing.
-func Load(ctx context.Context, s store.Store, d Data) (Result, error) {
+func Load(ctx context.Context, s Store, d Data) (Result, error) {
 	var res Result
 	clock := d.Clock
 	if clock == nil {
