@@ -190,15 +190,6 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	return requestid.Middleware(h), nil
 }
 
-// approvalTx is fositestore's transactions as the authorize endpoint sees
-// them: TxStore narrowed from the whole store bound to the transaction to
-// what a consent approval writes (endpoint.ApprovalTx).
-type approvalTx struct{ *fositestore.Store }
-
-func (a approvalTx) TxStore(ctx context.Context) (endpoint.ApprovalTx, error) {
-	return a.Store.TxStore(ctx)
-}
-
 // poolSize is the store's database pool size (sqlstore.Store.PoolSize), or
 // the PostgreSQL default for a store that does not say.
 func poolSize(s store.Store) int {
@@ -233,4 +224,13 @@ func recoverer(log *slog.Logger, h http.Handler) http.Handler {
 		}()
 		h.ServeHTTP(w, r)
 	})
+}
+
+// approvalTx is fositestore's transactions as the authorize endpoint sees
+// them: TxStore narrowed from the whole store bound to the transaction to
+// what a consent approval writes (endpoint.ApprovalTx).
+type approvalTx struct{ *fositestore.Store }
+
+func (a approvalTx) TxStore(ctx context.Context) (endpoint.ApprovalTx, error) {
+	return a.Store.TxStore(ctx)
 }
