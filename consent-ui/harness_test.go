@@ -178,7 +178,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 			}
 			notifier = n
 		}
-		muts = &mutation.Service{Engine: booking.NewService(e.store, e.clock.Now), Keeper: idempotency.New(e.store, e.clock.Now, 0),
+		muts = &mutation.Service{Engine: booking.NewService(e.store, e.clock.Now), Keeper: idempotency.New(e.store, mutation.InTx(e.store), e.clock.Now, 0),
 			Notifier: notifier, Clock: e.clock.Now}
 	}
 	e.ui, err = consentui.New(consentui.Config{Store: e.store, Identity: id, SecretKey: bytes.Repeat([]byte("k"), 32),
@@ -359,7 +359,7 @@ type mailbox struct {
 	mails []identity.Mail
 }
 
-func (m *mailbox) QueueMail(_ context.Context, _ store.Store, mail identity.Mail) error {
+func (m *mailbox) QueueMail(_ context.Context, _ identity.MailTx, mail identity.Mail) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.mails = append(m.mails, mail)

@@ -671,7 +671,7 @@ func TestNoPasswordInPagesOrLogs(t *testing.T) {
 // LINKSLOT_SMTP_URL=off.
 type mailOffMailer struct{}
 
-func (mailOffMailer) QueueMail(context.Context, store.Store, identity.Mail) error {
+func (mailOffMailer) QueueMail(context.Context, identity.MailTx, identity.Mail) error {
 	return identity.ErrMailUnavailable
 }
 func (mailOffMailer) MailOff() bool { return true }

@@ -73,7 +73,7 @@ func newSystem(t *testing.T) *system {
 	id, err := identity.New(identity.Config{Store: sy.store, Issuer: srv.URL, Mailer: app.AccountMailer(notes.Notifier), Hasher: cheapHasher{},
 		Clock: idClock})
 	must(t, err, "identity")
-	muts := &mutation.Service{Engine: booking.NewService(sy.store, nil), Keeper: idempotency.New(sy.store, nil, idempotency.MinTTL),
+	muts := &mutation.Service{Engine: booking.NewService(sy.store, nil), Keeper: idempotency.New(sy.store, mutation.InTx(sy.store), nil, idempotency.MinTTL),
 		Notifier: notes.Notifier}
 	ui, err := consentui.New(consentui.Config{Store: sy.store, Identity: id, SecretKey: secret, Issuer: srv.URL, Logger: logger, Mutations: muts})
 	must(t, err, "consent UI")

@@ -170,7 +170,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	endpoint.New(endpoint.Deps{Registrations: registrations, Gate: gate, Provider: p, Store: d.Store, Keys: tokenKeys, UI: d.UI, Log: d.Logger, Clock: d.Clock,
-		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Approvals: approvals, Metrics: d.Metrics, URLClients: urlClients,
+		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: approvalTx{fs}, Approvals: approvals, Metrics: d.Metrics, URLClients: urlClients,
 		AllowedOrigins: c.AllowedOrigins, Development: !c.Production}).Mount(mux)
 	app.Health(mux, d.Store)
 	if m, ok := d.UI.(Mounter); ok {
@@ -257,4 +257,13 @@ func recoverer(log *slog.Logger, h http.Handler) http.Handler {
 		}()
 		h.ServeHTTP(w, r)
 	})
+}
+
+// approvalTx is fositestore's transactions as the authorize endpoint sees
+// them: TxStore narrowed from the whole store bound to the transaction to
+// what a consent approval writes (endpoint.ApprovalTx).
+type approvalTx struct{ *fositestore.Store }
+
+func (a approvalTx) TxStore(ctx context.Context) (endpoint.ApprovalTx, error) {
+	return a.Store.TxStore(ctx)
 }

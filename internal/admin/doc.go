@@ -6,9 +6,9 @@
 //
 // Every change is written together with its audit event (store.AuditEvent:
 // actor, action such as client.create, target, before/after JSON and the
-// request id) inside one store.InTx transaction, so there is never a change
-// without its record nor a record of a change that rolled back. The
-// before/after documents are built from views that have no secret in them:
+// request id) inside one store.InTx transaction, seen as Tx, so there is
+// never a change without its record nor a record of a change that rolled
+// back. The before/after documents are built from views that have no secret in them:
 // client secret hashes and password hashes are never serialized, and a
 // rotated secret is returned to the caller exactly once and stored only as
 // its hash (internal/clients.HashSecret).

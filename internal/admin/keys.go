@@ -29,7 +29,7 @@ func (s *Service) RotateSigningKey(ctx context.Context, a Actor, purpose string)
 		return nil, errors.New("admin: no secret key configured to encrypt signing keys")
 	}
 	var out []RotatedKey
-	err := s.store.InTx(ctx, func(tx store.Store) error {
+	err := s.inTx(ctx, func(tx Tx) error {
 		out = nil
 		for _, p := range keys.Purposes(purpose) {
 			kid, err := keys.NewManager(tx, s.secret, p, s.clock).Rotate(ctx)

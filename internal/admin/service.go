@@ -54,17 +54,29 @@ type Store interface {
 }
 
 // Tx is what a change reads and writes through, in the transaction that
-// also records its audit event.
+// also records its audit event: nothing else can be written with it.
 type Tx interface {
 	GetAccountByEmail(ctx context.Context, email string) (store.Account, error)
 	CreateAccount(ctx context.Context, a store.Account) error
 	UpdateAccount(ctx context.Context, id string, fn func(store.Account) (store.Account, error)) (store.Account, error)
-	store.Clients
-	store.CatalogStore
+	GetClient(ctx context.Context, id string) (store.Client, error)
+	CreateClient(ctx context.Context, c store.Client) error
+	UpdateClient(ctx context.Context, id string, fn func(store.Client) (store.Client, error)) (store.Client, error)
+	DeleteClient(ctx context.Context, id string) error
+	LoadCatalog(ctx context.Context, businessReference string) (store.Catalog, error)
+	PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog, error)
+	GetBusiness(ctx context.Context, reference string) (store.Business, error)
+	SetAgentBooking(ctx context.Context, reference string, on bool) (store.Business, error)
 	AddAuditEvent(ctx context.Context, e store.AuditEvent) error
 	DeleteAccountWebSessions(ctx context.Context, accountID, keepIDHash string) error
 	ListAccountLinks(ctx context.Context, accountID string) ([]store.Link, error)
 	RevokeLink(ctx context.Context, id string, now time.Time) error
+	store.Keys // keys.Manager, for RotateSigningKey
+	CreateWebhookEndpoint(ctx context.Context, e store.WebhookEndpoint) error
+	UpdateWebhookEndpoint(ctx context.Context, id string, fn func(store.WebhookEndpoint) (store.WebhookEndpoint, error)) (store.WebhookEndpoint, error)
+	DeleteWebhookEndpoint(ctx context.Context, id string) error
+	GetMessage(ctx context.Context, id string) (store.OutboxMessage, error)
+	ReplayMessage(ctx context.Context, id string, now time.Time) (store.OutboxMessage, error)
 }
 
 var (
@@ -287,7 +299,7 @@ func (s *Service) RegisterURLClient(ctx context.Context, a Actor, spec URLClient
 	if err := validateClient(c); err != nil {
 		return ClientInfo{}, err
 	}
-	err = s.store.InTx(ctx, func(tx store.Store) error {
+	err = s.inTx(ctx, func(tx Tx) error {
 		old, err := tx.GetClient(ctx, u)
 		switch {
 		case errors.Is(err, store.ErrNotFound):

@@ -154,7 +154,7 @@ func (s *Service) CreateWebhook(ctx context.Context, a Actor, businessRef, rawUR
 		Enabled: true, CreatedAt: now, UpdatedAt: now}
 	e.SecretEncrypted = s.sealer.Seal(e.ID, secret)
 	info := webhookInfo(e, biz.Reference)
-	err = s.store.InTx(ctx, func(tx store.Store) error {
+	err = s.inTx(ctx, func(tx Tx) error {
 		if err := tx.CreateWebhookEndpoint(ctx, e); err != nil {
 			return err
 		}
@@ -211,7 +211,7 @@ func (s *Service) updateWebhook(ctx context.Context, a Actor, id, action string,
 		return WebhookInfo{}, err
 	}
 	var out WebhookInfo
-	err = s.store.InTx(ctx, func(tx store.Store) error {
+	err = s.inTx(ctx, func(tx Tx) error {
 		var before WebhookInfo
 		e, err := tx.UpdateWebhookEndpoint(ctx, id, func(e store.WebhookEndpoint) (store.WebhookEndpoint, error) {
 			before = webhookInfo(e, refs[e.BusinessID])
@@ -297,7 +297,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, a Actor, id string) error {
 	if err != nil {
 		return err
 	}
-	err = s.store.InTx(ctx, func(tx store.Store) error {
+	err = s.inTx(ctx, func(tx Tx) error {
 		if err := tx.DeleteWebhookEndpoint(ctx, id); err != nil {
 			return err
 		}
@@ -363,7 +363,7 @@ func (s *Service) deliveries(ctx context.Context, f store.OutboxFilter) ([]Deliv
 func (s *Service) ReplayDelivery(ctx context.Context, a Actor, id string) (DeliveryInfo, error) {
 	var out DeliveryInfo
 	id = strings.TrimSpace(id)
-	err := s.store.InTx(ctx, func(tx store.Store) error {
+	err := s.inTx(ctx, func(tx Tx) error {
 		m, err := tx.ReplayMessage(ctx, id, s.now())
 		if errors.Is(err, store.ErrConflict) {
 			if cur, gerr := tx.GetMessage(ctx, id); gerr == nil && cur.Status == store.OutboxDelivered {
@@ -400,7 +400,7 @@ func (s *Service) FeedURL(ctx context.Context, a Actor, businessRef, staffRef st
 		if staffRef != "" {
 			target += "/" + staffRef
 		}
-		if err := s.store.InTx(ctx, func(tx store.Store) error {
+		if err := s.inTx(ctx, func(tx Tx) error {
 			return s.audit(ctx, tx, a, "catalog.feed_replace", target, nil, nil)
 		}); err != nil {
 			return "", err

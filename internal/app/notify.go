@@ -112,7 +112,7 @@ type accountMailer struct{ n *notify.Notifier }
 // needs a verification e-mail, is refused before anything is written.
 func (a accountMailer) MailOff() bool { return a.n.MailOff() }
 
-func (a accountMailer) QueueMail(ctx context.Context, tx store.Store, m identity.Mail) error {
+func (a accountMailer) QueueMail(ctx context.Context, tx identity.MailTx, m identity.Mail) error {
 	queued, err := a.n.QueueEmail(ctx, tx, notify.Email{To: m.To, Topic: m.Topic, Subject: m.Subject, Text: m.Text})
 	if err != nil {
 		return err

@@ -20,8 +20,8 @@ const MaxNotes = 500
 const maxCached = 5000
 
 // Store is the part of store.Store the engine reads from. Its writes go
-// through the transaction-bound store the caller hands Create, Reschedule
-// and Cancel, so that they commit with the caller's own records.
+// through the caller's transaction (Tx) handed to Create, Reschedule and
+// Cancel, so that they commit with the caller's own records.
 type Store interface {
 	GetBusiness(ctx context.Context, reference string) (store.Business, error)
 	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)

@@ -77,6 +77,22 @@ type Store interface {
 	store.RateWindows
 }
 
+// Tx is what a registration and a deletion write, in the transaction that
+// also records their audit event.
+type Tx interface {
+	CreateClient(ctx context.Context, c store.Client) error
+	CreateClientRegistration(ctx context.Context, r store.ClientRegistration) error
+	DeleteClient(ctx context.Context, id string) error
+	AddAuditEvent(ctx context.Context, e store.AuditEvent) error
+}
+
+var _ Tx = store.Store(nil)
+
+// inTx runs fn in one transaction (see Tx).
+func (sv *Service) inTx(ctx context.Context, fn func(tx Tx) error) error {
+	return sv.inTx(ctx, func(tx Tx) error { return fn(tx) })
+}
+
 // Options configure a Service.
 type Options struct {
 	// Scopes is LINKSLOT_DCR_SCOPES (nil: DefaultPolicyScopes).
@@ -165,7 +181,7 @@ func (sv *Service) Register(ctx context.Context, body []byte, addr string) (Regi
 	}
 	reg := store.ClientRegistration{ClientID: c.ID, AccessTokenHash: store.HashSecret(out.RegistrationAccessToken),
 		Metadata: meta, ClientAddr: addr, CreatedAt: now}
-	err = sv.s.InTx(ctx, func(tx store.Store) error {
+	err = sv.inTx(ctx, func(tx Tx) error {
 		if err := tx.CreateClient(ctx, c); err != nil {
 			return err
 		}
@@ -236,7 +252,7 @@ func (sv *Service) Delete(ctx context.Context, clientID, token string, addr stri
 	if err != nil {
 		return err
 	}
-	return sv.s.InTx(ctx, func(tx store.Store) error {
+	return sv.inTx(ctx, func(tx Tx) error {
 		if err := tx.DeleteClient(ctx, clientID); errors.Is(err, store.ErrNotFound) {
 			return ErrUnauthorized
 		} else if err != nil {

@@ -69,8 +69,22 @@ type Result struct {
 	Businesses      int
 }
 
+// Store is the part of store.Store Load reads and writes.
+type Store interface {
+	GetAccountByEmail(ctx context.Context, email string) (store.Account, error)
+	CreateAccount(ctx context.Context, a store.Account) error
+	UpdateAccount(ctx context.Context, id string, fn func(store.Account) (store.Account, error)) (store.Account, error)
+	GetClient(ctx context.Context, id string) (store.Client, error)
+	CreateClient(ctx context.Context, c store.Client) error
+	UpdateClient(ctx context.Context, id string, fn func(store.Client) (store.Client, error)) (store.Client, error)
+	GetBusiness(ctx context.Context, reference string) (store.Business, error)
+	PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog, error)
+}
+
+var _ Store = store.Store(nil)
+
 // Load writes the demo data, creating only what is missing.
-func Load(ctx context.Context, s store.Store, d Data) (Result, error) {
+func Load(ctx context.Context, s Store, d Data) (Result, error) {
 	var res Result
 	clock := d.Clock
 	if clock == nil {
@@ -139,7 +153,7 @@ func Load(ctx context.Context, s store.Store, d Data) (Result, error) {
 // redirects existed those redirects, so the MCP Inspector links with it on a
 // database an earlier `make run` made. A client whose redirects an operator
 // changed is left as it is.
-func addInspectorRedirects(ctx context.Context, s store.Store) (bool, error) {
+func addInspectorRedirects(ctx context.Context, s Store) (bool, error) {
 	updated := false
 	_, err := s.UpdateClient(ctx, ClientID, func(c store.Client) (store.Client, error) {
 		if !slices.Equal(c.RedirectURIs, earlierRedirectURIs) {

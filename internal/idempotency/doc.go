@@ -14,7 +14,8 @@
 // Keeper.Run claims the key, runs the mutation and stores its answer in one
 // store.InTx transaction, and the mutation's own writes (the booking, the
 // booking event, the Activity entry the caller adds) go through the same
-// transaction-bound store. So the booking write and the idempotency record
+// transaction, which the mutation sees as the interface it declares (the
+// Keeper's type parameter, mutation.Tx, which embeds Tx). So the booking write and the idempotency record
 // commit together or not at all: a crash, a fault or a business failure
 // between them leaves neither behind.
 //

@@ -2,9 +2,16 @@ package idempotency_test
 
 import (
 	"context"
+	"time"
 
+	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/store"
 )
+
+// newKeeper is a Keeper over f, in f's transactions.
+func newKeeper(f *faultStore, clock store.Clock, ttl time.Duration) *idempotency.Keeper[store.Store] {
+	return idempotency.New(f, f.InTx, clock, ttl)
+}
 
 // faultStore decorates a store for tests, at the two points of Keeper.Run
 // a test needs to reach: beforeTx runs before each transaction begins

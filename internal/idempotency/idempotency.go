@@ -91,38 +91,51 @@ func dropNulls(v any) any {
 	return v
 }
 
-// Store is the part of store.Store the Keeper uses. The mutation it runs
-// gets the whole store bound to the transaction InTx begins: the record
-// and the mutation's writes commit together.
+// Store is the part of store.Store the Keeper reads and purges through,
+// outside the transactions it runs mutations in.
 type Store interface {
 	GetIdempotency(ctx context.Context, linkID, tool, key string) (store.IdempotencyRecord, error)
 	PurgeIdempotency(ctx context.Context, before time.Time) (int64, error)
-	InTx(ctx context.Context, fn func(store.Store) error) error
 }
 
-var _ Store = store.Store(nil)
+// Tx is what the Keeper itself writes in the transaction it runs a
+// mutation in: the record it claims and completes. T, the transaction the
+// mutation sees, embeds it (mutation.Tx): the record and the mutation's
+// writes commit together.
+type Tx interface {
+	ClaimIdempotency(ctx context.Context, r store.IdempotencyRecord) (store.IdempotencyRecord, error)
+	CompleteIdempotency(ctx context.Context, linkID, tool, key string, response []byte) error
+}
 
-// Keeper runs mutations under idempotency keys.
-type Keeper struct {
+var (
+	_ Store = store.Store(nil)
+	_ Tx    = store.Store(nil)
+)
+
+// Keeper runs mutations under idempotency keys, each in one transaction
+// seen as T.
+type Keeper[T Tx] struct {
 	s     Store
+	inTx  func(ctx context.Context, fn func(tx T) error) error
 	clock store.Clock
 	ttl   time.Duration
 }
 
-// New returns a Keeper over s. ttl below MinTTL is raised to MinTTL; clock
-// may be nil (system clock).
-func New(s Store, clock store.Clock, ttl time.Duration) *Keeper {
+// New returns a Keeper over s whose transactions inTx begins, each seen as
+// T: a store's InTx narrowed to what the mutation declares (mutation.InTx).
+// ttl below MinTTL is raised to MinTTL; clock may be nil (system clock).
+func New[T Tx](s Store, inTx func(ctx context.Context, fn func(tx T) error) error, clock store.Clock, ttl time.Duration) *Keeper[T] {
 	if clock == nil {
 		clock = store.SystemClock
 	}
 	if ttl < MinTTL {
 		ttl = MinTTL
 	}
-	return &Keeper{s: s, clock: clock, ttl: ttl}
+	return &Keeper[T]{s: s, inTx: inTx, clock: clock, ttl: ttl}
 }
 
 // TTL reports how long records are kept.
-func (k *Keeper) TTL() time.Duration { return k.ttl }
+func (k *Keeper[T]) TTL() time.Duration { return k.ttl }
 
 // answer turns an existing record into Run's result.
 func answer(rec store.IdempotencyRecord, argsHash string) ([]byte, error) {
@@ -138,7 +151,7 @@ func answer(rec store.IdempotencyRecord, argsHash string) ([]byte, error) {
 // Lookup reports whether (link, tool, key) already has an answer: found with
 // the stored response when it was used with the same arguments, ErrConflict
 // when with others, ErrInProgress when still running. It writes nothing.
-func (k *Keeper) Lookup(ctx context.Context, linkID, tool, key, argsHash string) (response []byte, found bool, err error) {
+func (k *Keeper[T]) Lookup(ctx context.Context, linkID, tool, key, argsHash string) (response []byte, found bool, err error) {
 	if !confirm.ValidKey(key) {
 		return nil, false, ErrInvalidKey
 	}
@@ -154,8 +167,8 @@ func (k *Keeper) Lookup(ctx context.Context, linkID, tool, key, argsHash string)
 }
 
 // Run executes exec at most once per (link, tool, key). exec receives the
-// transaction-bound store; everything it writes through it commits together
-// with the idempotency record, or not at all.
+// transaction as T; everything it writes through it commits together with
+// the idempotency record, or not at all.
 //
 // The first call with a key runs exec and, when exec succeeds, stores and
 // returns its response (replay false). A later call with the same arguments
@@ -171,8 +184,8 @@ func (k *Keeper) Lookup(ctx context.Context, linkID, tool, key, argsHash string)
 // up to maxAttempts times in all; the retry then sees the other booking and
 // fails cleanly (slot_taken) or succeeds. exec may therefore run more than
 // once and must change nothing outside tx.
-func (k *Keeper) Run(ctx context.Context, linkID, tool, key, argsHash string,
-	exec func(tx store.Store) ([]byte, error)) (response []byte, replay bool, err error) {
+func (k *Keeper[T]) Run(ctx context.Context, linkID, tool, key, argsHash string,
+	exec func(tx T) ([]byte, error)) (response []byte, replay bool, err error) {
 	if linkID == "" || tool == "" || argsHash == "" {
 		return nil, false, errors.New("idempotency: link, tool and arguments hash are required")
 	}
@@ -201,14 +214,14 @@ const maxAttempts = 3
 // planned) are not retried.
 func retryable(err error) bool { return errors.Is(err, store.ErrRetry) }
 
-func (k *Keeper) runOnce(ctx context.Context, linkID, tool, key, argsHash string,
-	exec func(tx store.Store) ([]byte, error)) (response []byte, replay bool, err error) {
+func (k *Keeper[T]) runOnce(ctx context.Context, linkID, tool, key, argsHash string,
+	exec func(tx T) ([]byte, error)) (response []byte, replay bool, err error) {
 	// Fast path: an answered key needs no write transaction.
 	if resp, found, err := k.Lookup(ctx, linkID, tool, key, argsHash); err != nil || found {
 		return resp, found, err
 	}
 	var execErr error
-	err = k.s.InTx(ctx, func(tx store.Store) error {
+	err = k.inTx(ctx, func(tx T) error {
 		now := k.clock()
 		rec, err := tx.ClaimIdempotency(ctx, store.IdempotencyRecord{
 			LinkID: linkID, Tool: tool, Key: key, ArgsHash: argsHash, State: store.IdemPending,
@@ -248,7 +261,7 @@ func (k *Keeper) runOnce(ctx context.Context, linkID, tool, key, argsHash string
 }
 
 // Purge deletes the records that expired before now and reports how many.
-func (k *Keeper) Purge(ctx context.Context) (int64, error) {
+func (k *Keeper[T]) Purge(ctx context.Context) (int64, error) {
 	n, err := k.s.PurgeIdempotency(ctx, k.clock())
 	if err != nil {
 		return n, fmt.Errorf("idempotency: purge: %w", err)

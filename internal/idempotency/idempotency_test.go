@@ -40,7 +40,7 @@ type fixture struct {
 	faults *storetest.Faults // s as the Keeper sees it
 	cat    store.Catalog
 	clock  *clock
-	k      *idempotency.Keeper
+	k      *idempotency.Keeper[store.Store]
 }
 
 func newFixture(t testing.TB, s *sqlstore.Store) *fixture {
@@ -58,7 +58,7 @@ func newFixture(t testing.TB, s *sqlstore.Store) *fixture {
 	}
 	c := testkit.NewClock(t0)
 	fs := storetest.WithFaults(s)
-	return &fixture{s: s, faults: fs, cat: cat, clock: c, k: idempotency.New(fs, c.Now, 24*time.Hour)}
+	return &fixture{s: s, faults: fs, cat: cat, clock: c, k: idempotency.New(fs, fs.InTx, c.Now, 24*time.Hour)}
 }
 
 // insert is a mutation: it books Ana at start through tx and answers the
@@ -250,9 +250,9 @@ func TestCrashSafety(t *testing.T) {
 				func(f *fixture) { f.faults.FailAfterBookingWrite(nil) }},
 			{"before the record is completed",
 				func(f *fixture) {
-					f.k = idempotency.New(&faultStore{Store: f.s, beforeComplete: func() error { return fault }}, f.clock.Now, 24*time.Hour)
+					f.k = newKeeper(&faultStore{Store: f.s, beforeComplete: func() error { return fault }}, f.clock.Now, 24*time.Hour)
 				},
-				func(f *fixture) { f.k = idempotency.New(f.s, f.clock.Now, 24*time.Hour) }},
+				func(f *fixture) { f.k = idempotency.New(f.s, f.s.InTx, f.clock.Now, 24*time.Hour) }},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				f := newFixture(t, s)
@@ -294,7 +294,7 @@ func TestConcurrentDuplicates(t *testing.T) {
 		const n = 20
 		var passed sync.WaitGroup
 		passed.Add(n)
-		f.k = idempotency.New(&faultStore{Store: f.s, beforeTx: func() { passed.Done(); passed.Wait() }}, f.clock.Now, 24*time.Hour)
+		f.k = newKeeper(&faultStore{Store: f.s, beforeTx: func() { passed.Done(); passed.Wait() }}, f.clock.Now, 24*time.Hour)
 		h := hash(t, map[string]any{"starts_at": "2026-12-07T10:00:00Z"})
 		var executions atomic.Int32
 		var wg sync.WaitGroup
@@ -333,7 +333,7 @@ func TestConcurrentDuplicates(t *testing.T) {
 func TestPurge(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := newFixture(t, s)
-		k := idempotency.New(s, f.clock.Now, time.Hour) // raised to 24 h
+		k := idempotency.New(s, s.InTx, f.clock.Now, time.Hour) // raised to 24 h
 		if k.TTL() != idempotency.MinTTL {
 			t.Fatalf("ttl %s", k.TTL())
 		}

@@ -30,7 +30,7 @@ func (s *Service) Approvals() Approvals { return Approvals{Mailer: s.mailer, Iss
 // approval leads to, so that the link, the e-mail and the code commit
 // together or not at all. A server that cannot send e-mail
 // (ErrMailUnavailable) still records the approval.
-func (a Approvals) Approve(ctx context.Context, tx store.Store, acct store.Account, client store.Client, scopes []string, now time.Time) (store.Link, error) {
+func (a Approvals) Approve(ctx context.Context, tx ApproveTx, acct store.Account, client store.Client, scopes []string, now time.Time) (store.Link, error) {
 	_, err := tx.GetActiveLink(ctx, acct.ID, client.ID)
 	first := errors.Is(err, store.ErrNotFound)
 	if err != nil && !first {
@@ -46,6 +46,14 @@ func (a Approvals) Approve(ctx context.Context, tx store.Store, acct store.Accou
 		}
 	}
 	return link, nil
+}
+
+// ApproveTx is what Approve reads and writes in the caller's transaction:
+// the person's link to the app, and the "app connected" e-mail.
+type ApproveTx interface {
+	GetActiveLink(ctx context.Context, accountID, clientID string) (store.Link, error)
+	UpsertLink(ctx context.Context, accountID, clientID string, scopes []string, now time.Time) (store.Link, error)
+	MailTx
 }
 
 func (a Approvals) appConnected(acct store.Account, appName string, now time.Time) Mail {

@@ -16,7 +16,7 @@ import (
 // unavailableMailer answers what the outbox answers with e-mail turned off.
 type unavailableMailer struct{}
 
-func (unavailableMailer) QueueMail(context.Context, store.Store, identity.Mail) error {
+func (unavailableMailer) QueueMail(context.Context, identity.MailTx, identity.Mail) error {
 	return identity.ErrMailUnavailable
 }
 

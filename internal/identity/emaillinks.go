@@ -41,7 +41,13 @@ type Mail struct {
 // that it is sent exactly when the change it tells of commits.
 // internal/notify's outbox implements it in the servers.
 type Mailer interface {
-	QueueMail(ctx context.Context, tx store.Store, m Mail) error
+	QueueMail(ctx context.Context, tx MailTx, m Mail) error
+}
+
+// MailTx is what a Mailer writes through in the caller's transaction: the
+// outbox's queue.
+type MailTx interface {
+	EnqueueMessages(ctx context.Context, ms ...store.OutboxMessage) error
 }
 
 // Errors of the e-mail links. Messages are safe to show.
@@ -68,7 +74,7 @@ func (s *Service) link(path, token string) string {
 
 // newAccountToken creates a single-use link token of a purpose for the
 // account and returns the token (only its hash is stored).
-func (s *Service) newAccountToken(ctx context.Context, tx store.Store, acct store.Account, purpose string, life time.Duration) (string, error) {
+func (s *Service) newAccountToken(ctx context.Context, tx Tx, acct store.Account, purpose string, life time.Duration) (string, error) {
 	tok := store.RandomString(32)
 	now := store.UTC(s.clock())
 	err := tx.CreateAccountToken(ctx, store.AccountToken{TokenHash: store.HashSecret(tok), AccountID: acct.ID, Purpose: purpose,
@@ -80,7 +86,7 @@ func (s *Service) newAccountToken(ctx context.Context, tx store.Store, acct stor
 }
 
 // queueVerification writes a verification link and its e-mail with tx.
-func (s *Service) queueVerification(ctx context.Context, tx store.Store, acct store.Account) error {
+func (s *Service) queueVerification(ctx context.Context, tx Tx, acct store.Account) error {
 	if s.mailer == nil {
 		return ErrMailUnavailable
 	}
@@ -98,7 +104,7 @@ func (s *Service) queueVerification(ctx context.Context, tx store.Store, acct st
 // account, at most MaxVerifyMailsPerHour an hour. A verified account
 // answers nil and sends nothing.
 func (s *Service) ResendVerification(ctx context.Context, accountID string) error {
-	return s.store.InTx(ctx, func(tx store.Store) error {
+	return s.inTx(ctx, func(tx Tx) error {
 		acct, err := tx.GetAccount(ctx, accountID)
 		if err != nil {
 			return fmt.Errorf("identity: resend: %w", err)
@@ -155,7 +161,7 @@ func (s *Service) checkLink(ctx context.Context, st linkReader, token, purpose s
 
 // useLink marks the link used with tx; a concurrent use that won answers
 // ErrLinkUsed.
-func (s *Service) useLink(ctx context.Context, tx store.Store, t store.AccountToken) error {
+func (s *Service) useLink(ctx context.Context, tx Tx, t store.AccountToken) error {
 	if err := tx.UseAccountToken(ctx, t.TokenHash, s.clock()); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return ErrLinkUsed
@@ -171,7 +177,7 @@ func (s *Service) useLink(ctx context.Context, tx store.Store, t store.AccountTo
 // signed-in person), and changes nothing then.
 func (s *Service) VerifyEmail(ctx context.Context, token string) (store.Account, error) {
 	var out store.Account
-	err := s.store.InTx(ctx, func(tx store.Store) error {
+	err := s.inTx(ctx, func(tx Tx) error {
 		t, acct, err := s.checkLink(ctx, tx, token, store.TokenVerifyEmail)
 		out = acct
 		if err != nil {
@@ -209,7 +215,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, clientAddr st
 	if _, err := NormalizeEmail(e); err != nil {
 		return err
 	}
-	return s.store.InTx(ctx, func(tx store.Store) error {
+	return s.inTx(ctx, func(tx Tx) error {
 		acct, err := tx.GetAccountByEmail(ctx, e)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && (acct.Disabled || acct.DeletedAt != nil)) {
 			return nil
@@ -258,7 +264,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, pw string) (store.Ac
 		return store.Account{}, hashError(err)
 	}
 	var out store.Account
-	err = s.store.InTx(ctx, func(tx store.Store) error {
+	err = s.inTx(ctx, func(tx Tx) error {
 		t, acct, err := s.checkLink(ctx, tx, token, store.TokenResetPassword)
 		if err != nil {
 			return err
@@ -300,7 +306,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, pw string) (store.Ac
 // failure is the change's failure, so the notice and the change commit
 // together. Links a person must follow (verification, reset) are not
 // notices: without e-mail they fail with ErrMailUnavailable.
-func QueueNotice(ctx context.Context, m Mailer, tx store.Store, mail Mail) error {
+func QueueNotice(ctx context.Context, m Mailer, tx MailTx, mail Mail) error {
 	if m == nil {
 		return nil
 	}
@@ -312,7 +318,7 @@ func QueueNotice(ctx context.Context, m Mailer, tx store.Store, mail Mail) error
 
 // queuePasswordChanged tells the person their password changed (a notice:
 // the change itself must not fail for want of e-mail).
-func (s *Service) queuePasswordChanged(ctx context.Context, tx store.Store, acct store.Account) error {
+func (s *Service) queuePasswordChanged(ctx context.Context, tx Tx, acct store.Account) error {
 	return QueueNotice(ctx, s.mailer, tx, Mail{To: acct.Email, Topic: TopicPasswordChanged, Subject: "Your Linkslot password was changed",
 		Text: "Hello,\n\nthe password of your Linkslot account was changed on " + s.clock().UTC().Format("2 January 2006 at 15:04 UTC") +
 			", and every browser signed in to your account was signed out.\n\nIf this was not you, reset your password now at " +

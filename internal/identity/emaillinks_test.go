@@ -25,7 +25,7 @@ type mailbox struct {
 	fail  bool
 }
 
-func (m *mailbox) QueueMail(ctx context.Context, tx store.Store, mail identity.Mail) error {
+func (m *mailbox) QueueMail(ctx context.Context, tx identity.MailTx, mail identity.Mail) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.fail {

@@ -41,6 +41,26 @@ type Store interface {
 	InTx(ctx context.Context, fn func(store.Store) error) error
 }
 
+// Tx is what the Service reads and writes in its transactions (sign-up,
+// password changes, e-mail links): accounts, their sessions and links,
+// and the e-mail that tells of the change (MailTx).
+type Tx interface {
+	CreateAccount(ctx context.Context, a store.Account) error
+	GetAccount(ctx context.Context, id string) (store.Account, error)
+	GetAccountByEmail(ctx context.Context, email string) (store.Account, error)
+	UpdateAccount(ctx context.Context, id string, fn func(store.Account) (store.Account, error)) (store.Account, error)
+	DeleteAccountWebSessions(ctx context.Context, accountID, keepIDHash string) error
+	store.AccountTokens
+	MailTx
+}
+
+var _ Tx = store.Store(nil)
+
+// inTx runs fn in one transaction (see Tx).
+func (s *Service) inTx(ctx context.Context, fn func(tx Tx) error) error {
+	return s.store.InTx(ctx, func(tx store.Store) error { return fn(tx) })
+}
+
 // Hasher hashes and verifies passwords. The default is password.Default
 // (argon2id in the process's bounded hashing slots). Hash and Check answer
 // password.ErrBusy when no slot is free in time; Check's upgraded, when not
@@ -183,7 +203,7 @@ func (s *Service) SignUp(ctx context.Context, email, pw string) (store.Account, 
 	}
 	now := store.UTC(s.clock())
 	a := store.Account{ID: store.NewID("acct"), Email: e, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
-	err = s.store.InTx(ctx, func(tx store.Store) error {
+	err = s.inTx(ctx, func(tx Tx) error {
 		if err := tx.CreateAccount(ctx, a); err != nil {
 			return err
 		}
@@ -307,7 +327,7 @@ func (s *Service) ChangePassword(ctx context.Context, accountID, current, next, 
 	if keepSession != "" {
 		keep = store.HashSecret(keepSession)
 	}
-	return s.store.InTx(ctx, func(tx store.Store) error {
+	return s.inTx(ctx, func(tx Tx) error {
 		if _, err := tx.UpdateAccount(ctx, accountID, func(a store.Account) (store.Account, error) {
 			a.PasswordHash = hash
 			return a, nil

@@ -57,7 +57,7 @@
 // after the booking write, with the executed Change: its kind (created,
 // rescheduled, cancelled), the booking before (nil for a create) and after,
 // the business, the person's account, the caller and the summary. It writes
-// its outbox messages through the transaction-bound store it is given, so
+// its outbox messages through the transaction it is given (NotifyTx), so
 // they commit with the booking or not at all (CONTRACT §11), and returns
 // what it queued (Notified), which the Outcome carries and the stored
 // idempotent answer keeps, so a replay reports the same. An error from

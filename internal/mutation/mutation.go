@@ -197,7 +197,43 @@ type Change struct {
 // mutation's transaction, and reports what it queued. An error aborts the
 // mutation. See the package doc.
 type Notifier interface {
-	Notify(ctx context.Context, tx store.Store, c Change) (Notified, error)
+	Notify(ctx context.Context, tx NotifyTx, c Change) (Notified, error)
+}
+
+// NotifyTx is what a Notifier reaches in the mutation's transaction: the
+// outbox it queues messages into, and the reads those messages need.
+type NotifyTx interface {
+	EnqueueMessages(ctx context.Context, ms ...store.OutboxMessage) error
+	GetAccount(ctx context.Context, id string) (store.Account, error)
+	GetBusiness(ctx context.Context, reference string) (store.Business, error)
+	ListWebhookEndpoints(ctx context.Context, businessID string) ([]store.WebhookEndpoint, error)
+}
+
+// Tx is everything a mutation reaches in its one transaction: the Keeper's
+// idempotency record, the engine's booking writes, the booking's account,
+// the Notifier's messages and the Activity entry. Nothing else can be
+// written with the booking.
+type Tx interface {
+	idempotency.Tx
+	booking.Tx
+	NotifyTx
+	GetAccount(ctx context.Context, id string) (store.Account, error)
+	AddActivity(ctx context.Context, a store.Activity) error
+}
+
+var _ Tx = store.Store(nil)
+
+// Transactor is a store that runs transactions (store.Store's InTx).
+type Transactor interface {
+	InTx(ctx context.Context, fn func(store.Store) error) error
+}
+
+// InTx narrows s's transactions to Tx, for the Keeper:
+// idempotency.New(s, mutation.InTx(s), clock, ttl).
+func InTx(s Transactor) func(ctx context.Context, fn func(tx Tx) error) error {
+	return func(ctx context.Context, fn func(tx Tx) error) error {
+		return s.InTx(ctx, func(tx store.Store) error { return fn(tx) })
+	}
 }
 
 // Engine is the part of the booking engine the service drives;
@@ -218,17 +254,17 @@ type Grants interface {
 	Verify(ctx context.Context, token string, want grant.Expect) error
 }
 
-// Keeper runs a mutation at most once per (scope, operation, key)
-// (*idempotency.Keeper).
+// Keeper runs a mutation at most once per (scope, operation, key), in one
+// transaction seen as Tx (*idempotency.Keeper[Tx]).
 type Keeper interface {
 	Lookup(ctx context.Context, linkID, tool, key, argsHash string) (response []byte, found bool, err error)
-	Run(ctx context.Context, linkID, tool, key, argsHash string, exec func(tx store.Store) ([]byte, error)) (response []byte, replay bool, err error)
+	Run(ctx context.Context, linkID, tool, key, argsHash string, exec func(tx Tx) ([]byte, error)) (response []byte, replay bool, err error)
 }
 
 var (
 	_ Engine = (*booking.Service)(nil)
 	_ Grants = (*grant.Issuer)(nil)
-	_ Keeper = (*idempotency.Keeper)(nil)
+	_ Keeper = (*idempotency.Keeper[Tx])(nil)
 )
 
 // Service is the mutation protocol. Engine and Keeper are required; Grants
@@ -286,7 +322,7 @@ func (s *Service) Create(ctx context.Context, c Caller, r CreateRequest, conf Co
 	if err != nil {
 		return s.failed(ctx, m, err)
 	}
-	return s.confirmOrExecute(ctx, m, plan.Facts, StatusConfirmed, func(tx store.Store) (Change, error) {
+	return s.confirmOrExecute(ctx, m, plan.Facts, StatusConfirmed, func(tx Tx) (Change, error) {
 		b, err := s.Engine.Create(ctx, tx, plan)
 		return Change{Kind: KindCreated, After: b, Business: plan.Business()}, err
 	})
@@ -314,7 +350,7 @@ func (s *Service) Reschedule(ctx context.Context, c Caller, r RescheduleRequest,
 	if version != 0 && plan.Current.Version != version {
 		return s.failed(ctx, m, grant.ErrInvalidGrant)
 	}
-	return s.confirmOrExecute(ctx, m, plan.Facts, StatusRescheduled, func(tx store.Store) (Change, error) {
+	return s.confirmOrExecute(ctx, m, plan.Facts, StatusRescheduled, func(tx Tx) (Change, error) {
 		b, err := s.Engine.Reschedule(ctx, tx, plan)
 		before := plan.Current
 		return Change{Kind: KindRescheduled, Before: &before, After: b, Business: plan.Business()}, err
@@ -360,7 +396,7 @@ func (s *Service) Cancel(ctx context.Context, c Caller, r CancelRequest, conf Co
 		v := viewOf(plan.Facts, plan.Current)
 		return Outcome{Status: StatusCancelled, AlreadyCancelled: true, Booking: &v, Grant: g}, nil
 	}
-	return s.confirmOrExecute(ctx, m, plan.Facts, StatusCancelled, func(tx store.Store) (Change, error) {
+	return s.confirmOrExecute(ctx, m, plan.Facts, StatusCancelled, func(tx Tx) (Change, error) {
 		// A booking cancelled by a concurrent request since the plan
 		// answers the engine's already_cancelled error (nothing changed).
 		b, err := s.Engine.Cancel(ctx, tx, plan)
@@ -497,7 +533,7 @@ func (s *Service) grantFor(ctx context.Context, c Caller, b store.Booking) (stri
 // confirmOrExecute runs steps 6–7 once the plan's facts are known. exec
 // performs the change through tx and describes it.
 func (s *Service) confirmOrExecute(ctx context.Context, m *call, facts booking.Facts, status string,
-	exec func(tx store.Store) (Change, error)) (Outcome, error) {
+	exec func(tx Tx) (Change, error)) (Outcome, error) {
 	summary, err := confirm.ForBooking(facts)
 	if err != nil {
 		return Outcome{}, err
@@ -516,7 +552,7 @@ func (s *Service) confirmOrExecute(ctx context.Context, m *call, facts booking.F
 	}
 	key, text := *m.conf.IdempotencyKey, *m.conf.UserConfirmationText
 	var out Outcome
-	raw, replay, err := s.Keeper.Run(ctx, m.c.scope(), m.op, key, m.hash, func(tx store.Store) ([]byte, error) {
+	raw, replay, err := s.Keeper.Run(ctx, m.c.scope(), m.op, key, m.hash, func(tx Tx) ([]byte, error) {
 		ch, err := exec(tx)
 		if err != nil {
 			return nil, err

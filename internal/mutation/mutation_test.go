@@ -33,14 +33,16 @@ type notifier struct {
 	fail    error
 }
 
-func (n *notifier) Notify(ctx context.Context, tx store.Store, c mutation.Change) (mutation.Notified, error) {
+func (n *notifier) Notify(ctx context.Context, tx mutation.NotifyTx, c mutation.Change) (mutation.Notified, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.fail != nil {
 		return mutation.Notified{}, n.fail
 	}
 	// Written through tx: it must vanish with a rolled-back mutation.
-	if err := tx.AddAuditEvent(ctx, store.AuditEvent{ActorID: c.Person.ID, Action: "notify." + c.Kind, Target: c.After.Reference, CreatedAt: c.After.UpdatedAt}); err != nil {
+	// (An audit row, which a Notifier cannot write: the concrete
+	// transaction has it.)
+	if err := tx.(store.Audit).AddAuditEvent(ctx, store.AuditEvent{ActorID: c.Person.ID, Action: "notify." + c.Kind, Target: c.After.Reference, CreatedAt: c.After.UpdatedAt}); err != nil {
 		return mutation.Notified{}, err
 	}
 	n.changes = append(n.changes, c)
@@ -86,7 +88,7 @@ func newEnv(t *testing.T, st *sqlstore.Store) *env {
 	}
 	n := &notifier{}
 	svc := &mutation.Service{Engine: booking.NewService(st, c.Now), Grants: grant.New(km, c.Now),
-		Keeper: idempotency.New(st, c.Now, 24*time.Hour), Notifier: n, Clock: c.Now}
+		Keeper: idempotency.New(st, mutation.InTx(st), c.Now, 24*time.Hour), Notifier: n, Clock: c.Now}
 	return &env{st: st, clk: c, svc: svc, note: n, acct: acct}
 }
 

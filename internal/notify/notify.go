@@ -77,10 +77,16 @@ const (
 	None   = "none"
 )
 
+// Queue is the part of store.Outbox a message is queued through, inside
+// the caller's transaction.
+type Queue interface {
+	EnqueueMessages(ctx context.Context, ms ...store.OutboxMessage) error
+}
+
 // Tx is what BookingChanged reads and writes inside the mutation's
-// transaction.
+// transaction (mutation.NotifyTx).
 type Tx interface {
-	store.Outbox
+	Queue
 	GetAccount(ctx context.Context, id string) (store.Account, error)
 	GetBusiness(ctx context.Context, reference string) (store.Business, error)
 	ListWebhookEndpoints(ctx context.Context, businessID string) ([]store.WebhookEndpoint, error)
@@ -142,7 +148,7 @@ type Email struct {
 // QueueEmail writes one e-mail into the outbox through tx (the caller's
 // transaction, so it is sent exactly when the change it tells of commits).
 // It answers false, writing nothing, when e-mail is off.
-func (n *Notifier) QueueEmail(ctx context.Context, tx store.Outbox, e Email) (bool, error) {
+func (n *Notifier) QueueEmail(ctx context.Context, tx Queue, e Email) (bool, error) {
 	if n.mailOff {
 		return false, nil
 	}
@@ -158,7 +164,7 @@ func (n *Notifier) message(to, subject, text, html, cal, method string) mail.Mes
 		Method: method, Date: n.clock()}
 }
 
-func (n *Notifier) enqueueMail(ctx context.Context, tx store.Outbox, m mail.Message, topic, businessID, bookingID string) error {
+func (n *Notifier) enqueueMail(ctx context.Context, tx Queue, m mail.Message, topic, businessID, bookingID string) error {
 	payload, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -181,7 +187,7 @@ var _ mutation.Notifier = (*Notifier)(nil)
 
 // Notify implements mutation.Notifier: BookingChanged for the mutation
 // service's Change.
-func (n *Notifier) Notify(ctx context.Context, tx store.Store, c mutation.Change) (mutation.Notified, error) {
+func (n *Notifier) Notify(ctx context.Context, tx mutation.NotifyTx, c mutation.Change) (mutation.Notified, error) {
 	return n.BookingChanged(ctx, tx, Change{Facts: c.Facts, Booking: c.After, Person: c.Person, Business: c.Business})
 }
 

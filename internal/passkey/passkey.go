@@ -74,6 +74,20 @@ type Store interface {
 	InTx(ctx context.Context, fn func(store.Store) error) error
 }
 
+// Tx is what the Service writes in its one transaction: a new passkey and
+// the e-mail that tells of it.
+type Tx interface {
+	CreatePasskey(ctx context.Context, p store.Passkey) error
+	identity.MailTx
+}
+
+var _ Tx = store.Store(nil)
+
+// inTx runs fn in one transaction (see Tx).
+func (s *Service) inTx(ctx context.Context, fn func(tx Tx) error) error {
+	return s.store.InTx(ctx, func(tx store.Store) error { return fn(tx) })
+}
+
 // Config configures a Service. Store and Identity are required.
 type Config struct {
 	Store Store
@@ -382,7 +396,7 @@ func (s *Service) FinishRegistration(ctx context.Context, acct store.Account, ha
 		return store.Passkey{}, fmt.Errorf("passkey: encode credential: %w", err)
 	}
 	p := store.Passkey{ID: store.NewID("pk"), AccountID: acct.ID, CredentialID: cred.ID, Name: name, Credential: data, CreatedAt: now}
-	err = s.store.InTx(ctx, func(tx store.Store) error {
+	err = s.inTx(ctx, func(tx Tx) error {
 		if err := tx.CreatePasskey(ctx, p); err != nil {
 			return err
 		}

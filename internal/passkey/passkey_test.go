@@ -33,7 +33,7 @@ type mailbox struct {
 	off   bool // answers identity.ErrMailUnavailable, as with LINKSLOT_SMTP_URL=off
 }
 
-func (m *mailbox) QueueMail(_ context.Context, _ store.Store, mail identity.Mail) error {
+func (m *mailbox) QueueMail(_ context.Context, _ identity.MailTx, mail identity.Mail) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.off {

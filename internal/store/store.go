@@ -32,7 +32,11 @@ type Store interface {
 	// InTx runs fn with a Store bound to one transaction: everything fn
 	// writes commits together when it returns nil and rolls back otherwise.
 	// On SQLite the transaction holds the write lock from its start, so a
-	// check-then-write inside it is serialized across processes.
+	// check-then-write inside it is serialized across processes. Code
+	// outside the store does not use fn's Store as it is: each consumer
+	// narrows it at once to the interface it declares (an inTx helper of
+	// its own, such as admin.Tx or mutation.Tx; docs/design.md
+	// "Transactions").
 	InTx(ctx context.Context, fn func(Store) error) error
 	// Begin starts a transaction for a caller whose protocol opens and
 	// ends it in separate calls (fosite's storage.Transactional). The

@@ -156,7 +156,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	// The mutation tools: the mutation service over the booking engine,
 	// grants and idempotency keys kept IdempotencyTTL (the janitor of every
 	// server process deletes expired ones: internal/janitor).
-	keeper := idempotency.New(d.Store, d.Clock, IdempotencyTTL)
+	keeper := idempotency.New(d.Store, mutation.InTx(d.Store), d.Clock, IdempotencyTTL)
 	td := tools.Deps{Domain: domain, Grants: issuer, Logger: d.Logger, Metrics: d.Metrics, Uses: d.Store, Clock: d.Clock,
 		Mutations: &mutation.Service{Engine: engine, Grants: issuer, Keeper: keeper, Notifier: d.Notifier, Clock: d.Clock}}
 	if linkLim != nil {

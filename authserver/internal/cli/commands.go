@@ -169,7 +169,7 @@ func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slo
 	// Deleting an account cancels its upcoming bookings through the same
 	// mutation service the agents use, as the person on the web, and tells
 	// the business as any other cancellation does.
-	muts := &mutation.Service{Engine: booking.NewService(s, nil), Keeper: idempotency.New(s, nil, idempotency.MinTTL), Notifier: notes.Notifier}
+	muts := &mutation.Service{Engine: booking.NewService(s, nil), Keeper: idempotency.New(s, mutation.InTx(s), nil, idempotency.MinTTL), Notifier: notes.Notifier}
 	var devMail string
 	if !cfg.Production && cfg.Mail.Kind == mail.KindDir {
 		devMail = "/dev/mail" // authhttp mounts it in development

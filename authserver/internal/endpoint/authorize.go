@@ -125,7 +125,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	var link store.Link
 	// approve, on an allowed consent POST, records the approval in the
 	// transaction that stores the code.
-	var approve func(ctx context.Context, tx store.Store) (store.Link, error)
+	var approve func(ctx context.Context, tx ApprovalTx) (store.Link, error)
 	switch {
 	case r.Method == http.MethodPost && decision != "":
 		if !csrfOK {
@@ -141,7 +141,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 			h.renderConsent(w, r, client, urlClient, acct, back, granted)
 			return
 		}
-		approve = func(ctx context.Context, tx store.Store) (store.Link, error) {
+		approve = func(ctx context.Context, tx ApprovalTx) (store.Link, error) {
 			if urlClient != nil && !urlClient.Recorded() {
 				// An open-policy client's first approval records it, so
 				// the link has a client to belong to.
@@ -370,7 +370,7 @@ func (h *Handler) renderConsent(w http.ResponseWriter, r *http.Request, c store.
 // the session its link: the approval and the code commit together, and a
 // failure of either leaves neither.
 func (h *Handler) newAuthorizeResponse(ctx context.Context, ar fosite.AuthorizeRequester, sess *fositestore.Session,
-	approve func(context.Context, store.Store) (store.Link, error)) (fosite.AuthorizeResponder, error) {
+	approve func(context.Context, ApprovalTx) (store.Link, error)) (fosite.AuthorizeResponder, error) {
 	tctx, err := h.d.Tx.BeginTX(ctx)
 	if err != nil {
 		return nil, err

@@ -36,12 +36,23 @@ type Store interface {
 var _ Store = store.Store(nil)
 
 // Transactional is fosite's storage.Transactional that also hands out the
-// database transaction it opens, so that an approval commits with the code
-// it leads to (fositestore.Store).
+// database transaction it opens, seen as ApprovalTx, so that an approval
+// commits with the code it leads to (fositestore.Store, narrowed by the
+// server's wiring).
 type Transactional interface {
 	storage.Transactional
-	TxStore(ctx context.Context) (store.Store, error)
+	TxStore(ctx context.Context) (ApprovalTx, error)
 }
+
+// ApprovalTx is what a consent approval writes in the transaction that
+// stores the code it leads to: the record of an open-policy client at its
+// first approval, and the approval itself (identity.ApproveTx).
+type ApprovalTx interface {
+	CreateClient(ctx context.Context, c store.Client) error
+	identity.ApproveTx
+}
+
+var _ ApprovalTx = store.Store(nil)
 
 // Deps are the handlers' explicit dependencies.
 type Deps struct {

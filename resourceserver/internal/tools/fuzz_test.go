@@ -79,7 +79,7 @@ func newToolsHarness(tb testing.TB) *toolsHarness {
 	issuer := grant.New(keys.NewSigningCache(km, time.Hour, clock), clock)
 	engine := booking.NewService(st, clock)
 	srv := NewServer(Deps{Domain: engine, Grants: issuer, Mutations: &mutation.Service{Engine: engine, Grants: issuer,
-		Keeper: idempotency.New(st, clock, 24*time.Hour), Clock: clock}}, nil)
+		Keeper: idempotency.New(st, mutation.InTx(st), clock, 24*time.Hour), Clock: clock}}, nil)
 	id := tokencheck.Identity{AccountID: acct.ID, LinkID: link.ID, ClientID: cl.ID,
 		Scopes: []string{scope.OpenID, scope.BookingsRead, scope.BookingsWrite}, Expiry: epoch.Add(time.Hour)}
 	// What the router does after verifying a bearer token.
