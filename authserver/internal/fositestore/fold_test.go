@@ -29,7 +29,7 @@ func TestCompanionsKeptInCode(t *testing.T) {
 		bg := context.Background()
 		// request is the context the token endpoint gives fosite.
 		request := func() context.Context {
-			return fositestore.WithJoinedDeletes(fositestore.WithReadCache(bg))
+			return f.fs.Begin(bg)
 		}
 		rows := func(t *testing.T, requestID string) (n int64) {
 			t.Helper()
