@@ -148,6 +148,8 @@ type assertionAlgKey struct{}
 
 // WithAssertionAlg tells GetClient the algorithm of the client assertion
 // the current request presents (already checked to be ES256 or RS256).
+// provider.Provider's client authentication sets it from the assertion
+// itself; no handler does.
 func WithAssertionAlg(ctx context.Context, alg string) context.Context {
 	return context.WithValue(ctx, assertionAlgKey{}, alg)
 }
@@ -167,6 +169,8 @@ type redirectKey struct{}
 
 // WithRequestedRedirect tells GetClient which redirect URI the current
 // request names, so a loopback URI with another port can be accepted.
+// provider.Provider's NewAuthorizeRequest sets it from the request's
+// redirect_uri; no handler does.
 func WithRequestedRedirect(ctx context.Context, redirect string) context.Context {
 	return context.WithValue(ctx, redirectKey{}, redirect)
 }
