@@ -87,10 +87,15 @@ func NoteRefreshToken(ctx context.Context, token string) {
 // spent refresh token's successor, and that successor: the refresh token
 // the answer must carry instead of the one fosite generated.
 func GraceAnswer(ctx context.Context) (successor string, ok bool) {
-	rs := refreshOf(ctx)
-	if rs == nil {
+	return RequestOf(ctx).GraceAnswer()
+}
+
+// GraceAnswer is GraceAnswer for the token request of req (nil: none).
+func (req *Request) GraceAnswer() (successor string, ok bool) {
+	if req == nil {
 		return "", false
 	}
+	rs := &req.refresh
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if rs.grace == nil || rs.reused {

@@ -179,10 +179,7 @@ func (p *Provider) NewAccessResponse(ctx context.Context, ar fosite.AccessReques
 // the presented token's successor (for metrics).
 func (p *Provider) GraceAnswered(ar fosite.AccessRequester) bool {
 	_, req := unwrap(ar)
-	if req == nil {
-		return false
-	}
-	_, ok := fositestore.GraceAnswer(req.Into(context.Background()))
+	_, ok := req.GraceAnswer()
 	return ok
 }
 
