@@ -12,6 +12,7 @@ import (
 	"github.com/ory/fosite/token/jwt"
 
 	"github.com/linkslot/linkslot/authserver/internal/fositestore"
+	"github.com/linkslot/linkslot/authserver/internal/provider"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/consent"
@@ -27,7 +28,7 @@ const (
 )
 
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
-	ctx := fositestore.WithReadCache(r.Context())
+	ctx := r.Context()
 	if err := r.ParseForm(); err != nil {
 		h.displayError(w, r, http.StatusBadRequest, "Invalid request", "The authorization request could not be read.")
 		return
@@ -57,7 +58,6 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		urlClient = &c
-		fositestore.SeedURLClient(ctx, c)
 	}
 	client, known, err := h.lookupClient(ctx, urlClient, r.Form.Get("client_id"), acct.ID)
 	if err != nil || client.Disabled {
@@ -74,11 +74,10 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		h.refuseRedirect(w, r, client, urlClient, redirect)
 		return
 	}
-	ctx = fositestore.WithRequestedRedirect(ctx, redirect)
-	fositestore.SeedClient(ctx, client)
 
-	// 2. fosite's validation; errors now go back to the client.
-	ar, err := h.newAuthorizeRequest(ctx, r)
+	// 2. fosite's validation, its client look-up answered from the client
+	// read above; errors now go back to the client.
+	ar, err := h.newAuthorizeRequest(ctx, r, provider.Known{Client: &client, URL: urlClient})
 	if err != nil {
 		h.authorizeError(w, r, ar, err)
 		return
@@ -242,14 +241,14 @@ const statePlaceholder = "linkslot-state-placeholder"
 // an absent one included, whatever its configuration. Such a state is
 // shown to fosite as a placeholder and put back afterwards, so the client
 // gets back exactly the state it sent, and none when it sent none.
-func (h *Handler) newAuthorizeRequest(ctx context.Context, r *http.Request) (fosite.AuthorizeRequester, error) {
+func (h *Handler) newAuthorizeRequest(ctx context.Context, r *http.Request, known provider.Known) (fosite.AuthorizeRequester, error) {
 	sent := r.Form["state"]
 	if len(sent) > 1 || len(sent) == 1 && len(sent[0]) >= fosite.MinParameterEntropy {
-		return h.d.Provider.NewAuthorizeRequest(ctx, r)
+		return h.d.Provider.NewAuthorizeRequest(ctx, r, known)
 	}
 	state := r.Form.Get("state")
 	r.Form.Set("state", statePlaceholder)
-	ar, err := h.d.Provider.NewAuthorizeRequest(ctx, r)
+	ar, err := h.d.Provider.NewAuthorizeRequest(ctx, r, known)
 	// fosite keeps r.Form as the request's form: restore it in both.
 	if state == "" {
 		r.Form.Del("state")

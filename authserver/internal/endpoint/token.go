@@ -15,7 +15,7 @@ import (
 )
 
 func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
-	ctx := fositestore.WithJoinedDeletes(fositestore.WithReadCache(r.Context()))
+	ctx := r.Context()
 	if err := r.ParseForm(); err != nil {
 		writeJSONError(w, oauthError{"invalid_request", "The request body could not be read.", http.StatusBadRequest})
 		return
@@ -38,14 +38,14 @@ func (h *Handler) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.d.Metrics.ObserveToken(grant, "ok")
-	if _, ok := fositestore.GraceAnswer(ctx); ok {
+	if h.d.Provider.GraceAnswered(ar) {
 		h.d.Metrics.ObserveRefreshGrace()
 	}
 	h.d.Provider.WriteAccessResponse(ctx, w, ar, resp)
 }
 
 func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
-	ctx := fositestore.WithReadCache(r.Context())
+	ctx := r.Context()
 	if err := h.d.Provider.NewRevocationRequest(ctx, r); err != nil {
 		h.fail(w, r, err)
 		return
@@ -55,7 +55,7 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) introspect(w http.ResponseWriter, r *http.Request) {
-	ctx := fositestore.WithReadCache(r.Context())
+	ctx := r.Context()
 	// Confidential clients only: a public client has no credential worth
 	// checking, and introspection would let anyone probe tokens.
 	id, _, ok := r.BasicAuth()
@@ -73,13 +73,9 @@ func (h *Handler) introspect(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, errPublicIntrospt)
 		return
 	}
-	var ir fosite.IntrospectionResponder
-	var err error
-	if r.ParseForm() == nil && r.PostForm.Get("client_assertion_type") != "" {
-		ir, err = h.introspectWithAssertion(ctx, r)
-	} else {
-		ir, err = h.d.Provider.NewIntrospectionRequest(ctx, r, fositestore.NewSession())
-	}
+	// A client authenticating with private_key_jwt (docs/reference.md §10)
+	// too: the provider's introspection request accepts it.
+	ir, err := h.d.Provider.NewIntrospectionRequest(ctx, r, fositestore.NewSession())
 	if err != nil {
 		if errors.Is(err, fosite.ErrInactiveToken) {
 			writeJSON(w, http.StatusOK, map[string]bool{"active": false})
@@ -99,32 +95,8 @@ func (h *Handler) introspect(w http.ResponseWriter, r *http.Request) {
 	h.d.Provider.WriteIntrospectionResponse(ctx, w, ir)
 }
 
-// introspectWithAssertion is introspection for a client authenticating
-// with private_key_jwt (CONTRACT §10): fosite's introspection request
-// accepts only Basic credentials or a bearer token, so the client is
-// authenticated by fosite's client authentication (as at the token
-// endpoint) and the token introspected by fosite's strategies.
-func (h *Handler) introspectWithAssertion(ctx context.Context, r *http.Request) (fosite.IntrospectionResponder, error) {
-	if _, err := h.d.Provider.AuthenticateClient(ctx, r, r.PostForm); err != nil {
-		return nil, err
-	}
-	token := r.PostForm.Get("token")
-	if token == "" {
-		return nil, fosite.ErrInvalidRequest.WithHint("The token parameter is required.")
-	}
-	tu, ar, err := h.d.Provider.IntrospectToken(ctx, token, fosite.TokenUse(r.PostForm.Get("token_type_hint")), fositestore.NewSession())
-	if err != nil {
-		return nil, fosite.ErrInactiveToken.WithWrap(err)
-	}
-	resp := &fosite.IntrospectionResponse{Active: true, AccessRequester: ar, TokenUse: tu}
-	if tu == fosite.AccessToken {
-		resp.AccessTokenType = fosite.BearerAccessToken
-	}
-	return resp, nil
-}
-
 func (h *Handler) userinfo(w http.ResponseWriter, r *http.Request) {
-	ctx := fositestore.WithReadCache(r.Context())
+	ctx := r.Context()
 	tok, err := authheader.Bearer(r.Header)
 	switch {
 	case errors.Is(err, authheader.ErrMissing):

@@ -21,7 +21,7 @@ import (
 func TestBatchedRotation(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		f := setup(t, s)
-		ctx := fositestore.WithReadCache(context.Background())
+		ctx := f.fs.Begin(context.Background())
 		for round := 0; round < 5; round++ {
 			sig := store.RandomString(16)
 			r := f.request(t)
@@ -31,7 +31,7 @@ func TestBatchedRotation(t *testing.T) {
 			type issued struct{ access, refresh string }
 			out := make(chan issued, 8)
 			wins := race(8, func() error {
-				ctx := fositestore.WithReadCache(context.Background())
+				ctx := f.fs.Begin(context.Background())
 				if _, err := f.fs.GetRefreshTokenSession(ctx, sig, fositestore.NewSession()); err != nil {
 					return err
 				}

@@ -22,12 +22,24 @@
 // together.
 //
 // The token endpoint's hot paths (CONTRACT §9) cost few statements, through
-// the combined statements of store.Tokens:
+// the combined statements of store.Tokens. They are chosen once, by
+// configuration: on unless Options.NoReadCache or NoJoinedDeletes turn
+// them off, as no server does. The state they keep between the storage
+// calls of one HTTP request is a Request (request.go), which Store.Begin
+// puts in the request's context; provider.Provider calls Begin at each of
+// its entry points (token, authorize, revocation, introspection, client
+// authentication) and carries the state from NewAccessRequest to
+// NewAccessResponse itself, so no handler prepares a context and none can
+// forget to: a storage call outside a begun request reads and writes the
+// database directly, as fosite's plain storage would. What a request
+// names that the storage needs (the redirect URI, a client assertion's
+// algorithm) the provider reads from the request itself
+// (WithRequestedRedirect, WithAssertionAlg); the client a caller has read
+// already is given to the provider explicitly (provider.Known).
 //   - Prefetch (called by provider.Provider before fosite) reads the client
 //     and the presented refresh token with its link, or the code with its
 //     PKCE and OpenID sessions, in one statement into the request's read
-//     cache (WithReadCache, readcache.go); fosite's reads are then answered
-//     from it.
+//     cache (readcache.go); fosite's reads are then answered from it.
 //   - A transaction starts as a batch (tx.go): the deactivation and the new
 //     sessions fosite writes in it are sent at Commit as one
 //     store.TokenBatch, on PostgreSQL one statement and one commit. The
@@ -45,9 +57,10 @@
 //     Redeeming such a code deletes its OpenID session in the same batch,
 //     and (between BeginDeferral and EndDeferral) its PKCE session too; a
 //     failed request still deletes the PKCE session, at EndDeferral
-//     (WithJoinedDeletes, joined.go).
+//     (joined.go).
 //
-// The refresh grace (grace.go, docs/refresh-grace.md): with
+// The refresh grace (grace.go, docs/refresh-grace.md) keeps its view of a
+// request in the same Request, whatever fast paths are on: with
 // Options.RefreshGrace set, the conditional UPDATE that spends a refresh
 // token also records when, and its successor sealed with Options.Seal
 // (store.TokenBatch.Rotation), in the same batch. The same token presented

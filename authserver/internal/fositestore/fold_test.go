@@ -27,9 +27,10 @@ func TestCompanionsKeptInCode(t *testing.T) {
 		f := setup(t, s)
 		f.fs.UseCodeSignature(func(_ context.Context, code string) string { return strings.TrimPrefix(code, "code-") })
 		bg := context.Background()
-		// request is the context the token endpoint gives fosite.
+		// request is the context provider.Provider gives fosite for a
+		// token request.
 		request := func() context.Context {
-			return fositestore.WithJoinedDeletes(fositestore.WithReadCache(bg))
+			return f.fs.Begin(bg)
 		}
 		rows := func(t *testing.T, requestID string) (n int64) {
 			t.Helper()

@@ -35,7 +35,7 @@ import (
 // token read spent.
 
 // refreshState is what the refresh grace knows of one token request; it
-// lives in the request's read cache.
+// lives in the request's Request (Begin), whatever fast paths are on.
 type refreshState struct {
 	mu sync.Mutex
 	// grant is set for a refresh grant (RefreshGrant): introspection and
@@ -61,17 +61,10 @@ type graceAnswer struct {
 	requestID string
 }
 
-func (rc *readCache) refreshState() *refreshState {
-	if rc == nil {
-		return nil
-	}
-	return &rc.refresh
-}
-
-// RefreshGrant marks the token request of ctx (one with WithReadCache) as
+// RefreshGrant marks the token request of ctx (a context from Begin) as
 // a refresh grant, the one request the refresh grace answers.
 func RefreshGrant(ctx context.Context) {
-	if rs := readsOf(ctx).refreshState(); rs != nil {
+	if rs := refreshOf(ctx); rs != nil {
 		rs.mu.Lock()
 		rs.grant = true
 		rs.mu.Unlock()
@@ -79,11 +72,11 @@ func RefreshGrant(ctx context.Context) {
 }
 
 // NoteRefreshToken records the refresh token fosite generated in the token
-// request of ctx (one with WithReadCache): a rotation seals it into the
+// request of ctx (a context from Begin): a rotation seals it into the
 // row of the token it spends. provider.Provider's refresh-token strategy
 // calls it.
 func NoteRefreshToken(ctx context.Context, token string) {
-	if rs := readsOf(ctx).refreshState(); rs != nil {
+	if rs := refreshOf(ctx); rs != nil {
 		rs.mu.Lock()
 		rs.issued = token
 		rs.mu.Unlock()
@@ -94,10 +87,15 @@ func NoteRefreshToken(ctx context.Context, token string) {
 // spent refresh token's successor, and that successor: the refresh token
 // the answer must carry instead of the one fosite generated.
 func GraceAnswer(ctx context.Context) (successor string, ok bool) {
-	rs := readsOf(ctx).refreshState()
-	if rs == nil {
+	return RequestOf(ctx).GraceAnswer()
+}
+
+// GraceAnswer is GraceAnswer for the token request of req (nil: none).
+func (req *Request) GraceAnswer() (successor string, ok bool) {
+	if req == nil {
 		return "", false
 	}
+	rs := &req.refresh
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if rs.grace == nil || rs.reused {
@@ -110,7 +108,7 @@ func GraceAnswer(ctx context.Context) (successor string, ok bool) {
 // token found used only when its writes were committed: the family has
 // been revoked, and the request answers invalid_grant.
 func Reused(ctx context.Context) bool {
-	rs := readsOf(ctx).refreshState()
+	rs := refreshOf(ctx)
 	if rs == nil {
 		return false
 	}
@@ -189,7 +187,7 @@ func (st *Store) rotation(ctx context.Context, ref store.TokenRef) *store.Rotati
 	if !st.graceOn() {
 		return nil
 	}
-	issued := readsOf(ctx).refreshState().issuedToken()
+	issued := refreshOf(ctx).issuedToken()
 	if issued == "" {
 		return nil
 	}
@@ -202,7 +200,7 @@ func (st *Store) rotation(ctx context.Context, ref store.TokenRef) *store.Rotati
 // expired (the successor's expiry is capped at the family's absolute
 // lifetime, so a grace answer never outlives it).
 func (st *Store) graceFor(ctx context.Context, db store.Tokens, ts store.TokenSession) (*graceAnswer, error) {
-	if !st.graceOn() || !readsOf(ctx).refreshState().isGrant() || ts.Kind != store.KindRefreshToken || ts.RotatedAt.IsZero() || len(ts.Successor) == 0 {
+	if !st.graceOn() || !refreshOf(ctx).isGrant() || ts.Kind != store.KindRefreshToken || ts.RotatedAt.IsZero() || len(ts.Successor) == 0 {
 		return nil, nil
 	}
 	now := st.opts.Clock()
@@ -240,7 +238,7 @@ func (st *Store) graceFor(ctx context.Context, db store.Tokens, ts store.TokenSe
 // used since its check is reuse too.
 func (st *Store) settle(ctx context.Context, db store.Tokens, b store.TokenBatch) error {
 	err := st.applyBatch(ctx, db, b)
-	rs := readsOf(ctx).refreshState()
+	rs := refreshOf(ctx)
 	if !errors.Is(err, fosite.ErrInactiveToken) || rs == nil || !st.graceOn() {
 		return err
 	}
@@ -287,7 +285,7 @@ func (st *Store) settle(ctx context.Context, db store.Tokens, b store.TokenBatch
 // statement, as fosite does on reuse, and marks the request; it answers
 // cause.
 func (st *Store) reused(ctx context.Context, db store.Tokens, requestID string, cause error) error {
-	rs := readsOf(ctx).refreshState()
+	rs := refreshOf(ctx)
 	rs.mu.Lock()
 	rs.reused = true
 	rs.mu.Unlock()

@@ -31,21 +31,14 @@ type joinedDeletes struct {
 	done map[store.TokenRef]bool
 }
 
-type joinedDeletesKey struct{}
-
-// WithJoinedDeletes returns a context in which the token request's session
-// deletions may join its token batch (see joinedDeletes, BeginDeferral).
-func WithJoinedDeletes(ctx context.Context) context.Context {
-	return context.WithValue(ctx, joinedDeletesKey{}, &joinedDeletes{done: map[store.TokenRef]bool{}})
-}
-
-func joinedOf(ctx context.Context) *joinedDeletes {
-	jd, _ := ctx.Value(joinedDeletesKey{}).(*joinedDeletes)
-	return jd
+// newJoinedDeletes is one request's joined deletions (Begin, unless
+// Options.NoJoinedDeletes).
+func newJoinedDeletes() *joinedDeletes {
+	return &joinedDeletes{done: map[store.TokenRef]bool{}}
 }
 
 // BeginDeferral lets the PKCE-session deletion of the token request in ctx
-// (see WithJoinedDeletes) join the batch that redeems the code. The caller
+// (a context from Begin) join the batch that redeems the code. The caller
 // must call EndDeferral when the request is answered, on every path: it
 // writes whatever deletion is still pending, so a failed attempt still uses
 // up the PKCE session exactly as an immediate deletion would.

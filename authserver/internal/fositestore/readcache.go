@@ -27,32 +27,24 @@ type readCache struct {
 	// companions read from their code's row (fold.go).
 	spent  map[store.TokenRef]store.TokenSession
 	folded map[store.TokenRef]bool
-	// refresh is the refresh grace's view of the request (grace.go).
-	refresh refreshState
 }
 
-type readCacheKey struct{}
-
-// WithReadCache returns a context whose store reads are cached for the
-// rest of one HTTP request (see readCache).
-func WithReadCache(ctx context.Context) context.Context {
-	return context.WithValue(ctx, readCacheKey{}, &readCache{
+// newReadCache is an empty read cache, one request's (Begin, unless
+// Options.NoReadCache).
+func newReadCache() *readCache {
+	return &readCache{
 		clients:  map[string]store.Client{},
 		sessions: map[store.TokenRef]store.TokenSession{},
 		links:    map[store.TokenRef]store.LinkState{},
-	})
+	}
 }
 
-func readsOf(ctx context.Context) *readCache {
-	rc, _ := ctx.Value(readCacheKey{}).(*readCache)
-	return rc
-}
-
-// SeedClient records a client the caller already read in ctx's read cache.
+// SeedClient records a client the caller already read in the read cache
+// of ctx's request (Begin).
 func SeedClient(ctx context.Context, c store.Client) { readsOf(ctx).putClient(c) }
 
-// SeedURLClient records a URL client the caller already resolved in ctx's
-// read cache.
+// SeedURLClient records a URL client the caller already resolved in the
+// read cache of ctx's request (Begin).
 func SeedURLClient(ctx context.Context, c cimd.Client) { readsOf(ctx).putURLClient(c) }
 
 func (rc *readCache) urlClient(id string) (cimd.Client, bool) {

@@ -40,6 +40,15 @@ type Options struct {
 	// Seal, which seals the successors, and UseRefreshSignature.
 	RefreshGrace time.Duration
 	Seal         *keys.Sealer
+	// The token endpoint's fast paths (doc.go) are on unless turned off
+	// here; Begin sets up the per-request state they need, and
+	// provider.Provider calls it for every request. NoReadCache reads
+	// every storage call from the database instead of the request's read
+	// cache, Prefetch included (readcache.go); NoJoinedDeletes deletes a
+	// code's PKCE and OpenID sessions with statements of their own
+	// instead of in the batch that redeems it (joined.go). The servers
+	// leave both off; a test turns them on to measure the slow paths.
+	NoReadCache, NoJoinedDeletes bool
 }
 
 // Backend is the part of store.Store that fosite's storage uses.
@@ -139,6 +148,8 @@ type assertionAlgKey struct{}
 
 // WithAssertionAlg tells GetClient the algorithm of the client assertion
 // the current request presents (already checked to be ES256 or RS256).
+// provider.Provider's client authentication sets it from the assertion
+// itself; no handler does.
 func WithAssertionAlg(ctx context.Context, alg string) context.Context {
 	return context.WithValue(ctx, assertionAlgKey{}, alg)
 }
@@ -158,6 +169,8 @@ type redirectKey struct{}
 
 // WithRequestedRedirect tells GetClient which redirect URI the current
 // request names, so a loopback URI with another port can be accepted.
+// provider.Provider's NewAuthorizeRequest sets it from the request's
+// redirect_uri; no handler does.
 func WithRequestedRedirect(ctx context.Context, redirect string) context.Context {
 	return context.WithValue(ctx, redirectKey{}, redirect)
 }
@@ -533,7 +546,7 @@ func (st *Store) DeleteAccessTokenSession(ctx context.Context, sig string) error
 // expiry is capped at the family's absolute lifetime. A grace answer
 // stores none: it answers the successor already stored (grace.go).
 func (st *Store) CreateRefreshTokenSession(ctx context.Context, sig, _ string, r fosite.Requester) error {
-	if readsOf(ctx).refreshState().current() != nil {
+	if refreshOf(ctx).current() != nil {
 		return nil
 	}
 	sess, err := sessionOf(r)
@@ -581,7 +594,7 @@ func (st *Store) GetRefreshTokenSession(ctx context.Context, sig string, s fosit
 		if g == nil {
 			return req, fosite.ErrInactiveToken
 		}
-		readsOf(ctx).refreshState().answer(g)
+		refreshOf(ctx).answer(g)
 	}
 	if !st.opts.Clock().Before(ts.ExpiresAt) {
 		return nil, fosite.ErrNotFound
@@ -628,7 +641,7 @@ func (st *Store) RotateRefreshToken(ctx context.Context, _ string, sig string) e
 	ref := store.TokenRef{Kind: store.KindRefreshToken, SignatureHash: store.HashSecret(sig)}
 	rc := readsOf(ctx)
 	rc.forget(ref)
-	if g := rc.refreshState().graceOf(ref); g != nil {
+	if g := refreshOf(ctx).graceOf(ref); g != nil {
 		return st.write(ctx, store.TokenBatch{Require: []store.TokenRef{g.next}})
 	}
 	return st.write(ctx, store.TokenBatch{Deactivate: []store.TokenRef{ref}, Rotation: st.rotation(ctx, ref)})

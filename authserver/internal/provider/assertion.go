@@ -153,5 +153,5 @@ func (p *Provider) AuthenticateClient(ctx context.Context, r *http.Request, form
 	if !ok {
 		return nil, fosite.ErrServerError.WithDebug("provider is not *fosite.Fosite")
 	}
-	return f.AuthenticateClient(ctx, r, form)
+	return f.AuthenticateClient(p.begin(ctx), r, form)
 }

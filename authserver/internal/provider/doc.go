@@ -31,10 +31,21 @@
 // round trips: the client and the presented code or refresh token are read
 // in one statement first (fositestore.Store.Prefetch), and the PKCE
 // session's deletion joins the batch that redeems the code
-// (fositestore.Store.BeginDeferral/EndDeferral), when the context carries
-// fositestore.WithReadCache and WithJoinedDeletes. Callers must call
+// (fositestore.Store.BeginDeferral/EndDeferral). Callers must call
 // NewAccessResponse after a successful NewAccessRequest, as fosite's own
-// flow does.
+// flow does, with the access request it answered.
+//
+// The caller prepares no context for any of this. Every entry point of the
+// Provider (NewAccessRequest, NewAccessResponse, NewAuthorizeRequest,
+// NewAuthorizeResponse, NewRevocationRequest, NewIntrospectionRequest,
+// IntrospectToken, AuthenticateClient) begins the storage's state for the
+// request (fositestore.Store.Begin), which the store's configuration gives
+// its fast paths; NewAccessRequest's access request carries that state to
+// NewAccessResponse, WriteAccessResponse and GraceAnswered. Request data
+// the storage needs is taken from the request (the redirect URI, a client
+// assertion's algorithm) or given explicitly (provider.Known, the client
+// the authorize endpoint read already). Introspection by a
+// private_key_jwt client is NewIntrospectionRequest too.
 //
 // The refresh grace (docs/reference.md §14) hooks in at the same places:
 // NewAccessRequest marks a refresh grant (fositestore.RefreshGrant), the

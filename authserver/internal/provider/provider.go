@@ -24,6 +24,7 @@ import (
 	json "github.com/segmentio/encoding/json"
 
 	"github.com/linkslot/linkslot/authserver/internal/fositestore"
+	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/store"
@@ -78,12 +79,40 @@ type Provider struct {
 	core  oauth2.CoreStrategy
 }
 
+// begin is ctx with the storage's state for one request
+// (fositestore.Store.Begin): every entry point below calls it, so the fast
+// paths the storage is configured with need nothing of the caller.
+func (p *Provider) begin(ctx context.Context) context.Context {
+	return p.store.Begin(ctx)
+}
+
+// accessRequest is the access request NewAccessRequest answers: fosite's,
+// with the storage's state of the request, which NewAccessResponse
+// continues in (the read cache, the deferred deletions, the refresh
+// grace's view), whatever context it is given.
+type accessRequest struct {
+	fosite.AccessRequester
+	req *fositestore.Request
+}
+
+// unwrap is fosite's access request of ar, and the storage's state of its
+// request (nil for one NewAccessRequest did not answer).
+func unwrap(ar fosite.AccessRequester) (fosite.AccessRequester, *fositestore.Request) {
+	if a, ok := ar.(*accessRequest); ok {
+		return a.AccessRequester, a.req
+	}
+	return ar, nil
+}
+
 // NewAccessRequest is fosite's, after reading in one statement what it is
 // about to ask the storage for one by one (fositestore.Store.Prefetch): the
 // client and the presented code (with its PKCE and OpenID sessions) or
 // refresh token (with its link). fosite then validates everything as
-// usual; the prefetch only saves round trips.
+// usual; the prefetch only saves round trips. ctx needs no preparation:
+// the storage's state of the request is begun here and travels in the
+// access request answered, to NewAccessResponse.
 func (p *Provider) NewAccessRequest(ctx context.Context, r *http.Request, session fosite.Session) (fosite.AccessRequester, error) {
+	ctx = p.begin(ctx)
 	if p.store != nil && r.Method == http.MethodPost {
 		if err := r.ParseForm(); err == nil {
 			clientID := r.PostForm.Get("client_id")
@@ -107,22 +136,28 @@ func (p *Provider) NewAccessRequest(ctx context.Context, r *http.Request, sessio
 		p.store.BeginDeferral(ctx)
 	}
 	ar, err := p.OAuth2Provider.NewAccessRequest(ctx, r, session)
-	if err != nil && p.store != nil {
-		if ferr := p.store.EndDeferral(ctx, true); ferr != nil {
-			return ar, fosite.ErrServerError.WithWrap(ferr).WithDebug(ferr.Error())
+	if err != nil {
+		if p.store != nil {
+			if ferr := p.store.EndDeferral(ctx, true); ferr != nil {
+				return ar, fosite.ErrServerError.WithWrap(ferr).WithDebug(ferr.Error())
+			}
 		}
+		return ar, err
 	}
-	return ar, err
+	return &accessRequest{AccessRequester: ar, req: fositestore.RequestOf(ctx)}, nil
 }
 
-// NewAccessResponse is fosite's; the PKCE-session deletion deferred by
-// NewAccessRequest has joined the batch that redeemed the code, or is
-// written now (fositestore.Store.EndDeferral). A refresh answered within
+// NewAccessResponse is fosite's, in the storage's state of the request
+// NewAccessRequest answered ar for; the PKCE-session deletion deferred
+// there has joined the batch that redeemed the code, or is written now
+// (fositestore.Store.EndDeferral). A refresh answered within
 // the refresh grace carries the presented token's successor rather than
 // the refresh token fosite generated (never stored); one whose token was
 // found used only at commit answers invalid_grant, as fosite answers reuse
 // it reads (fositestore's grace.go).
 func (p *Provider) NewAccessResponse(ctx context.Context, ar fosite.AccessRequester) (fosite.AccessResponder, error) {
+	ar, req := unwrap(ar)
+	ctx = p.begin(req.Into(ctx))
 	resp, err := p.OAuth2Provider.NewAccessResponse(ctx, ar)
 	if p.store != nil {
 		if ferr := p.store.EndDeferral(ctx, err != nil); ferr != nil && err == nil {
@@ -137,6 +172,104 @@ func (p *Provider) NewAccessResponse(ctx context.Context, ar fosite.AccessReques
 		resp.SetExtra("refresh_token", successor)
 	}
 	return resp, err
+}
+
+// GraceAnswered reports whether the token request of ar, answered by
+// NewAccessResponse, was a refresh answered within the refresh grace with
+// the presented token's successor (for metrics).
+func (p *Provider) GraceAnswered(ar fosite.AccessRequester) bool {
+	_, req := unwrap(ar)
+	_, ok := req.GraceAnswer()
+	return ok
+}
+
+// WriteAccessResponse is fosite's, for an access request from
+// NewAccessRequest.
+func (p *Provider) WriteAccessResponse(ctx context.Context, w http.ResponseWriter, ar fosite.AccessRequester, resp fosite.AccessResponder) {
+	ar, _ = unwrap(ar)
+	p.OAuth2Provider.WriteAccessResponse(ctx, w, ar, resp)
+}
+
+// WriteAccessError is fosite's, for an access request from
+// NewAccessRequest (or nil).
+func (p *Provider) WriteAccessError(ctx context.Context, w http.ResponseWriter, ar fosite.AccessRequester, err error) {
+	ar, _ = unwrap(ar)
+	p.OAuth2Provider.WriteAccessError(ctx, w, ar, err)
+}
+
+// Known is what the caller of NewAuthorizeRequest already read of the
+// client the request names, so that fosite's look-up of it costs no
+// statement: the registered client, or the resolved client ID metadata
+// document (either nil: not read).
+type Known struct {
+	Client *store.Client
+	URL    *cimd.Client
+}
+
+// NewAuthorizeRequest is fosite's, in the storage's state of the request
+// (fositestore.Store.Begin), its client look-up answered from known. The
+// redirect URI the request names is told to the storage
+// (fositestore.WithRequestedRedirect), so that a loopback URI on another
+// port than the registered one is accepted (RFC 8252 §7.3).
+func (p *Provider) NewAuthorizeRequest(ctx context.Context, r *http.Request, known Known) (fosite.AuthorizeRequester, error) {
+	ctx = p.begin(ctx)
+	if known.URL != nil {
+		fositestore.SeedURLClient(ctx, *known.URL)
+	}
+	if known.Client != nil {
+		fositestore.SeedClient(ctx, *known.Client)
+	}
+	if err := r.ParseForm(); err == nil {
+		if redirect := r.Form.Get("redirect_uri"); redirect != "" {
+			ctx = fositestore.WithRequestedRedirect(ctx, redirect)
+		}
+	}
+	return p.OAuth2Provider.NewAuthorizeRequest(ctx, r)
+}
+
+// NewAuthorizeResponse is fosite's, in the storage's state of the request.
+func (p *Provider) NewAuthorizeResponse(ctx context.Context, ar fosite.AuthorizeRequester, session fosite.Session) (fosite.AuthorizeResponder, error) {
+	return p.OAuth2Provider.NewAuthorizeResponse(p.begin(ctx), ar, session)
+}
+
+// NewRevocationRequest is fosite's, in the storage's state of the request.
+func (p *Provider) NewRevocationRequest(ctx context.Context, r *http.Request) error {
+	return p.OAuth2Provider.NewRevocationRequest(p.begin(ctx), r)
+}
+
+// IntrospectToken is fosite's, in the storage's state of the request.
+func (p *Provider) IntrospectToken(ctx context.Context, token string, use fosite.TokenUse, session fosite.Session, scopes ...string) (fosite.TokenUse, fosite.AccessRequester, error) {
+	return p.OAuth2Provider.IntrospectToken(p.begin(ctx), token, use, session, scopes...)
+}
+
+// NewIntrospectionRequest is fosite's, in the storage's state of the
+// request, for a client authenticating with private_key_jwt
+// (docs/reference.md §10) as well: fosite's accepts only Basic
+// credentials or a bearer token, so such a client is authenticated by
+// fosite's client authentication (as at the token endpoint) and the token
+// introspected by fosite's strategies. An inactive or unknown token
+// answers fosite.ErrInactiveToken.
+func (p *Provider) NewIntrospectionRequest(ctx context.Context, r *http.Request, session fosite.Session) (fosite.IntrospectionResponder, error) {
+	ctx = p.begin(ctx)
+	if r.ParseForm() != nil || r.PostForm.Get("client_assertion_type") == "" {
+		return p.OAuth2Provider.NewIntrospectionRequest(ctx, r, session)
+	}
+	if _, err := p.AuthenticateClient(ctx, r, r.PostForm); err != nil {
+		return nil, err
+	}
+	token := r.PostForm.Get("token")
+	if token == "" {
+		return nil, fosite.ErrInvalidRequest.WithHint("The token parameter is required.")
+	}
+	tu, ar, err := p.IntrospectToken(ctx, token, fosite.TokenUse(r.PostForm.Get("token_type_hint")), session)
+	if err != nil {
+		return nil, fosite.ErrInactiveToken.WithWrap(err)
+	}
+	resp := &fosite.IntrospectionResponse{Active: true, AccessRequester: ar, TokenUse: tu}
+	if tu == fosite.AccessToken {
+		resp.AccessTokenType = fosite.BearerAccessToken
+	}
+	return resp, nil
 }
 
 // notingRefresh is the core strategy, telling the store each refresh
