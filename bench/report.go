@@ -171,45 +171,45 @@ func writeTargets(b *strings.Builder, find func(w, be string, n int) (result, bo
 		}
 		return "MISSED"
 	}
-	ratio := func(what string, got, want float64, atLeast bool) string {
+	ratio := func(got, want float64, atLeast bool) string {
 		ok := got >= want
 		cmp := "≥"
 		if !atLeast {
 			ok, cmp = got <= want, "≤"
 		}
-		return fmt.Sprintf("%s %.2f (%s %.2f: %s)", what, got, cmp, want, judge(ok))
+		return fmt.Sprintf("%.2f (%s %.2f: %s)", got, cmp, want, judge(ok))
 	}
 	if r, ok := find("refresh-vs-floor", "pg-pool4", 16); ok {
 		if h, ok := find("refresh-floor-http", "pg-pool4", 16); ok {
 			lines = append(lines, fmt.Sprintf("refresh rotation, 4 connections, 16 workers: %.0f/s ÷ its floor behind a bare HTTP handler %.0f/s = %s; p99 %.1f ms ÷ the floor's %.1f ms = %s; failures %d (0: %s)",
-				r.Throughput(), h.Throughput(), ratio("", r.Throughput()/h.Throughput(), 0.8, true),
-				msf(r.P99), msf(h.P99), ratio("", msf(r.P99)/msf(h.P99), 1.5, false), r.Failures, judge(r.Failures == 0)))
+				r.Throughput(), h.Throughput(), ratio(r.Throughput()/h.Throughput(), 0.8, true),
+				msf(r.P99), msf(h.P99), ratio(msf(r.P99)/msf(h.P99), 1.5, false), r.Failures, judge(r.Failures == 0)))
 		}
 	}
 	if r, ok := find("code-flow-vs-floor", "pg-pool4", 16); ok {
 		if f, ok := find("code-flow-floor", "pg-pool4", 16); ok {
 			lines = append(lines, fmt.Sprintf("signed-in code flow, 4 connections, 16 workers: %.0f/s ÷ its floor %.0f/s = %s; p99 %.1f ms ÷ the floor's %.1f ms = %s; failures %d (0: %s)",
-				r.Throughput(), f.Throughput(), ratio("", r.Throughput()/f.Throughput(), 0.8, true),
-				msf(r.P99), msf(f.P99), ratio("", msf(r.P99)/msf(f.P99), 1.5, false), r.Failures, judge(r.Failures == 0)))
+				r.Throughput(), f.Throughput(), ratio(r.Throughput()/f.Throughput(), 0.8, true),
+				msf(r.P99), msf(f.P99), ratio(msf(r.P99)/msf(f.P99), 1.5, false), r.Failures, judge(r.Failures == 0)))
 		}
 	}
 	for _, w := range []string{"refresh", "code-flow"} {
 		r16, ok1 := find(w, "pg-pool4", 16)
 		r64, ok2 := find(w, "pg-pool4", 64)
 		if ok1 && ok2 {
-			lines = append(lines, fmt.Sprintf("%s at 64 workers ÷ 16 workers (4 connections): %s", w, ratio("", r64.Throughput()/r16.Throughput(), 0.9, true)))
+			lines = append(lines, fmt.Sprintf("%s at 64 workers ÷ 16 workers (4 connections): %s", w, ratio(r64.Throughput()/r16.Throughput(), 0.9, true)))
 		}
 	}
 	if g, ok := find("code-flow-grown", "postgres", 16); ok {
 		if f, ok := find("code-flow-fresh", "postgres", 16); ok {
-			lines = append(lines, fmt.Sprintf("code flow after %d spent rows ÷ fresh: %s", growthRows, ratio("", g.Throughput()/f.Throughput(), 0.9, true)))
+			lines = append(lines, fmt.Sprintf("code flow after %d spent rows ÷ fresh: %s", growthRows, ratio(g.Throughput()/f.Throughput(), 0.9, true)))
 		}
 	}
 	for _, be := range []string{"sqlite", "postgres"} {
 		a, ok1 := find("availability-vs-noop", be, 16)
 		nd, ok2 := find("noop-domain-vs", be, 16)
 		if ok1 && ok2 {
-			lines = append(lines, fmt.Sprintf("authenticated check_business_availability ÷ the no-op booking engine, %s, 16 clients: %s", be, ratio("", a.Throughput()/nd.Throughput(), 0.4, true)))
+			lines = append(lines, fmt.Sprintf("authenticated check_business_availability ÷ the no-op booking engine, %s, 16 clients: %s", be, ratio(a.Throughput()/nd.Throughput(), 0.4, true)))
 		}
 	}
 	if len(lines) == 0 {
@@ -217,6 +217,6 @@ func writeTargets(b *strings.Builder, find func(w, be string, n int) (result, bo
 	}
 	fmt.Fprintf(b, "\nTargets (docs/reference.md §9; ratios of figures measured in alternating windows of this run):\n")
 	for _, l := range lines {
-		fmt.Fprintf(b, "  %s\n", strings.ReplaceAll(l, "=  ", "= "))
+		fmt.Fprintf(b, "  %s\n", l)
 	}
 }
