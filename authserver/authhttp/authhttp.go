@@ -42,6 +42,7 @@ import (
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/metrics"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/safefetch"
 	"github.com/linkslot/linkslot/internal/store"
@@ -219,7 +220,7 @@ func recoverer(log *slog.Logger, h http.Handler) http.Handler {
 					panic(v)
 				}
 				log.ErrorContext(r.Context(), "panic serving request", "path", r.URL.Path, "panic", fmt.Sprintf("%T", v))
-				http.Error(w, `{"error":"server_error"}`, http.StatusInternalServerError)
+				http.Error(w, `{"error":"`+problem.CodeServerError+`"}`, http.StatusInternalServerError)
 			}
 		}()
 		h.ServeHTTP(w, r)

@@ -343,9 +343,8 @@ func readForm(r *http.Request) admin.ClientInfo {
 }
 
 func problemsOf(err error) ([]admin.Problem, bool) {
-	var ie *admin.InvalidError
-	if errors.As(err, &ie) {
-		return ie.Problems, true
+	if ps, ok := admin.ProblemsOf(err); ok {
+		return ps, true
 	}
 	if e, ok := problem.As(err); ok && errors.Is(err, admin.ErrAlreadyExists) {
 		return []admin.Problem{{Path: e.Field, Message: e.Message}}, true
@@ -502,9 +501,8 @@ func (h *Handler) getUsers(w http.ResponseWriter, r *http.Request, p *page) {
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
 	users, more, err := h.svc.ListUsers(r.Context(), query, usersPage, offset)
-	var ie *admin.InvalidError
-	if errors.As(err, &ie) {
-		p.Problems, query, users, more = ie.Problems, "", nil, false
+	if ps, ok := admin.ProblemsOf(err); ok {
+		p.Problems, query, users, more = ps, "", nil, false
 	} else if err != nil {
 		h.serverError(w, r, err)
 		return

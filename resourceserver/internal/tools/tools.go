@@ -118,7 +118,7 @@ func fail(e *ToolError) (*mcp.CallToolResult, any, error) {
 }
 
 func invalidArg(field, format string, a ...any) *ToolError {
-	return &ToolError{Code: booking.CodeInvalidArgument, Field: field, Message: fmt.Sprintf(format, a...)}
+	return &ToolError{Code: problem.CodeInvalidArgument, Field: field, Message: fmt.Sprintf(format, a...)}
 }
 
 // toolSet carries the dependencies into the handlers.
@@ -136,9 +136,9 @@ func (t *toolSet) domainFail(ctx context.Context, tool string, err error) (*mcp.
 	}
 	t.d.Logger.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
 	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
-		return fail(&ToolError{Code: "server_error", RetryAfterSec: 2, Message: "Linkslot could not reach its database. Retry the same call in a few seconds."})
+		return fail(&ToolError{Code: problem.CodeServerError, RetryAfterSec: 2, Message: "Linkslot could not reach its database. Retry the same call in a few seconds."})
 	}
-	return fail(&ToolError{Code: "server_error", Message: "Something went wrong on Linkslot's side. Retry the same call once; if it fails again, tell the person Linkslot is having trouble."})
+	return fail(&ToolError{Code: problem.CodeServerError, Message: "Something went wrong on Linkslot's side. Retry the same call once; if it fails again, tell the person Linkslot is having trouble."})
 }
 
 // begin starts every tool call: it identifies the caller from ctx (where
@@ -149,7 +149,7 @@ func (t *toolSet) begin(ctx context.Context, req *mcp.CallToolRequest) (context.
 	if !ok {
 		// The router never lets an unauthenticated call through; this is
 		// a wiring fault, not the agent's.
-		return ctx, c, &ToolError{Code: "server_error", Message: "The call carried no verified identity. Reconnect the Linkslot account and retry."}
+		return ctx, c, &ToolError{Code: problem.CodeServerError, Message: "The call carried no verified identity. Reconnect the Linkslot account and retry."}
 	}
 	if t.d.Links != nil {
 		key := c.LinkID
@@ -161,7 +161,7 @@ func (t *toolSet) begin(ctx context.Context, req *mcp.CallToolRequest) (context.
 			if secs < 1 {
 				secs = 1
 			}
-			return ctx, c, &ToolError{Code: "rate_limited", RetryAfterSec: secs,
+			return ctx, c, &ToolError{Code: problem.CodeRateLimited, RetryAfterSec: secs,
 				Message: fmt.Sprintf("Too many calls through this connection. Wait %d seconds, then retry the same call.", secs)}
 		}
 	}
@@ -172,11 +172,11 @@ var localDateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
 func checkLocalDate(field, v string) *ToolError {
 	if !localDateRE.MatchString(v) {
-		return &ToolError{Code: booking.CodeInvalidTime, Field: field,
+		return &ToolError{Code: problem.CodeInvalidTime, Field: field,
 			Message: fmt.Sprintf("%s must be a calendar date YYYY-MM-DD in the business's time zone (for example 2026-03-14); words like \"tomorrow\" are not accepted — work out the date first.", field)}
 	}
 	if _, err := time.Parse("2006-01-02", v); err != nil {
-		return &ToolError{Code: booking.CodeInvalidTime, Field: field,
+		return &ToolError{Code: problem.CodeInvalidTime, Field: field,
 			Message: fmt.Sprintf("%s %q is not a real calendar date; use YYYY-MM-DD.", field, v)}
 	}
 	return nil
@@ -210,7 +210,7 @@ const (
 // message that tells the agent where to get the value.
 func required(field, v, howToGetIt string) *ToolError {
 	if strings.TrimSpace(v) == "" {
-		return &ToolError{Code: booking.CodeInvalidArgument, Field: field, Message: howToGetIt}
+		return &ToolError{Code: problem.CodeInvalidArgument, Field: field, Message: howToGetIt}
 	}
 	return nil
 }
