@@ -16,8 +16,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
-	"github.com/linkslot/linkslot/consent-ui/internal/sentence"
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/catalogfile"
 	"github.com/linkslot/linkslot/internal/clients"
@@ -245,7 +246,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.ui.RenderError(w, r, http.StatusNotFound, "Not found", "It may have been deleted by another administrator.")
 	case errors.Is(err, admin.ErrConflict), errors.Is(err, admin.ErrAlreadyExists):
 		e, _ := problem.As(err)
-		h.ui.RenderError(w, r, http.StatusConflict, "Not possible", sentence.Of(e.Message))
+		h.ui.RenderError(w, r, http.StatusConflict, "Not possible", asSentence(e.Message))
 	default:
 		h.serverError(w, r, err)
 	}
@@ -704,4 +705,20 @@ func (h *Handler) getAudit(w http.ResponseWriter, r *http.Request, p *page) {
 		NextOffset, PrevOffset int
 	}{rows, more, offset > 0, offset + len(evs), max(offset-auditPage, 0)}
 	h.render(w, r, http.StatusOK, "audit", p)
+}
+
+// asSentence makes a sentence for the page of an admin service message,
+// which is written as a clause for the command line and the JSON API
+// ("client \"x\" is public and has no secret").
+func asSentence(clause string) string {
+	clause = strings.TrimSpace(clause)
+	if clause == "" {
+		return ""
+	}
+	r, n := utf8.DecodeRuneInString(clause)
+	clause = string(unicode.ToUpper(r)) + clause[n:]
+	if !strings.HasSuffix(clause, ".") && !strings.HasSuffix(clause, "!") && !strings.HasSuffix(clause, "?") {
+		clause += "."
+	}
+	return clause
 }

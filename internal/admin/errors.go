@@ -44,3 +44,12 @@ func ProblemsOf(err error) ([]Problem, bool) {
 	}
 	return nil, false
 }
+
+// messageOf is the message of the *problem.Error in err (identity's
+// sentences about an email address or password), or err's text.
+func messageOf(err error) string {
+	if e, ok := problem.As(err); ok {
+		return e.Message
+	}
+	return err.Error()
+}

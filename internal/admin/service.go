@@ -569,10 +569,10 @@ func (s *Service) CreateUser(ctx context.Context, a Actor, email, pw string, adm
 	var problems []Problem
 	e, err := identity.NormalizeEmail(email)
 	if err != nil {
-		problems = append(problems, Problem{Path: "email", Message: err.Error()})
+		problems = append(problems, Problem{Path: "email", Message: messageOf(err)})
 	}
 	if err := identity.CheckPassword(email, pw); err != nil {
-		problems = append(problems, Problem{Path: "password", Message: err.Error()})
+		problems = append(problems, Problem{Path: "password", Message: messageOf(err)})
 	}
 	if len(problems) > 0 {
 		return AccountInfo{}, invalidInput(problems...)

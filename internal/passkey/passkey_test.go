@@ -440,8 +440,7 @@ func TestPasskeySignInThrottled(t *testing.T) {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
 	}
-	var te *identity.ThrottledError
-	if _, err := f.login(auth); !errors.As(err, &te) {
+	if _, err := f.login(auth); !errors.Is(err, identity.ErrThrottled) {
 		t.Fatalf("throttled sign-in: %v", err)
 	}
 	// Another address is not held back.
