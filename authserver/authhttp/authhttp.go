@@ -49,15 +49,23 @@ import (
 )
 
 // Deps are the server's dependencies. Store, Config (Issuer, Resource,
-// SecretKey, RefreshIdle, RefreshAbsolute) and UI are required.
+// SecretKey, RefreshIdle, RefreshAbsolute), UI and Feeds are required;
+// the server's wiring builds the services once (internal/app
+// .NewAuthServices) and runs the outbox worker itself.
 type Deps struct {
 	Store  store.Store
 	Config config.Config
-	// UI renders sign-in, consent and error pages. When it also has a
-	// Mount(*http.ServeMux) method (consentui.UI does), its pages are
-	// mounted on the same server; when it is an Approver, approvals go
-	// through its identity service.
+	// UI renders sign-in, consent and error pages.
 	UI consent.UI
+	// Pages, when set, mounts the UI's own pages on the same server
+	// (consentui.UI).
+	Pages Mounter
+	// Approvals records consent and e-mails the person when an app is
+	// connected (the identity service's, identity.Service.Approvals); the
+	// zero value records approvals without e-mail.
+	Approvals identity.Approvals
+	// Feeds serves the calendar feeds (GET /calendar/{token}).
+	Feeds *feed.Feeds
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Metrics counts requests and token issuance (nil: off).
@@ -69,16 +77,15 @@ type Deps struct {
 	// its own expiry checks; the store checks stored expiries against Clock
 	// as well, so a clock set ahead ages codes and tokens in tests.
 	Clock store.Clock
-	// Notifications deliver the outbox (this process runs a worker until
-	// ctx ends); nil builds them from Config.
-	Notifications *app.Notifications
 	// Fetch tunes the fetches of client metadata documents and client key
 	// sets (tests: a resolver and a test CA); the zero value is production.
 	Fetch FetchOptions
 	// Gate admits the OAuth endpoints' requests (package admission); nil
-	// builds one of admission.Size slots for the store's pool
-	// (sqlstore.Store.PoolSize).
+	// builds one of admission.Size slots for PoolSize.
 	Gate *admission.Gate
+	// PoolSize is the database pool's size (sqlstore.Store.PoolSize);
+	// zero means PostgreSQL's default, 16.
+	PoolSize int
 }
 
 // FetchOptions tune outside fetches (safefetch).
@@ -87,19 +94,17 @@ type FetchOptions struct {
 	RootCAs  *x509.CertPool
 }
 
-// Mounter is implemented by UIs that serve their own pages.
+// Mounter is a UI that serves its own pages.
 type Mounter interface{ Mount(*http.ServeMux) }
-
-// Approver is implemented by UIs whose identity service records consent
-// and e-mails the person when an app is connected (consentui.UI does);
-// with other UIs approvals are recorded without e-mail.
-type Approver interface{ Approvals() identity.Approvals }
 
 // New builds the handler. It creates the first token signing key when none
 // exists.
 func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if d.Store == nil || d.UI == nil {
 		return nil, errors.New("authhttp: Store and UI are required")
+	}
+	if d.Feeds == nil {
+		return nil, errors.New("authhttp: Feeds is required (the calendar feed service)")
 	}
 	c := d.Config
 	if c.Issuer == "" || c.Resource == "" {
@@ -117,14 +122,6 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if c.RefreshIdle <= 0 {
 		c.RefreshIdle = 30 * 24 * time.Hour
 	}
-	if d.Notifications == nil {
-		n, err := app.NewNotifications(c, d.Store, app.NotificationOptions{Clock: d.Clock, Metrics: d.Metrics.Registry(), Logger: d.Logger})
-		if err != nil {
-			return nil, fmt.Errorf("notifications: %w", err)
-		}
-		d.Notifications = n
-	}
-	go d.Notifications.Worker.Run(ctx)
 	km := keys.NewManager(d.Store, c.SecretKey, store.KeyPurposeToken, d.Clock)
 	if err := km.Ensure(ctx); err != nil {
 		return nil, fmt.Errorf("signing keys: %w", err)
@@ -145,33 +142,29 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	var approvals identity.Approvals
-	if a, ok := d.UI.(Approver); ok {
-		approvals = a.Approvals()
-	}
 	gate := d.Gate
 	if gate == nil {
-		gate = admission.New(admission.Size(poolSize(d.Store)), 0)
+		pool := d.PoolSize
+		if pool <= 0 {
+			pool = 16
+		}
+		gate = admission.New(admission.Size(pool), 0)
 	}
 	if r := d.Metrics.Registry(); r != nil {
 		gate.Register(prometheus.WrapRegistererWith(prometheus.Labels{"service": "authserver"}, r))
 	}
 	mux := http.NewServeMux()
 	endpoint.New(endpoint.Deps{Gate: gate, Provider: p, Store: d.Store, Keys: km, UI: d.UI, Log: d.Logger, Clock: d.Clock,
-		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Approvals: approvals, Metrics: d.Metrics, URLClients: urlClients,
+		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: fs, Approvals: d.Approvals, Metrics: d.Metrics, URLClients: urlClients,
 		AllowedOrigins: c.AllowedOrigins, Development: !c.Production}).Mount(mux)
 	app.Health(mux, d.Store)
-	if m, ok := d.UI.(Mounter); ok {
-		m.Mount(mux)
+	if d.Pages != nil {
+		d.Pages.Mount(mux)
 	}
 	if d.Mount != nil {
 		d.Mount(mux)
 	}
-	feeds, err := feed.New(d.Store, c.SecretKey, c.Issuer, d.Clock)
-	if err != nil {
-		return nil, err
-	}
-	mux.Handle("GET /calendar/{token}", feeds.Handler())
+	mux.Handle("GET /calendar/{token}", d.Feeds.Handler())
 	if !c.Production {
 		// The development mailbox (CONTRACT §11); absent, so 404, in
 		// production.
@@ -189,15 +182,6 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	// proxy names.
 	h = clientaddr.New(c.TrustedProxies, d.Logger).Middleware(h)
 	return requestid.Middleware(h), nil
-}
-
-// poolSize is the store's database pool size (sqlstore.Store.PoolSize), or
-// the PostgreSQL default for a store that does not say.
-func poolSize(s store.Store) int {
-	if p, ok := s.(interface{ PoolSize() int }); ok && p.PoolSize() > 0 {
-		return p.PoolSize()
-	}
-	return 16
 }
 
 // deadline bounds every request's work, database calls included

@@ -8,10 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/labstack/echo/v4"
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/labstack/echo/v4"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,7 +21,6 @@ import (
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/grant"
-	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/mutation"
@@ -153,12 +153,10 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		addrLim = ratelimit.New(ratelimit.Limit(perAddr), d.Clock)
 		linkLim = ratelimit.New(ratelimit.Limit(perLink), d.Clock)
 	}
-	// The mutation tools: the mutation service over the booking engine,
-	// grants and idempotency keys kept IdempotencyTTL (the janitor of every
-	// server process deletes expired ones: internal/janitor).
-	keeper := idempotency.New(d.Store, d.Clock, IdempotencyTTL)
+	// The mutation tools: the process's one mutation service over the
+	// booking engine and grants, idempotency keys kept app.IdempotencyTTL.
 	td := tools.Deps{Domain: domain, Grants: issuer, Logger: d.Logger, Metrics: d.Metrics,
-		Mutations: &mutation.Service{Engine: engine, Grants: issuer, Keeper: keeper, Notifier: d.Notifier, Clock: d.Clock}}
+		Mutations: app.NewMutations(d.Store, engine, issuer, d.Notifier, d.Clock)}
 	if linkLim != nil {
 		td.Links = linkLim
 	}
@@ -245,7 +243,3 @@ func carryDeadline(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
-
-// IdempotencyTTL is how long the mutation tools' idempotency keys are kept
-// (CONTRACT §5: at least 24 hours).
-const IdempotencyTTL = 48 * time.Hour

@@ -19,10 +19,7 @@ import (
 	"github.com/linkslot/linkslot/internal/cmdline"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/demo"
-	"github.com/linkslot/linkslot/internal/idempotency"
-	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/metrics"
-	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -132,43 +129,30 @@ func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.
 	return app.Serve(ctx, l, h, cfg.ShutdownTimeout, log)
 }
 
-// Handler is the production handler: authhttp with the consent UI pages,
-// the admin pages and the admin API.
+// Handler is the production handler: authhttp as it wires the server
+// (authhttp.Wire: every service built once, the outbox worker running
+// until ctx ends) with the admin pages and the admin API.
 func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger, m *metrics.Metrics) (http.Handler, error) {
 	// On PostgreSQL the sign-in throttle counts in the database, shared
 	// by every replica; on SQLite in this process.
 	rw, _ := app.SharedRateWindows(s)
-	// One outbox for the account e-mails, the web cancellations' booking
-	// messages and this process's delivery worker.
-	notes, err := app.NewNotifications(cfg, s, app.NotificationOptions{Metrics: m.Registry(), Logger: log})
-	if err != nil {
-		return nil, fmt.Errorf("notifications: %w", err)
+	admin := func(ui *consentui.UI) (func(*http.ServeMux), error) {
+		svc, err := app.AdminService(cfg, s, cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production, Observe: m.ObserveFetch}))
+		if err != nil {
+			return nil, err
+		}
+		pages, err := adminui.New(svc, ui, log)
+		if err != nil {
+			return nil, err
+		}
+		api := adminapi.NewAPI(svc, adminapi.AnyOf{adminapi.NewTokenAuth(cfg.AdminToken), adminapi.NewSessionAuth(ui)}, log)
+		return func(mux *http.ServeMux) {
+			mux.Handle(adminapi.Prefix, api)
+			mux.Handle("/admin", pages)
+			mux.Handle("/admin/", pages)
+		}, nil
 	}
-	id, err := identity.New(identity.Config{Store: s, RateWindows: rw, Issuer: cfg.Issuer, Mailer: app.AccountMailer(notes.Notifier)})
-	if err != nil {
-		return nil, err
-	}
-	// Deleting an account cancels its upcoming bookings through the same
-	// mutation service the agents use, as the person on the web, and tells
-	// the business as any other cancellation does.
-	muts := &mutation.Service{Engine: booking.NewService(s, nil), Keeper: idempotency.New(s, nil, idempotency.MinTTL), Notifier: notes.Notifier}
-	ui, err := consentui.New(consentui.Config{Store: s, Identity: id, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log, Mutations: muts})
-	if err != nil {
-		return nil, err
-	}
-	svc, err := app.AdminService(cfg, s, cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production, Observe: m.ObserveFetch}))
-	if err != nil {
-		return nil, err
-	}
-	pages, err := adminui.New(svc, ui, log)
-	if err != nil {
-		return nil, err
-	}
-	api := adminapi.NewAPI(svc, adminapi.AnyOf{adminapi.NewTokenAuth(cfg.AdminToken), adminapi.NewSessionAuth(ui)}, log)
-	mount := func(mux *http.ServeMux) {
-		mux.Handle(adminapi.Prefix, api)
-		mux.Handle("/admin", pages)
-		mux.Handle("/admin/", pages)
-	}
-	return authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: log, Metrics: m, Mount: mount, Notifications: notes})
+	h, _, err := authhttp.Wire(ctx, authhttp.Deps{Store: s, Config: cfg, PoolSize: s.PoolSize(), Logger: log, Metrics: m},
+		authhttp.Wiring{Services: app.ServiceOptions{RateWindows: rw}, Mount: admin})
+	return h, err
 }
