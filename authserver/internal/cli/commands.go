@@ -43,21 +43,6 @@ func newServeCmd(e *env) *cobra.Command {
 	}
 }
 
-func newMigrateCmd(e *env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "migrate",
-		Short: "Apply pending database migrations",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := e.openStore(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "database schema is current (%s)\n", s.Dialect())
-			return err
-		},
-	}
-}
-
 func newDemoCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "demo",
@@ -108,25 +93,14 @@ func newKeysCmd(e *env) *cobra.Command {
 }
 
 func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger) error {
-	m := metrics.New("authserver")
-	m.RegisterDB("main", s.SQL())
-	m.RegisterSigningKeys(s, store.KeyPurposeToken, store.KeyPurposeGrant)
-	if err := app.StartJanitor(ctx, "authserver", s, m, log); err != nil {
-		return err
-	}
-	h, err := Handler(ctx, cfg, s, log, m)
-	if err != nil {
-		return err
-	}
-	if err := app.ServeMetrics(ctx, cfg.AuthMetricsListen, m.Handler(), log); err != nil {
-		return err
-	}
-	l, err := app.Listen(cfg.AuthListen)
-	if err != nil {
-		return err
-	}
-	log.Info("authorization server listening", "addr", l.Addr().String(), "issuer", cfg.Issuer, "resource", cfg.Resource)
-	return app.Serve(ctx, l, h, cfg.ShutdownTimeout, log)
+	return app.RunServer(ctx, s, log, app.Server{
+		Name: "authserver", Listen: cfg.AuthListen, MetricsListen: cfg.AuthMetricsListen,
+		Register: func(m *metrics.Metrics) { m.RegisterSigningKeys(s, store.KeyPurposeToken, store.KeyPurposeGrant) },
+		Handler: func(ctx context.Context, m *metrics.Metrics) (http.Handler, error) {
+			return Handler(ctx, cfg, s, log, m)
+		},
+		Listening: "authorization server listening", Attrs: []any{"issuer", cfg.Issuer, "resource", cfg.Resource},
+	}, cfg.ShutdownTimeout)
 }
 
 // Handler is the production handler: authhttp as it wires the server

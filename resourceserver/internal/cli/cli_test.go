@@ -1,4 +1,4 @@
-package main
+package cli_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linkslot/linkslot/internal/cmdline"
+	"github.com/linkslot/linkslot/resourceserver/internal/cli"
 )
 
 func TestCommandLine(t *testing.T) {
@@ -19,8 +19,8 @@ func TestCommandLine(t *testing.T) {
 	}
 	run := func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
-		code := cmdline.Execute(context.Background(), newRoot(func(k string) string { return env[k] }), args,
-			cmdline.IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
+		code := cli.Run(context.Background(), args, func(k string) string { return env[k] },
+			cli.IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
 		return code, out.String(), errb.String()
 	}
 	for _, tt := range []struct {
