@@ -383,6 +383,8 @@ type mailbox struct {
 	mails []identity.Mail
 }
 
+func (m *mailbox) MailOff() bool { return false }
+
 func (m *mailbox) QueueMail(_ context.Context, _ store.Store, mail identity.Mail) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -14,9 +14,9 @@ type Wiring struct {
 	// Services tunes the services Wire builds (app.NewAuthServices); its
 	// Clock, Logger and Metrics default to Deps'.
 	Services app.ServiceOptions
-	// Mount, when set, returns routes that need the consent UI (the admin
-	// pages and API), added to the server's mux.
-	Mount func(ui *consentui.UI) (func(*http.ServeMux), error)
+	// Mount, when set, returns routes that need the consent UI or the
+	// services (the admin pages and API), added to the server's mux.
+	Mount func(ui *consentui.UI, svc *app.AuthServices) (func(*http.ServeMux), error)
 	// UI, when set, replaces the consent UI's pages (a test's scripted
 	// UI); approvals are then recorded without e-mail.
 	UI consent.UI
@@ -56,7 +56,7 @@ func Wire(ctx context.Context, d Deps, w Wiring) (http.Handler, *consentui.UI, e
 		d.UI, d.Pages, d.Approvals = ui, ui, svc.Identity.Approvals()
 	}
 	if w.Mount != nil {
-		more, err := w.Mount(ui)
+		more, err := w.Mount(ui, svc)
 		if err != nil {
 			return nil, nil, err
 		}

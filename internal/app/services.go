@@ -8,7 +8,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/feed"
 	"github.com/linkslot/linkslot/internal/idempotency"
@@ -109,4 +111,12 @@ func NewAuthServices(cfg config.Config, s store.Store, o ServiceOptions) (*AuthS
 		}
 	}
 	return svc, nil
+}
+
+// AdminService is the admin service of a server process: app.AdminService
+// with this process's calendar feeds and webhook sealer rather than
+// second ones.
+func (svc *AuthServices) AdminService(cfg config.Config, s store.Store, docs *cimd.Resolver) (*admin.Service, error) {
+	return admin.New(admin.Config{Store: s, Development: !cfg.Production, Documents: docs, SecretKey: cfg.SecretKey,
+		Webhooks: svc.Notifications.Sealer, Feeds: svc.Feeds})
 }

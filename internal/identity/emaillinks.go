@@ -43,6 +43,9 @@ type Mail struct {
 // internal/notify's outbox implements it in the servers.
 type Mailer interface {
 	QueueMail(ctx context.Context, tx store.Store, m Mail) error
+	// MailOff reports whether e-mail is switched off
+	// (LINKSLOT_SMTP_URL=off): sign-up then creates nothing.
+	MailOff() bool
 }
 
 // Errors of the e-mail links (internal/problem). Messages are sentences

@@ -25,6 +25,8 @@ type mailbox struct {
 	fail  bool
 }
 
+func (m *mailbox) MailOff() bool { return false }
+
 func (m *mailbox) QueueMail(ctx context.Context, tx store.Store, mail identity.Mail) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -33,6 +33,8 @@ type mailbox struct {
 	off   bool // answers identity.ErrMailUnavailable, as with LINKSLOT_SMTP_URL=off
 }
 
+func (m *mailbox) MailOff() bool { return false }
+
 func (m *mailbox) QueueMail(_ context.Context, _ store.Store, mail identity.Mail) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

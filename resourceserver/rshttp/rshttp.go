@@ -62,10 +62,11 @@ type Deps struct {
 	// switches both off (benchmarks).
 	PerAddress, PerLink *Limit
 	NoRateLimits        bool
-	// LocalRateLimits keeps the limits in this process even on PostgreSQL,
-	// where they are otherwise shared by every replica through the
-	// database (the benchmark's baseline for what sharing costs).
-	LocalRateLimits bool
+	// RateWindows shares the limits with every replica through the
+	// database (app.SharedRateWindows: PostgreSQL); nil keeps them in this
+	// process (SQLite, and the benchmark's baseline for what sharing
+	// costs).
+	RateWindows store.RateWindows
 	// Domain replaces the booking engine (the no-op benchmark baseline).
 	Domain tools.Domain
 	// Metrics counts HTTP requests, tool calls, bookings, replays and
@@ -143,10 +144,10 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		perLink = *d.PerLink
 	}
 	var addrLim, linkLim ratelimit.Allower
-	rw, shared := app.SharedRateWindows(d.Store)
 	switch {
 	case d.NoRateLimits:
-	case shared && !d.LocalRateLimits:
+	case d.RateWindows != nil:
+		rw := d.RateWindows
 		addrLim = ratelimit.NewShared(rw, ratelimit.Limit(perAddr), ratelimit.SharedOptions{Prefix: "rs:addr:", Clock: d.Clock, Logger: d.Logger})
 		linkLim = ratelimit.NewShared(rw, ratelimit.Limit(perLink), ratelimit.SharedOptions{Prefix: "rs:link:", Clock: d.Clock, Logger: d.Logger})
 	default:

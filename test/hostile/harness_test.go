@@ -20,6 +20,7 @@ import (
 	adminui "github.com/linkslot/linkslot/consent-ui/admin"
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/admin/adminapi"
+	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/demo"
@@ -74,7 +75,7 @@ func newSysOn(t *testing.T, s *sqlstore.Store) *sys {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mount := func(ui *consentui.UI) (func(*http.ServeMux), error) {
+	mount := func(ui *consentui.UI, _ *app.AuthServices) (func(*http.ServeMux), error) {
 		pages, err := adminui.New(svc, ui, log)
 		if err != nil {
 			return nil, err

@@ -110,8 +110,8 @@ func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slo
 	// On PostgreSQL the sign-in throttle counts in the database, shared
 	// by every replica; on SQLite in this process.
 	rw, _ := app.SharedRateWindows(s)
-	admin := func(ui *consentui.UI) (func(*http.ServeMux), error) {
-		svc, err := app.AdminService(cfg, s, cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production, Observe: m.ObserveFetch}))
+	admin := func(ui *consentui.UI, services *app.AuthServices) (func(*http.ServeMux), error) {
+		svc, err := services.AdminService(cfg, s, cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production, Observe: m.ObserveFetch}))
 		if err != nil {
 			return nil, err
 		}

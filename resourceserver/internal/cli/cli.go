@@ -89,7 +89,9 @@ func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.
 	return app.RunServer(ctx, s, log, app.Server{
 		Name: prog, Listen: cfg.RSListen, MetricsListen: cfg.RSMetricsListen,
 		Handler: func(ctx context.Context, m *metrics.Metrics) (http.Handler, error) {
-			return rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: log, Metrics: m})
+			// On PostgreSQL the rate limits hold across every replica.
+			rw, _ := app.SharedRateWindows(s)
+			return rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: log, Metrics: m, RateWindows: rw})
 		},
 		Listening: "resource server listening", Attrs: []any{"resource", cfg.Resource, "issuer", cfg.Issuer},
 	}, cfg.ShutdownTimeout)
