@@ -1,10 +1,12 @@
 // Package authhttp builds the whole authorization server as one
 // http.Handler: signing keys, fosite storage and provider, the OAuth
-// endpoints, health endpoints, and the consent UI's pages when the UI
-// provides them. It is the one constructor both the authserver command and
-// other packages' end-to-end tests (the resource server's, for instance)
-// mount — on a listener or on httptest.Server — so every caller gets exactly
-// the production wiring.
+// endpoints, health endpoints, and the consent UI's pages (Deps.Pages).
+// Wire is the server's one wiring — the services built once
+// (app.NewAuthServices), the consent UI over them, New, and the outbox
+// worker — which both the authserver command and other packages'
+// end-to-end tests (the resource server's, for instance) mount, on a
+// listener or on httptest.Server, so every caller gets exactly the
+// production wiring. New itself builds no service it is not given.
 //
 // Every request runs under LINKSLOT_REQUEST_TIMEOUT (its context's
 // deadline) and a body limit: 1 MiB (MaxBodyBytes), a catalog import
