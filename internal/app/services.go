@@ -31,14 +31,8 @@ const IdempotencyTTL = 48 * time.Hour
 // process's one clock. grants is nil where no grant is presented (the web
 // cancels as the signed-in person); notifier nil sends nothing.
 func NewMutations(s store.Store, engine *booking.Service, grants mutation.Grants, notifier mutation.Notifier, clock store.Clock) *mutation.Service {
-	m := &mutation.Service{Engine: engine, Keeper: idempotency.New(s, mutation.InTx(s), clock, IdempotencyTTL), Clock: clock}
-	if grants != nil {
-		m.Grants = grants
-	}
-	if notifier != nil {
-		m.Notifier = notifier
-	}
-	return m
+	return &mutation.Service{Engine: engine, Grants: grants, Keeper: idempotency.New(s, mutation.InTx(s), clock, IdempotencyTTL),
+		Notifier: notifier, Clock: clock}
 }
 
 // AuthServices are the authorization server's domain services, each built
@@ -54,7 +48,7 @@ type AuthServices struct {
 	// cache: My bookings reads it and Mutations cancels through it.
 	Bookings  *booking.Service
 	Mutations *mutation.Service
-	// Feeds serves the calendar feeds; nil without an issuer.
+	// Feeds serves the calendar feeds.
 	Feeds *feed.Feeds
 }
 
@@ -103,14 +97,12 @@ func NewAuthServices(cfg config.Config, s store.Store, o ServiceOptions) (*AuthS
 		return nil, err
 	}
 	engine := booking.NewService(s, clock)
-	svc := &AuthServices{Notifications: notes, Identity: id, Passkeys: pk, Bookings: engine,
-		Mutations: NewMutations(s, engine, nil, notes.Notifier, clock)}
-	if cfg.Issuer != "" {
-		if svc.Feeds, err = feed.New(s, cfg.SecretKey, cfg.Issuer, clock); err != nil {
-			return nil, err
-		}
+	feeds, err := feed.New(s, cfg.SecretKey, cfg.Issuer, clock)
+	if err != nil {
+		return nil, err
 	}
-	return svc, nil
+	return &AuthServices{Notifications: notes, Identity: id, Passkeys: pk, Bookings: engine,
+		Mutations: NewMutations(s, engine, nil, notes.Notifier, clock), Feeds: feeds}, nil
 }
 
 // AdminService is the admin service of a server process: app.AdminService
