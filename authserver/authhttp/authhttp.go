@@ -158,6 +158,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	approvals := d.Approvals
 	gate := d.Gate
 	if gate == nil {
 		pool := d.PoolSize
@@ -175,7 +176,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	endpoint.New(endpoint.Deps{Registrations: registrations, Gate: gate, Provider: p, Store: d.Store, Keys: tokenKeys, UI: d.UI, Log: d.Logger, Clock: d.Clock,
-		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: approvalTx{fs}, Approvals: d.Approvals, Metrics: d.Metrics, URLClients: urlClients,
+		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: approvalTx{fs}, Approvals: approvals, Metrics: d.Metrics, URLClients: urlClients,
 		AllowedOrigins: c.AllowedOrigins, Development: !c.Production}).Mount(mux)
 	app.Health(mux, d.Store)
 	if d.Pages != nil {
