@@ -3,10 +3,12 @@ package problem
 // The codes Linkslot answers, every one defined here and nowhere else. An
 // edge writes them as it must: the MCP edge in a failed tool result's
 // "error" object, the HTTP API and pages edge in {"error": …} bodies and
-// page messages. The OAuth endpoints answer fosite's RFC 6749 errors; the
-// codes below that share a name with one (invalid_request, invalid_grant,
+// page messages. The OAuth endpoints answer fosite's RFC 6749 errors, and
+// dynamic registration RFC 7591's (internal/dcr: invalid_redirect_uri,
+// invalid_client_metadata), as those protocols name them; the codes below
+// that share a name with one (invalid_request, invalid_grant,
 // server_error, temporarily_unavailable) are the product's own answers
-// outside OAuth.
+// outside OAuth, and rate_limited is also the registration endpoint's.
 
 // Tool result codes (docs/reference.md §5 "Error codes").
 const (
