@@ -24,7 +24,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/linkslot/linkslot/authserver/authhttp"
-	consentui "github.com/linkslot/linkslot/consent-ui"
+	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/demo"
@@ -171,12 +171,7 @@ func newSystem(ctx context.Context, backend, dir, pgURL string, maxConns, accoun
 	sys.resource = sys.rs.URL + "/mcp"
 	cfg := config.Config{Issuer: sys.as.URL, Resource: sys.resource, SecretKey: []byte(benchSecret),
 		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour}
-	ui, err := consentui.New(consentui.Config{Store: st, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: discard})
-	if err != nil {
-		sys.Close()
-		return nil, err
-	}
-	if asH, err = authhttp.New(ctx, authhttp.Deps{Store: st, Config: cfg, UI: ui, Logger: discard}); err != nil {
+	if asH, _, err = authhttp.Wire(ctx, authhttp.Deps{Store: st, Config: cfg, Logger: discard}, authhttp.Wiring{}); err != nil {
 		sys.Close()
 		return nil, err
 	}
@@ -382,9 +377,13 @@ func (sys *system) limitServers(ctx context.Context) (local, shared *httptest.Se
 	cfg := config.Config{Issuer: sys.as.URL, Resource: sys.resource, SecretKey: []byte(benchSecret),
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
 	high := rshttp.Limit{PerSecond: 1e6, Burst: 2e6}
+	shareable, _ := app.SharedRateWindows(sys.store)
 	for _, localLimits := range []bool{true, false} {
-		h, err := rshttp.New(ctx, rshttp.Deps{Store: sys.store, Config: cfg, Logger: discard,
-			PerAddress: &high, PerLink: &high, LocalRateLimits: localLimits})
+		d := rshttp.Deps{Store: sys.store, Config: cfg, Logger: discard, PerAddress: &high, PerLink: &high}
+		if !localLimits {
+			d.RateWindows = shareable
+		}
+		h, err := rshttp.New(ctx, d)
 		if err != nil {
 			return nil, nil, err
 		}

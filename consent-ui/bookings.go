@@ -10,7 +10,6 @@ import (
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/confirm"
-	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/requestid"
@@ -293,19 +292,19 @@ func (u *UI) cancelFailed(w http.ResponseWriter, r *http.Request, acct store.Acc
 	status := http.StatusUnprocessableEntity
 	msg := pe.Message
 	switch pe.Code {
-	case booking.CodeBookingNotFound:
+	case problem.CodeBookingNotFound:
 		status, msg = http.StatusNotFound, "None of your bookings has that reference. Your bookings are listed under My bookings."
-	case booking.CodeInvalidArgument:
+	case problem.CodeInvalidArgument:
 		if pe.Field == "booking_reference" {
 			status, msg = http.StatusBadRequest, "The page did not say which booking to cancel. Choose the booking under My bookings."
 		}
-	case idempotency.CodeConflict:
+	case problem.CodeIdempotencyConflict:
 		status, msg = http.StatusConflict, "This form was already used for another request, so nothing was cancelled. Go back to My bookings and start again."
-	case booking.CodeBookingChanged:
+	case problem.CodeBookingChanged:
 		status, msg = http.StatusConflict, "The booking changed while it was being cancelled, so nothing was cancelled. Go back to My bookings and try again."
-	case booking.CodeCancellationClosed:
+	case problem.CodeCancellationClosed:
 		msg = "This booking has already started or taken place, so it can no longer be cancelled here. Contact the business directly."
-	case booking.CodePaymentActive:
+	case problem.CodePaymentActive:
 		msg = "This booking has a payment or deposit held by the business, so it can only be cancelled with the business directly. Nothing was cancelled."
 	}
 	u.render(w, r, status, "error", view{Title: "The booking was not cancelled", Nav: "bookings", Account: &acct,

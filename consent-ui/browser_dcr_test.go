@@ -14,7 +14,6 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/linkslot/linkslot/authserver/authhttp"
-	consentui "github.com/linkslot/linkslot/consent-ui"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
@@ -37,11 +36,9 @@ func TestBrowserDynamicClientPages(t *testing.T) {
 	secret := bytes.Repeat([]byte("d"), 32)
 	var h http.Handler
 	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: srv.URL, Logger: logger})
-	must(t, err, "consent UI")
 	cfg := config.Config{Issuer: srv.URL, Resource: srv.URL + "/mcp", SecretKey: secret,
 		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour, DCRPolicy: "open"}
-	h, err = authhttp.New(bg, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: logger})
+	h, _, err := authhttp.Wire(bg, authhttp.Deps{Store: s, DCRStore: s, Config: cfg, Logger: logger}, authhttp.Wiring{})
 	must(t, err, "authorization server")
 
 	cl, got := clientListener(t)

@@ -14,7 +14,6 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/linkslot/linkslot/authserver/authhttp"
-	consentui "github.com/linkslot/linkslot/consent-ui"
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/config"
@@ -54,12 +53,11 @@ func TestBrowserURLClientPages(t *testing.T) {
 	server := func(policy string) string {
 		var h http.Handler
 		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-		ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: srv.URL, Logger: logger})
-		must(t, err, "consent UI")
 		cfg := config.Config{Issuer: srv.URL, Resource: srv.URL + "/mcp", SecretKey: secret,
 			RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour,
 			CIMDPolicy: policy, CIMDOpenScopes: []string{"bookings:read"}}
-		h, err = authhttp.New(bg, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: logger, Fetch: fetch})
+		var err error
+		h, _, err = authhttp.Wire(bg, authhttp.Deps{Store: s, Config: cfg, Logger: logger, Fetch: fetch}, authhttp.Wiring{})
 		must(t, err, "authorization server ("+policy+")")
 		return srv.URL
 	}

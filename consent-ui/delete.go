@@ -104,15 +104,15 @@ func (u *UI) postDelete(w http.ResponseWriter, r *http.Request) {
 // with; on refusal it shows the delete page again and answers false.
 func (u *UI) passwordConfirms(w http.ResponseWriter, r *http.Request, acct store.Account) bool {
 	err := u.id.Reauthenticate(r.Context(), acct.ID, r.PostFormValue("password"), u.clientAddr(r))
-	var te *identity.ThrottledError
+	wait, throttled := identity.RetryAfter(err)
 	switch {
 	case err == nil:
 		return true
 	case errors.Is(err, identity.ErrWrongPassword):
 		u.deletePage(w, r, http.StatusUnprocessableEntity, acct, "Nothing was deleted: the password is not correct.")
-	case errors.As(err, &te):
-		setThrottledRetryAfter(w, te)
-		u.deletePage(w, r, http.StatusTooManyRequests, acct, "Nothing was deleted. Too many wrong passwords: wait "+identity.HumanDuration(te.RetryAfter)+" and try again.")
+	case throttled:
+		setThrottledRetryAfter(w, wait)
+		u.deletePage(w, r, http.StatusTooManyRequests, acct, "Nothing was deleted. Too many wrong passwords: wait "+identity.HumanDuration(wait)+" and try again.")
 	case errors.Is(err, identity.ErrBusy):
 		u.busy(w, r)
 		u.deletePage(w, r, http.StatusServiceUnavailable, acct, msgBusy)

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/linkslot/linkslot/consent-ui/internal/sentence"
 	"github.com/linkslot/linkslot/internal/identity"
 )
 
@@ -101,7 +100,7 @@ func (u *UI) postResendVerification(w http.ResponseWriter, r *http.Request) {
 		u.log.InfoContext(r.Context(), "consent-ui: verification link sent", "account_id", acct.ID)
 	case errors.Is(err, identity.ErrTooManyMails):
 		status = http.StatusTooManyRequests
-		d.Title, d.Message = "Too many links", sentence.Of(err.Error())
+		d.Title, d.Message = "Too many links", messageOf(err)
 	case errors.Is(err, identity.ErrMailUnavailable):
 		status = http.StatusServiceUnavailable
 		d.Title, d.Message = "E-mail is not available", "Linkslot cannot send e-mail right now, so no link was sent. Please try again later."
@@ -140,18 +139,18 @@ func (u *UI) postForgot(w http.ResponseWriter, r *http.Request) {
 	}
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	err := u.id.RequestPasswordReset(r.Context(), email, u.clientAddr(r))
-	var te *identity.ThrottledError
+	wait, throttled := identity.RetryAfter(err)
 	switch {
 	case err == nil:
 		// The same answer whether or not the address has an account.
 		u.forgotPage(w, r, http.StatusOK, forgotData{Email: strings.ToLower(email), Sent: true}, "")
-	case errors.As(err, &te):
+	case throttled:
 		u.log.WarnContext(r.Context(), "consent-ui: password reset throttled", "client_addr", u.clientAddr(r))
-		setThrottledRetryAfter(w, te)
+		setThrottledRetryAfter(w, wait)
 		u.forgotPage(w, r, http.StatusTooManyRequests, forgotData{Email: email},
-			"Too many requests for a new password. For your safety, wait "+identity.HumanDuration(te.RetryAfter)+" and try again.")
+			"Too many requests for a new password. For your safety, wait "+identity.HumanDuration(wait)+" and try again.")
 	case errors.Is(err, identity.ErrInvalidEmail):
-		u.forgotPage(w, r, http.StatusUnprocessableEntity, forgotData{Email: email}, sentence.Of(err.Error()))
+		u.forgotPage(w, r, http.StatusUnprocessableEntity, forgotData{Email: email}, messageOf(err))
 	case errors.Is(err, identity.ErrMailUnavailable):
 		u.forgotPage(w, r, http.StatusServiceUnavailable, forgotData{Email: email},
 			"Linkslot cannot send e-mail right now, so no link was sent. Please try again later.")
@@ -213,7 +212,7 @@ func (u *UI) postReset(w http.ResponseWriter, r *http.Request) {
 		u.loginPage(w, r, http.StatusOK, acct.Email, "",
 			"Your password has been changed, and every browser signed in to your account has been signed out. Sign in with the new password.", "")
 	case errors.Is(err, identity.ErrWeakPassword):
-		again(http.StatusUnprocessableEntity, sentence.Of(err.Error()))
+		again(http.StatusUnprocessableEntity, messageOf(err))
 	case errors.Is(err, identity.ErrBusy):
 		u.busy(w, r)
 		again(http.StatusServiceUnavailable, msgBusy)

@@ -23,11 +23,12 @@ import (
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/consent"
-	"github.com/linkslot/linkslot/internal/idempotency"
+	"github.com/linkslot/linkslot/internal/feed"
 	"github.com/linkslot/linkslot/internal/identity"
 	lsmail "github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/notify"
+	"github.com/linkslot/linkslot/internal/passkey"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -165,6 +166,20 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The services the server's wiring builds once (app.NewAuthServices),
+	// here with the test's clock, hasher, throttle and mailer.
+	pk, err := passkey.New(passkey.Config{Store: e.store, Identity: id, Issuer: o.issuer, Clock: e.clock.Now, Mailer: id.Mailer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine := booking.NewService(e.store, e.clock.Now)
+	key := bytes.Repeat([]byte("k"), 32)
+	var feeds *feed.Feeds
+	if o.issuer != "" {
+		if feeds, err = feed.New(e.store, key, o.issuer, e.clock.Now); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var muts *mutation.Service
 	if o.mutations {
 		issuer := o.issuer
@@ -178,11 +193,10 @@ func newEnv(t *testing.T, o envOpts) *env {
 			}
 			notifier = n
 		}
-		muts = &mutation.Service{Engine: booking.NewService(e.store, e.clock.Now), Keeper: idempotency.New(e.store, mutation.InTx(e.store), e.clock.Now, 0),
-			Notifier: notifier, Clock: e.clock.Now}
+		muts = app.NewMutations(e.store, engine, nil, notifier, e.clock.Now)
 	}
-	e.ui, err = consentui.New(consentui.Config{Store: e.store, Identity: id, SecretKey: bytes.Repeat([]byte("k"), 32),
-		Issuer: o.issuer, Logger: logger, Clock: e.clock.Now, Mutations: muts})
+	e.ui, err = consentui.New(consentui.Config{Store: e.store, Identity: id, Passkeys: pk, Bookings: engine, Feeds: feeds,
+		SecretKey: key, Issuer: o.issuer, Logger: logger, Clock: e.clock.Now, Mutations: muts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,6 +372,8 @@ type mailbox struct {
 	mu    sync.Mutex
 	mails []identity.Mail
 }
+
+func (m *mailbox) MailOff() bool { return false }
 
 func (m *mailbox) QueueMail(_ context.Context, _ identity.MailTx, mail identity.Mail) error {
 	m.mu.Lock()

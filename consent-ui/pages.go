@@ -9,10 +9,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/linkslot/linkslot/consent-ui/internal/sentence"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/identity"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 )
@@ -305,20 +306,20 @@ func (u *UI) postLogin(w http.ResponseWriter, r *http.Request) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	acct, err := u.id.Authenticate(r.Context(), email, r.PostFormValue("password"), u.clientAddr(r))
 	if err != nil {
-		var te *identity.ThrottledError
+		wait, throttled := identity.RetryAfter(err)
 		switch {
-		case errors.As(err, &te):
+		case throttled:
 			u.log.WarnContext(r.Context(), "consent-ui: sign-in throttled", "client_addr", u.clientAddr(r))
-			setThrottledRetryAfter(w, te)
+			setThrottledRetryAfter(w, wait)
 			u.loginPage(w, r, http.StatusTooManyRequests, email, next, notice,
-				"Too many failed sign-in attempts. For your safety, wait "+identity.HumanDuration(te.RetryAfter)+
+				"Too many failed sign-in attempts. For your safety, wait "+identity.HumanDuration(wait)+
 					" and try again. Your account is not locked: the right password will work after the wait.")
 		case errors.Is(err, identity.ErrBusy):
 			u.busy(w, r)
 			u.loginPage(w, r, http.StatusServiceUnavailable, email, next, notice, msgBusy)
 		case errors.Is(err, identity.ErrInvalidCredentials), errors.Is(err, identity.ErrAccountDisabled):
 			u.log.InfoContext(r.Context(), "consent-ui: sign-in refused", "client_addr", u.clientAddr(r))
-			u.loginPage(w, r, http.StatusUnauthorized, email, next, notice, sentence.Of(err.Error()))
+			u.loginPage(w, r, http.StatusUnauthorized, email, next, notice, messageOf(err))
 		default:
 			u.serverError(w, r, err)
 		}
@@ -393,9 +394,9 @@ func (u *UI) postSignUp(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, identity.ErrMailUnavailable):
 		u.signUpPage(w, r, http.StatusServiceUnavailable, email, next, "", msgSignUpMailOff)
 	case errors.Is(err, identity.ErrInvalidEmail):
-		u.signUpPage(w, r, http.StatusUnprocessableEntity, email, next, "", sentence.Of(err.Error()))
+		u.signUpPage(w, r, http.StatusUnprocessableEntity, email, next, "", messageOf(err))
 	case errors.Is(err, identity.ErrWeakPassword):
-		u.signUpPage(w, r, http.StatusUnprocessableEntity, email, next, "", sentence.Of(err.Error()))
+		u.signUpPage(w, r, http.StatusUnprocessableEntity, email, next, "", messageOf(err))
 	default:
 		u.serverError(w, r, err)
 	}
@@ -423,8 +424,17 @@ func (u *UI) busy(w http.ResponseWriter, r *http.Request) {
 
 // setThrottledRetryAfter sets the Retry-After of a 429 for a throttled
 // attempt: its wait in whole seconds, rounded up.
-func setThrottledRetryAfter(w http.ResponseWriter, te *identity.ThrottledError) {
-	w.Header().Set("Retry-After", strconv.Itoa(int(te.RetryAfter.Seconds()+0.999)))
+func setThrottledRetryAfter(w http.ResponseWriter, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
+}
+
+// messageOf is the sentence an identity or passkey error carries for the
+// person (internal/problem), shown as it is.
+func messageOf(err error) string {
+	if e, ok := problem.As(err); ok {
+		return e.Message
+	}
+	return ""
 }
 
 func (u *UI) getLogout(w http.ResponseWriter, r *http.Request) {
@@ -581,17 +591,17 @@ func (u *UI) postPassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err := u.id.ChangePassword(r.Context(), acct.ID, r.PostFormValue("current_password"), nw, s.Token, u.clientAddr(r))
-	var te *identity.ThrottledError
+	wait, throttled := identity.RetryAfter(err)
 	switch {
 	case err == nil:
 		u.log.InfoContext(r.Context(), "consent-ui: password changed", "account_id", acct.ID)
 		u.redirect(w, r, "/account?password_changed=1")
-	case errors.As(err, &te):
-		setThrottledRetryAfter(w, te)
+	case throttled:
+		setThrottledRetryAfter(w, wait)
 		u.passwordPage(w, r, http.StatusTooManyRequests, acct,
-			"Too many wrong passwords. Wait "+identity.HumanDuration(te.RetryAfter)+" and try again.")
+			"Too many wrong passwords. Wait "+identity.HumanDuration(wait)+" and try again.")
 	case errors.Is(err, identity.ErrWrongPassword), errors.Is(err, identity.ErrWeakPassword):
-		u.passwordPage(w, r, http.StatusUnprocessableEntity, acct, sentence.Of(err.Error()))
+		u.passwordPage(w, r, http.StatusUnprocessableEntity, acct, messageOf(err))
 	default:
 		u.serverError(w, r, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/linkslot/linkslot/consent-ui/internal/sentence"
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/passkey"
 	"github.com/linkslot/linkslot/internal/store"
@@ -100,8 +99,9 @@ func passkeyRefusal(err error, what string) (int, string, bool) {
 	return 0, "", false
 }
 
-// clause is an error's message as the end of a sentence.
-func clause(err error) string { return strings.TrimSuffix(err.Error(), ".") + "." }
+// clause is a passkey error's message (a clause) as the end of a
+// sentence.
+func clause(err error) string { return strings.TrimSuffix(messageOf(err), ".") + "." }
 
 func (u *UI) postPasskeyAdd(w http.ResponseWriter, r *http.Request) {
 	acct, _, ok := u.accountForm(w, r)
@@ -186,16 +186,16 @@ func (u *UI) postLoginPasskey(w http.ResponseWriter, r *http.Request) {
 	acct, err := u.pk.FinishLogin(r.Context(), r.PostFormValue("ceremony"), []byte(r.PostFormValue("credential")), u.clientAddr(r))
 	if err != nil {
 		const what = "You are not signed in"
-		var te *identity.ThrottledError
+		wait, throttled := identity.RetryAfter(err)
 		status, msg, known := passkeyRefusal(err, what)
 		switch {
 		case known:
-		case errors.As(err, &te):
-			setThrottledRetryAfter(w, te)
+		case throttled:
+			setThrottledRetryAfter(w, wait)
 			status, msg = http.StatusTooManyRequests, "Too many failed sign-in attempts from your network. For your safety, wait "+
-				identity.HumanDuration(te.RetryAfter)+" and try again."
+				identity.HumanDuration(wait)+" and try again."
 		case errors.Is(err, identity.ErrAccountDisabled):
-			status, msg = http.StatusUnauthorized, sentence.Of(err.Error())
+			status, msg = http.StatusUnauthorized, messageOf(err)
 		default:
 			u.serverError(w, r, err)
 			return
@@ -214,13 +214,13 @@ func (u *UI) passkeyConfirms(w http.ResponseWriter, r *http.Request, acct store.
 	if err == nil {
 		return true
 	}
-	var te *identity.ThrottledError
+	wait, throttled := identity.RetryAfter(err)
 	status, msg, known := passkeyRefusal(err, "Nothing was deleted")
 	switch {
 	case known:
-	case errors.As(err, &te):
-		setThrottledRetryAfter(w, te)
-		status, msg = http.StatusTooManyRequests, "Nothing was deleted. Too many failed attempts: wait "+identity.HumanDuration(te.RetryAfter)+" and try again."
+	case throttled:
+		setThrottledRetryAfter(w, wait)
+		status, msg = http.StatusTooManyRequests, "Nothing was deleted. Too many failed attempts: wait "+identity.HumanDuration(wait)+" and try again."
 	default:
 		u.serverError(w, r, err)
 		return false

@@ -14,15 +14,10 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/linkslot/linkslot/authserver/authhttp"
-	consentui "github.com/linkslot/linkslot/consent-ui"
 	"github.com/linkslot/linkslot/internal/app"
-	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/demo"
-	"github.com/linkslot/linkslot/internal/idempotency"
-	"github.com/linkslot/linkslot/internal/identity"
 	lsmail "github.com/linkslot/linkslot/internal/mail"
-	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
@@ -67,19 +62,15 @@ func newSystem(t *testing.T) *system {
 		Mail: &lsmail.SMTP{Composer: lsmail.Composer{From: lsmail.DefaultFrom("127.0.0.1"), Host: "127.0.0.1"}, Settings: settings}})
 	must(t, err, "notifications")
 	notes.Worker.Poll = 50 * time.Millisecond
-	// The cheap hasher: under a loaded test machine argon2id's bounded
-	// slots can answer a sign-up 503 (internal/password tests that).
-	idClock := func() time.Time { return store.UTC(time.Now().Add(time.Duration(sy.idSkew.Load()))) }
-	id, err := identity.New(identity.Config{Store: sy.store, Issuer: srv.URL, Mailer: app.AccountMailer(notes.Notifier), Hasher: cheapHasher{},
-		Clock: idClock})
-	must(t, err, "identity")
-	muts := &mutation.Service{Engine: booking.NewService(sy.store, nil), Keeper: idempotency.New(sy.store, mutation.InTx(sy.store), nil, idempotency.MinTTL),
-		Notifier: notes.Notifier}
-	ui, err := consentui.New(consentui.Config{Store: sy.store, Identity: id, SecretKey: secret, Issuer: srv.URL, Logger: logger, Mutations: muts})
-	must(t, err, "consent UI")
 	ctx, cancel := context.WithCancel(bg)
 	t.Cleanup(cancel)
-	h, err = authhttp.New(ctx, authhttp.Deps{Store: sy.store, Config: cfg, UI: ui, Logger: logger, Notifications: notes})
+	// The cheap hasher: under a loaded test machine argon2id's bounded
+	// slots can answer a sign-up 503 (internal/password tests that). The
+	// services' clock (so the identity service's sign-ins) follows idSkew;
+	// the OAuth endpoints' stays the system's.
+	idClock := func() time.Time { return store.UTC(time.Now().Add(time.Duration(sy.idSkew.Load()))) }
+	h, _, err = authhttp.Wire(ctx, authhttp.Deps{Store: sy.store, Config: cfg, Logger: logger},
+		authhttp.Wiring{Services: app.ServiceOptions{Notifications: notes, Hasher: cheapHasher{}, Clock: idClock}})
 	must(t, err, "authorization server")
 	rsClock := func() time.Time { return store.UTC(time.Now().Add(time.Duration(sy.rsSkew.Load()))) }
 	rsh, err = rshttp.New(bg, rshttp.Deps{Store: sy.store, Config: cfg, Logger: logger, Clock: rsClock})

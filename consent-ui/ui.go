@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/consent"
@@ -47,12 +48,20 @@ type Store interface {
 
 var _ Store = store.Store(nil)
 
-// Config configures the pages. Store and SecretKey are required.
+// Config configures the pages. Store, SecretKey, Identity, Passkeys and
+// Bookings are required: the server's wiring builds the services once
+// (internal/app.NewAuthServices) and hands them in.
 type Config struct {
 	Store Store
-	// Identity is the account service; when nil one is built on Store
-	// with Clock and the default policy.
+	// Identity is the account service.
 	Identity *identity.Service
+	// Passkeys is the passkey service (unavailable for an IP-address
+	// issuer, which the service itself says).
+	Passkeys *passkey.Service
+	// Bookings is the process's booking engine, read by My bookings.
+	Bookings *booking.Service
+	// Feeds serves the account page's calendar feed; nil: no feed.
+	Feeds *feed.Feeds
 	// SecretKey keys the CSRF tokens (at least 32 bytes).
 	SecretKey []byte
 	// Issuer is the server's public URL; an https issuer makes cookies
@@ -73,19 +82,18 @@ type Config struct {
 	// ones. Without it, My bookings offers no Cancel and an account with
 	// upcoming bookings cannot be deleted.
 	Mutations *mutation.Service
-	// Mailer queues account e-mail for the identity service built here
-	// when Identity is nil (verification and reset links, notices), and
-	// for the passkey service (a notice for each passkey added); without
-	// it the identity service's mailer is used.
-	Mailer identity.Mailer
-	// Passkeys is the passkey service; when nil one is built on Store
-	// for Issuer (unavailable for an IP-address issuer).
-	Passkeys *passkey.Service
 	// DevMailURL is the development mailbox (/dev/mail), set only in
 	// development when e-mail is written there rather than sent: the page
 	// after a sign-up then points to it for the confirmation e-mail
 	// (docs/reference.md §15).
 	DevMailURL string
+}
+
+// WithServices is c with the pages' services taken from svc, the ones the
+// server's wiring built once (internal/app.NewAuthServices).
+func (c Config) WithServices(svc *app.AuthServices) Config {
+	c.Identity, c.Passkeys, c.Bookings, c.Feeds, c.Mutations = svc.Identity, svc.Passkeys, svc.Bookings, svc.Feeds, svc.Mutations
+	return c
 }
 
 // UI serves the pages and implements consent.AuthorizeUI.
@@ -119,8 +127,17 @@ func New(cfg Config) (*UI, error) {
 	if len(cfg.SecretKey) < 32 {
 		return nil, errors.New("consentui: Config.SecretKey must have at least 32 bytes")
 	}
+	switch {
+	case cfg.Identity == nil:
+		return nil, errors.New("consentui: Config.Identity is required (the identity service)")
+	case cfg.Passkeys == nil:
+		return nil, errors.New("consentui: Config.Passkeys is required (the passkey service)")
+	case cfg.Bookings == nil:
+		return nil, errors.New("consentui: Config.Bookings is required (the booking engine)")
+	}
 	u := &UI{store: cfg.Store, id: cfg.Identity, log: cfg.Logger, clock: cfg.Clock,
-		clientAddr: cfg.ClientAddr, perPage: cfg.ActivityPerPage, mut: cfg.Mutations, pk: cfg.Passkeys, devMail: cfg.DevMailURL}
+		clientAddr: cfg.ClientAddr, perPage: cfg.ActivityPerPage, mut: cfg.Mutations, pk: cfg.Passkeys,
+		bookings: cfg.Bookings, feeds: cfg.Feeds, devMail: cfg.DevMailURL}
 	if u.log == nil {
 		u.log = slog.Default()
 	}
@@ -133,33 +150,12 @@ func New(cfg Config) (*UI, error) {
 	if u.perPage <= 0 {
 		u.perPage = 20
 	}
-	if u.id == nil {
-		id, err := identity.New(identity.Config{Store: cfg.Store, Clock: cfg.Clock, Mailer: cfg.Mailer, Issuer: cfg.Issuer})
-		if err != nil {
-			return nil, err
-		}
-		u.id = id
-	}
-	if u.pk == nil {
-		mailer := cfg.Mailer
-		if mailer == nil {
-			mailer = u.id.Mailer()
-		}
-		pk, err := passkey.New(passkey.Config{Store: cfg.Store, Identity: u.id, Issuer: cfg.Issuer, Clock: u.clock, Mailer: mailer})
-		if err != nil {
-			return nil, err
-		}
-		u.pk = pk
-	}
 	if cfg.Issuer != "" {
 		iu, err := url.Parse(cfg.Issuer)
 		if err != nil {
 			return nil, fmt.Errorf("consentui: issuer: %w", err)
 		}
 		u.secure = iu.Scheme == "https"
-		if u.feeds, err = feed.New(cfg.Store, cfg.SecretKey, cfg.Issuer, u.clock); err != nil {
-			return nil, err
-		}
 	}
 	mac := hmac.New(sha256.New, cfg.SecretKey)
 	mac.Write([]byte("linkslot consent-ui csrf v1"))
@@ -168,7 +164,6 @@ func New(cfg Config) (*UI, error) {
 	if u.secure {
 		u.sessionCookie, u.anonCookie = "__Host-linkslot_session", "__Host-linkslot_csrf"
 	}
-	u.bookings = booking.NewService(cfg.Store, u.clock)
 	pages, err := parsePages()
 	if err != nil {
 		return nil, err

@@ -115,12 +115,12 @@ func TestBusyServerAnswers503(t *testing.T) {
 	}
 }
 
-// Without a gate of its own the server sizes one at twice the store's
-// pool, and says so in its metrics.
+// Without a gate of its own the server sizes one at twice the
+// database pool it is given (Deps.PoolSize), and says so in its metrics.
 func TestGateSizedFromThePool(t *testing.T) {
 	s := sqltest.SQLite(t)
 	m := metrics.New("authserver")
-	newEnvWith(t, s, func(d *authhttp.Deps) { d.Metrics = m })
+	newEnvWith(t, s, func(d *authhttp.Deps) { d.Metrics, d.PoolSize = m, s.PoolSize() })
 	if got, want := admissionSeries(t, m, "linkslot_admission_slots"), float64(admission.Size(s.PoolSize())); got != want || want < 2 {
 		t.Fatalf("linkslot_admission_slots = %v, want %v (twice the pool of %d)", got, want, s.PoolSize())
 	}

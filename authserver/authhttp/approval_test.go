@@ -19,16 +19,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store/storetest"
 )
 
-var _ authhttp.Approver = (*consentui.UI)(nil)
-
-// mailingUI is the test UI with approvals that queue the "app connected"
-// e-mail in the outbox, as consentui.UI's do.
-type mailingUI struct {
-	testUI
-	approvals identity.Approvals
-}
-
-func (u mailingUI) Approvals() identity.Approvals { return u.approvals }
+var _ authhttp.Mounter = (*consentui.UI)(nil)
 
 // TestApprovalCommitsWithCode: the consent POST records the link, queues
 // the "app connected" e-mail and stores the code in one transaction. When
@@ -44,7 +35,9 @@ func TestApprovalCommitsWithCode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d.UI = mailingUI{testUI: testUI{f}, approvals: identity.Approvals{Mailer: app.AccountMailer(n), Issuer: d.Config.Issuer}}
+			// Approvals that queue the "app connected" e-mail in the
+			// outbox, as the identity service's do.
+			d.Approvals = identity.Approvals{Mailer: app.AccountMailer(n), Issuer: d.Config.Issuer}
 		})
 		connected := func() int {
 			t.Helper()

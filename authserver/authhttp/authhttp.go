@@ -1,10 +1,12 @@
 // Package authhttp builds the whole authorization server as one
 // http.Handler: signing keys, fosite storage and provider, the OAuth
-// endpoints, health endpoints, and the consent UI's pages when the UI
-// provides them. It is the one constructor both the authserver command and
-// other packages' end-to-end tests (the resource server's, for instance)
-// mount — on a listener or on httptest.Server — so every caller gets exactly
-// the production wiring.
+// endpoints, health endpoints, and the consent UI's pages (Deps.Pages).
+// Wire is the server's one wiring — the services built once
+// (app.NewAuthServices), the consent UI over them, New, and the outbox
+// worker — which both the authserver command and other packages'
+// end-to-end tests (the resource server's, for instance) mount, on a
+// listener or on httptest.Server, so every caller gets exactly the
+// production wiring. New itself builds no service it is not given.
 //
 // Every request runs under LINKSLOT_REQUEST_TIMEOUT (its context's
 // deadline) and a body limit: 1 MiB (MaxBodyBytes), a catalog import
@@ -43,21 +45,35 @@ import (
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/metrics"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/safefetch"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
 // Deps are the server's dependencies. Store, Config (Issuer, Resource,
-// SecretKey, RefreshIdle, RefreshAbsolute) and UI are required.
+// SecretKey, RefreshIdle, RefreshAbsolute), UI and Feeds are required;
+// the server's wiring builds the services once (internal/app
+// .NewAuthServices) and runs the outbox worker itself.
 type Deps struct {
 	Store  store.Store
 	Config config.Config
-	// UI renders sign-in, consent and error pages. When it also has a
-	// Mount(*http.ServeMux) method (consentui.UI does), its pages are
-	// mounted on the same server; when it is an Approver, approvals go
-	// through its identity service.
+	// UI renders sign-in, consent and error pages, and asks again for
+	// prompt=login and max_age.
 	UI consent.AuthorizeUI
+	// Pages, when set, mounts the UI's own pages on the same server
+	// (consentui.UI).
+	Pages Mounter
+	// Approvals records consent and e-mails the person when an app is
+	// connected (the identity service's, identity.Service.Approvals); the
+	// zero value records approvals without e-mail.
+	Approvals identity.Approvals
+	// Feeds serves the calendar feeds (GET /calendar/{token}).
+	Feeds *feed.Feeds
+	// DCRStore keeps dynamic registrations and the rate windows their
+	// limit counts in (the *sqlstore.Store); required with
+	// LINKSLOT_DCR_POLICY=open.
+	DCRStore dcr.Store
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Metrics counts requests and token issuance (nil: off).
@@ -69,16 +85,15 @@ type Deps struct {
 	// its own expiry checks; the store checks stored expiries against Clock
 	// as well, so a clock set ahead ages codes and tokens in tests.
 	Clock store.Clock
-	// Notifications deliver the outbox (this process runs a worker until
-	// ctx ends); nil builds them from Config.
-	Notifications *app.Notifications
 	// Fetch tunes the fetches of client metadata documents and client key
 	// sets (tests: a resolver and a test CA); the zero value is production.
 	Fetch FetchOptions
 	// Gate admits the OAuth endpoints' requests (package admission); nil
-	// builds one of admission.Size slots for the store's pool
-	// (sqlstore.Store.PoolSize).
+	// builds one of admission.Size slots for PoolSize.
 	Gate *admission.Gate
+	// PoolSize is the database pool's size (sqlstore.Store.PoolSize);
+	// zero means PostgreSQL's default, 16.
+	PoolSize int
 }
 
 // FetchOptions tune outside fetches (safefetch).
@@ -87,19 +102,17 @@ type FetchOptions struct {
 	RootCAs  *x509.CertPool
 }
 
-// Mounter is implemented by UIs that serve their own pages.
+// Mounter is a UI that serves its own pages.
 type Mounter interface{ Mount(*http.ServeMux) }
-
-// Approver is implemented by UIs whose identity service records consent
-// and e-mails the person when an app is connected (consentui.UI does);
-// with other UIs approvals are recorded without e-mail.
-type Approver interface{ Approvals() identity.Approvals }
 
 // New builds the handler. It creates the first token signing key when none
 // exists.
 func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if d.Store == nil || d.UI == nil {
 		return nil, errors.New("authhttp: Store and UI are required")
+	}
+	if d.Feeds == nil {
+		return nil, errors.New("authhttp: Feeds is required (the calendar feed service)")
 	}
 	c := d.Config
 	if c.Issuer == "" || c.Resource == "" {
@@ -117,14 +130,6 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if c.RefreshIdle <= 0 {
 		c.RefreshIdle = 30 * 24 * time.Hour
 	}
-	if d.Notifications == nil {
-		n, err := app.NewNotifications(c, d.Store, app.NotificationOptions{Clock: d.Clock, Metrics: d.Metrics.Registry(), Logger: d.Logger})
-		if err != nil {
-			return nil, fmt.Errorf("notifications: %w", err)
-		}
-		d.Notifications = n
-	}
-	go d.Notifications.Worker.Run(ctx)
 	// ES256 keys sign access tokens and ID tokens; RS256 keys the ID tokens
 	// of clients that choose RS256. The JWKS publishes both.
 	km := keys.NewManager(d.Store, c.SecretKey, store.KeyPurposeToken, d.Clock)
@@ -153,18 +158,19 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	var approvals identity.Approvals
-	if a, ok := d.UI.(Approver); ok {
-		approvals = a.Approvals()
-	}
+	approvals := d.Approvals
 	gate := d.Gate
 	if gate == nil {
-		gate = admission.New(admission.Size(poolSize(d.Store)), 0)
+		pool := d.PoolSize
+		if pool <= 0 {
+			pool = 16
+		}
+		gate = admission.New(admission.Size(pool), 0)
 	}
 	if r := d.Metrics.Registry(); r != nil {
 		gate.Register(prometheus.WrapRegistererWith(prometheus.Labels{"service": "authserver"}, r))
 	}
-	registrations, err := newRegistrations(d.Store, c, d.Clock)
+	registrations, err := newRegistrations(d.DCRStore, c, d.Clock)
 	if err != nil {
 		return nil, err
 	}
@@ -173,17 +179,13 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		Issuer: c.Issuer, Resources: []string{c.Resource}, Tx: approvalTx{fs}, Approvals: approvals, Metrics: d.Metrics, URLClients: urlClients,
 		AllowedOrigins: c.AllowedOrigins, Development: !c.Production}).Mount(mux)
 	app.Health(mux, d.Store)
-	if m, ok := d.UI.(Mounter); ok {
-		m.Mount(mux)
+	if d.Pages != nil {
+		d.Pages.Mount(mux)
 	}
 	if d.Mount != nil {
 		d.Mount(mux)
 	}
-	feeds, err := feed.New(d.Store, c.SecretKey, c.Issuer, d.Clock)
-	if err != nil {
-		return nil, err
-	}
-	mux.Handle("GET /calendar/{token}", feeds.Handler())
+	mux.Handle("GET /calendar/{token}", d.Feeds.Handler())
 	if !c.Production {
 		// The development mailbox (CONTRACT §11); absent, so 404, in
 		// production.
@@ -207,7 +209,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 // LINKSLOT_DCR_POLICY=open (nil when off). Its rate limit is kept in the
 // database's rate windows on either dialect, so replicas share it
 // (docs/reference.md §13).
-func newRegistrations(s store.Store, c config.Config, clock store.Clock) (*dcr.Service, error) {
+func newRegistrations(s dcr.Store, c config.Config, clock store.Clock) (*dcr.Service, error) {
 	policy, err := dcr.ParsePolicy(c.DCRPolicy)
 	if err != nil {
 		return nil, fmt.Errorf("LINKSLOT_DCR_POLICY %v", err)
@@ -215,21 +217,11 @@ func newRegistrations(s store.Store, c config.Config, clock store.Clock) (*dcr.S
 	if policy == dcr.PolicyOff {
 		return nil, nil
 	}
-	ds, ok := s.(dcr.Store)
-	if !ok {
-		return nil, fmt.Errorf("authhttp: dynamic client registration needs a store with rate windows, not %T", s)
+	if s == nil {
+		return nil, errors.New("authhttp: LINKSLOT_DCR_POLICY=open needs Deps.DCRStore (the store's registrations and rate windows)")
 	}
-	return dcr.New(ds, dcr.Options{Scopes: c.DCRScopes, Rate: c.DCRRate, Clock: clock,
+	return dcr.New(s, dcr.Options{Scopes: c.DCRScopes, Rate: c.DCRRate, Clock: clock,
 		ClientURI: func(id string) string { return endpoint.RegistrationClientURI(c.Issuer, id) }}), nil
-}
-
-// poolSize is the store's database pool size (sqlstore.Store.PoolSize), or
-// the PostgreSQL default for a store that does not say.
-func poolSize(s store.Store) int {
-	if p, ok := s.(interface{ PoolSize() int }); ok && p.PoolSize() > 0 {
-		return p.PoolSize()
-	}
-	return 16
 }
 
 // deadline bounds every request's work, database calls included
@@ -252,7 +244,7 @@ func recoverer(log *slog.Logger, h http.Handler) http.Handler {
 					panic(v)
 				}
 				log.ErrorContext(r.Context(), "panic serving request", "path", r.URL.Path, "panic", fmt.Sprintf("%T", v))
-				http.Error(w, `{"error":"server_error"}`, http.StatusInternalServerError)
+				http.Error(w, `{"error":"`+problem.CodeServerError+`"}`, http.StatusInternalServerError)
 			}
 		}()
 		h.ServeHTTP(w, r)

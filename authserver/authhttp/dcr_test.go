@@ -29,12 +29,13 @@ import (
 
 const registerPath = "/oauth2/register"
 
-// newDCREnv is the harness with LINKSLOT_DCR_POLICY=open and mod applied
-// to the configuration.
-func newDCREnv(t *testing.T, s store.Store, mod func(*authhttp.Deps)) *env {
+// newDCREnv is the harness with LINKSLOT_DCR_POLICY=open, the
+// registrations kept in s, and mod applied to the configuration.
+func newDCREnv(t *testing.T, s *sqlstore.Store, mod func(*authhttp.Deps)) *env {
 	t.Helper()
 	return newEnvWith(t, s, func(d *authhttp.Deps) {
 		d.Config.DCRPolicy = "open"
+		d.DCRStore = s
 		if mod != nil {
 			mod(d)
 		}

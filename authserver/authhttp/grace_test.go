@@ -55,7 +55,7 @@ func (g *graceEnv) graceAnswers(t *testing.T) float64 {
 func (g *graceEnv) replica(t *testing.T, s store.Store) (string, *metrics.Metrics) {
 	t.Helper()
 	d := g.deps
-	d.Store, d.Metrics, d.Gate, d.Notifications = s, metrics.New("authserver"), nil, nil
+	d.Store, d.Metrics, d.Gate = s, metrics.New("authserver"), nil
 	h, err := authhttp.New(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/linkslot/linkslot/internal/clients"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/feed"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/testkit"
 )
@@ -151,8 +152,11 @@ func newEnvWith(t testing.TB, s store.Store, mod func(*authhttp.Deps)) *env {
 	cfg := config.Config{Issuer: e.issuer, Resource: resource, SecretKey: []byte("test-secret-key-test-secret-key-0123"),
 		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour}
 	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	var err error
-	deps := authhttp.Deps{Store: s, Config: cfg, UI: testUI{s}, Logger: log, Clock: e.now}
+	feeds, err := feed.New(s, cfg.SecretKey, cfg.Issuer, e.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := authhttp.Deps{Store: s, Config: cfg, UI: testUI{s}, Feeds: feeds, Logger: log, Clock: e.now}
 	if mod != nil {
 		mod(&deps)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/linkslot/linkslot/internal/catalogfile"
+	"github.com/linkslot/linkslot/internal/problem"
 )
 
 // MaxBodyBytes bounds the body of every request to the authorization
@@ -76,9 +77,9 @@ func tooLarge(w http.ResponseWriter, r *http.Request, limit int64) {
 	var body any
 	switch p := r.URL.Path; {
 	case strings.HasPrefix(p, "/oauth2/"), p == "/userinfo":
-		body = map[string]string{"error": "invalid_request", "error_description": desc}
+		body = map[string]string{"error": problem.CodeInvalidRequest, "error_description": desc}
 	case strings.HasPrefix(p, "/admin/api/"):
-		body = map[string]any{"error": map[string]string{"code": "too_large", "message": desc}}
+		body = map[string]any{"error": map[string]string{"code": problem.CodeTooLarge, "message": desc}}
 	default:
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Content-Security-Policy", "default-src 'none'")

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/linkslot/linkslot/authserver/authhttp"
-	consentui "github.com/linkslot/linkslot/consent-ui"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
@@ -48,12 +47,8 @@ func TestWithConsentUI(t *testing.T) {
 	}
 	secret := []byte("ui-test-secret-key-ui-test-secret-key")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: srv.URL, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err = authhttp.New(ctx, authhttp.Deps{Store: s, UI: ui, Logger: log, Config: config.Config{Issuer: srv.URL,
-		Resource: resource, SecretKey: secret, RefreshIdle: time.Hour, RefreshAbsolute: 2 * time.Hour}})
+	h, _, err = authhttp.Wire(ctx, authhttp.Deps{Store: s, Logger: log, Config: config.Config{Issuer: srv.URL,
+		Resource: resource, SecretKey: secret, RefreshIdle: time.Hour, RefreshAbsolute: 2 * time.Hour}}, authhttp.Wiring{})
 	if err != nil {
 		t.Fatal(err)
 	}

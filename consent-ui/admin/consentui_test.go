@@ -13,9 +13,11 @@ import (
 	"testing"
 
 	consentui "github.com/linkslot/linkslot/consent-ui"
-	"github.com/linkslot/linkslot/consent-ui/admin"
+	adminui "github.com/linkslot/linkslot/consent-ui/admin"
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/admin/adminapi"
+	"github.com/linkslot/linkslot/internal/app"
+	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
@@ -41,7 +43,14 @@ func TestWithConsentUI(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: []byte(strings.Repeat("k", 32)), Logger: log})
+	key := []byte(strings.Repeat("k", 32))
+	// The services need an issuer for their e-mails' links; the pages run
+	// without one, as on a test server.
+	services, err := app.NewAuthServices(config.Config{Issuer: "http://127.0.0.1:8080", SecretKey: key}, s, app.ServiceOptions{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: key, Logger: log}.WithServices(services))
 	if err != nil {
 		t.Fatal(err)
 	}

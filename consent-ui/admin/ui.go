@@ -16,8 +16,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
-	"github.com/linkslot/linkslot/consent-ui/internal/sentence"
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/catalogfile"
 	"github.com/linkslot/linkslot/internal/clients"
@@ -246,7 +247,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.ui.RenderError(w, r, http.StatusNotFound, "Not found", "It may have been deleted by another administrator.")
 	case errors.Is(err, admin.ErrConflict), errors.Is(err, admin.ErrAlreadyExists):
 		e, _ := problem.As(err)
-		h.ui.RenderError(w, r, http.StatusConflict, "Not possible", sentence.Of(e.Message))
+		h.ui.RenderError(w, r, http.StatusConflict, "Not possible", asSentence(e.Message))
 	default:
 		h.serverError(w, r, err)
 	}
@@ -346,9 +347,8 @@ func readForm(r *http.Request) admin.ClientInfo {
 }
 
 func problemsOf(err error) ([]admin.Problem, bool) {
-	var ie *admin.InvalidError
-	if errors.As(err, &ie) {
-		return ie.Problems, true
+	if ps, ok := admin.ProblemsOf(err); ok {
+		return ps, true
 	}
 	if e, ok := problem.As(err); ok && errors.Is(err, admin.ErrAlreadyExists) {
 		return []admin.Problem{{Path: e.Field, Message: e.Message}}, true
@@ -506,9 +506,8 @@ func (h *Handler) getUsers(w http.ResponseWriter, r *http.Request, p *page) {
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
 	users, more, err := h.svc.ListUsers(r.Context(), query, usersPage, offset)
-	var ie *admin.InvalidError
-	if errors.As(err, &ie) {
-		p.Problems, query, users, more = ie.Problems, "", nil, false
+	if ps, ok := admin.ProblemsOf(err); ok {
+		p.Problems, query, users, more = ps, "", nil, false
 	} else if err != nil {
 		h.serverError(w, r, err)
 		return
@@ -713,4 +712,20 @@ func (h *Handler) getAudit(w http.ResponseWriter, r *http.Request, p *page) {
 		NextOffset, PrevOffset int
 	}{rows, more, offset > 0, offset + len(evs), max(offset-auditPage, 0)}
 	h.render(w, r, http.StatusOK, "audit", p)
+}
+
+// asSentence makes a sentence for the page of an admin service message,
+// which is written as a clause for the command line and the JSON API
+// ("client \"x\" is public and has no secret").
+func asSentence(clause string) string {
+	clause = strings.TrimSpace(clause)
+	if clause == "" {
+		return ""
+	}
+	r, n := utf8.DecodeRuneInString(clause)
+	clause = string(unicode.ToUpper(r)) + clause[n:]
+	if !strings.HasSuffix(clause, ".") && !strings.HasSuffix(clause, "!") && !strings.HasSuffix(clause, "?") {
+		clause += "."
+	}
+	return clause
 }

@@ -316,8 +316,7 @@ func TestCLICatalog(t *testing.T) {
 
 		// A half-valid file writes nothing and lists every problem.
 		_, err := run(t, svc, "", "catalog", "import", bad)
-		var ie *admin.InvalidError
-		if !errors.As(err, &ie) || len(ie.Problems) != 4 {
+		if ps, ok := admin.ProblemsOf(err); !ok || len(ps) != 4 {
 			t.Fatalf("half-valid import: %v", err)
 		}
 		for _, w := range []string{"businesses[1].category", "businesses[1].timezone", "businesses[1].staff[0].services[0]", "businesses[1].staff[0].hours.monday[1]"} {

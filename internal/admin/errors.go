@@ -1,19 +1,7 @@
 package admin
 
 import (
-	"fmt"
-	"strings"
-
-	"github.com/linkslot/linkslot/internal/catalogfile"
 	"github.com/linkslot/linkslot/internal/problem"
-)
-
-// Codes of the errors below.
-const (
-	CodeNotFound      = "not_found"
-	CodeAlreadyExists = "already_exists"
-	CodeInvalid       = "invalid_input"
-	CodeConflict      = "conflict"
 )
 
 // The kinds of failure the operations answer, as the one domain error type
@@ -22,43 +10,46 @@ const (
 // is one, the field at fault.
 var (
 	// ErrNotFound: no client, account or business by that name.
-	ErrNotFound = problem.New(CodeNotFound, "not found")
+	ErrNotFound = problem.New(problem.CodeNotFound, "not found")
 	// ErrAlreadyExists: the client id or email address is taken.
-	ErrAlreadyExists = problem.New(CodeAlreadyExists, "already exists")
-	// ErrInvalid: the input was refused; errors.As an *InvalidError for
-	// every problem.
-	ErrInvalid = problem.New(CodeInvalid, "invalid input")
+	ErrAlreadyExists = problem.New(problem.CodeAlreadyExists, "already exists")
+	// ErrInvalid: the input was refused; the *problem.Error's Problems
+	// list every part at fault.
+	ErrInvalid = problem.New(problem.CodeInvalidInput, "invalid input")
 	// ErrConflict: the change cannot be made in the record's current state
 	// (rotating the secret of a public client, removing staff that still
 	// has bookings).
-	ErrConflict = problem.New(CodeConflict, "conflict")
+	ErrConflict = problem.New(problem.CodeConflict, "conflict")
 )
 
 // Problem is one refused part of an input, with its path when it has one
 // (a catalog file path, or a field name such as redirect_uris).
-type Problem = catalogfile.Problem
+type Problem = problem.Problem
 
-// InvalidError lists every problem of a refused input.
-type InvalidError struct {
-	Problems []Problem
+// invalidInput refuses an input for every one of its problems: ErrInvalid
+// (errors.Is holds) with the problems listed.
+func invalidInput(problems ...Problem) error {
+	return problem.Invalid(problem.CodeInvalidInput, ErrInvalid.Message, problems...)
 }
-
-// Error lists the problems, one per line when there are several, so the
-// command line prints a readable list.
-func (e *InvalidError) Error() string {
-	parts := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		parts[i] = p.String()
-	}
-	if len(parts) == 1 {
-		return "invalid input: " + parts[0]
-	}
-	return fmt.Sprintf("invalid input, %d problems:\n  %s", len(parts), strings.Join(parts, "\n  "))
-}
-
-// Is makes errors.Is(err, ErrInvalid) hold.
-func (e *InvalidError) Is(target error) bool { return problem.CodeOf(target) == CodeInvalid }
 
 func invalid(path, msg string) error {
-	return &InvalidError{Problems: []Problem{{Path: path, Message: msg}}}
+	return invalidInput(Problem{Path: path, Message: msg})
+}
+
+// ProblemsOf returns every problem of a refused input (ErrInvalid with its
+// problems listed), when err is one.
+func ProblemsOf(err error) ([]Problem, bool) {
+	if e, ok := problem.As(err); ok && e.Code == problem.CodeInvalidInput && len(e.Problems) > 0 {
+		return e.Problems, true
+	}
+	return nil, false
+}
+
+// messageOf is the message of the *problem.Error in err (identity's
+// sentences about an email address or password), or err's text.
+func messageOf(err error) string {
+	if e, ok := problem.As(err); ok {
+		return e.Message
+	}
+	return err.Error()
 }

@@ -262,7 +262,7 @@ var (
 // administrator already registered answers ErrAlreadyExists.
 func (s *Service) RegisterURLClient(ctx context.Context, a Actor, spec URLClientSpec) (ClientInfo, error) {
 	u := strings.TrimSpace(spec.URL)
-	bad := func(path, msg string) error { return &InvalidError{Problems: []Problem{{Path: path, Message: msg}}} }
+	bad := invalid
 	if !clients.IsURLID(u) {
 		return ClientInfo{}, bad("client_id_url", "the client id URL must be an https URL, such as https://claude.ai/oauth/mcp-oauth-client-metadata")
 	}
@@ -378,21 +378,19 @@ func clean(in []string) []string {
 // On top of those rules a client must be allowed at least one scope: one
 // with none could never be granted anything.
 func validateClient(c store.Client) error {
-	ie := &InvalidError{}
+	var problems []Problem
 	if err := clients.Validate(c); err != nil {
-		var ve *clients.ValidationError
-		if !errors.As(err, &ve) {
-			return &InvalidError{Problems: []Problem{{Message: err.Error()}}}
+		ve, ok := problem.As(err)
+		if !ok {
+			return err
 		}
-		for _, p := range ve.Problems {
-			ie.Problems = append(ie.Problems, Problem{Path: p.Field, Message: p.Message})
-		}
+		problems = append(problems, ve.Problems...)
 	}
 	if len(c.AllowedScopes) == 0 {
-		ie.Problems = append(ie.Problems, Problem{Path: "allowed_scopes", Message: "at least one allowed scope is required (for example openid)"})
+		problems = append(problems, Problem{Path: "allowed_scopes", Message: "at least one allowed scope is required (for example openid)"})
 	}
-	if len(ie.Problems) > 0 {
-		return ie
+	if len(problems) > 0 {
+		return invalidInput(problems...)
 	}
 	return nil
 }
@@ -425,8 +423,8 @@ func (s *Service) CreateClient(ctx context.Context, a Actor, spec ClientSpec) (C
 		return CreatedClient{}, err
 	}
 	if clients.IsDynamicID(c.ID) {
-		return CreatedClient{}, &InvalidError{Problems: []Problem{{Path: "id", Message: fmt.Sprintf(
-			"client ids that begin with %q are given to clients that register themselves; choose another id", clients.DynamicPrefix)}}}
+		return CreatedClient{}, invalid("id", fmt.Sprintf(
+			"client ids that begin with %q are given to clients that register themselves; choose another id", clients.DynamicPrefix))
 	}
 	err := s.inTx(ctx, func(tx Tx) error {
 		if _, err := tx.GetClient(ctx, c.ID); err == nil {
@@ -599,13 +597,13 @@ func (s *Service) CreateUser(ctx context.Context, a Actor, email, pw string, adm
 	var problems []Problem
 	e, err := identity.NormalizeEmail(email)
 	if err != nil {
-		problems = append(problems, Problem{Path: "email", Message: err.Error()})
+		problems = append(problems, Problem{Path: "email", Message: messageOf(err)})
 	}
 	if err := identity.CheckPassword(email, pw); err != nil {
-		problems = append(problems, Problem{Path: "password", Message: err.Error()})
+		problems = append(problems, Problem{Path: "password", Message: messageOf(err)})
 	}
 	if len(problems) > 0 {
-		return AccountInfo{}, &InvalidError{Problems: problems}
+		return AccountInfo{}, invalidInput(problems...)
 	}
 	hash, err := password.Hash(pw)
 	if err != nil {
@@ -663,7 +661,7 @@ func (s *Service) SetAdmin(ctx context.Context, a Actor, email string, admin boo
 
 // ImportCatalog validates a catalog file as a whole and then writes every
 // business in it in one transaction: a bad file changes nothing and answers
-// an *InvalidError with every problem and its path. It returns the imported
+// ErrInvalid with every problem and its path. It returns the imported
 // business references in file order.
 func (s *Service) ImportCatalog(ctx context.Context, a Actor, data []byte, format string) ([]string, error) {
 	res, err := s.ImportCatalogReport(ctx, a, data, format)
@@ -685,9 +683,8 @@ func (s *Service) ImportCatalogReport(ctx context.Context, a Actor, data []byte,
 	}
 	cats, err := catalogfile.Parse(data, format)
 	if err != nil {
-		var ve *catalogfile.ValidationError
-		if errors.As(err, &ve) {
-			return ImportResult{}, &InvalidError{Problems: ve.Problems}
+		if ve, ok := problem.As(err); ok {
+			return ImportResult{}, invalidInput(ve.Problems...)
 		}
 		return ImportResult{}, err
 	}
@@ -712,8 +709,8 @@ func (s *Service) ImportCatalogReport(ctx context.Context, a Actor, data []byte,
 			if err != nil {
 				var inUse *store.InUseError
 				if errors.As(err, &inUse) {
-					return &InvalidError{Problems: []Problem{{Path: fmt.Sprintf("businesses[%d]", i),
-						Message: fmt.Sprintf("%s %q still has bookings; keep it in the file, or cancel its bookings first", inUse.Kind, inUse.Reference)}}}
+					return invalid(fmt.Sprintf("businesses[%d]", i),
+						fmt.Sprintf("%s %q still has bookings; keep it in the file, or cancel its bookings first", inUse.Kind, inUse.Reference))
 				}
 				return fmt.Errorf("admin: import business %q: %w", ref, err)
 			}

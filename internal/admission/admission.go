@@ -36,6 +36,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -141,7 +142,7 @@ func Refuse(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusServiceUnavailable)
-	w.Write([]byte(`{"error":"temporarily_unavailable","error_description":"The server is busy. Retry in a moment (Retry-After); nothing was changed."}`))
+	w.Write([]byte(`{"error":"` + problem.CodeTemporarilyUnavailable + `","error_description":"The server is busy. Retry in a moment (Retry-After); nothing was changed."}`))
 }
 
 const busyPage = `<!doctype html>

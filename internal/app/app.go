@@ -231,11 +231,9 @@ func ServeMetrics(ctx context.Context, addr string, h http.Handler, log *slog.Lo
 // it are shared by the replicas: on PostgreSQL they are (the rate limits
 // and the sign-in throttle hold across every process, CONTRACT §13);
 // SQLite is a single-node deployment and keeps them in process.
-func SharedRateWindows(s store.Store) (store.RateWindows, bool) {
-	d, ok := s.(interface{ Dialect() string })
-	if !ok || d.Dialect() != "postgres" {
+func SharedRateWindows(s *sqlstore.Store) (store.RateWindows, bool) {
+	if s.Dialect() != "postgres" {
 		return nil, false
 	}
-	rw, ok := s.(store.RateWindows)
-	return rw, ok
+	return s, true
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
@@ -48,7 +49,7 @@ func TestConcurrentCreates(t *testing.T) {
 		for i := range same {
 			same[i] = CreateRequest{AccountID: fmt.Sprintf("acc_%d", i), BusinessRef: "biz-race", ServiceRef: "svc-00", StaffRef: "stf-00", StartsAt: at(9, 0)}
 		}
-		if got := race(t, f, same); got[""] != 1 || got[CodeSlotTaken] != 49 {
+		if got := race(t, f, same); got[""] != 1 || got[problem.CodeSlotTaken] != 49 {
 			t.Fatalf("same slot: %v, want 1 confirmed and 49 slot_taken", got)
 		}
 
@@ -131,7 +132,7 @@ func TestConcurrentMoves(t *testing.T) {
 			}(p)
 		}
 		wg.Wait()
-		if got[""] != 1 || got[""]+got[CodeBookingChanged]+got[CodeSlotTaken] != 10 {
+		if got[""] != 1 || got[""]+got[problem.CodeBookingChanged]+got[problem.CodeSlotTaken] != 10 {
 			t.Fatalf("outcomes %v, want one success and the rest booking_changed", got)
 		}
 		cur, _ := s.GetBooking(ctx, b.ID)

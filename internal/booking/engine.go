@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -74,11 +75,11 @@ func (e *catalogEntry) rulesAt(now time.Time) rules {
 func (r rules) check(s time.Time) *Error {
 	switch {
 	case s.Before(r.now):
-		return newErr(CodeInThePast, "That time has already passed. Call check_business_availability for open times.")
+		return newErr(problem.CodeInThePast, "That time has already passed. Call check_business_availability for open times.")
 	case s.Before(r.earliest):
-		return newErr(CodeTooSoon, "That time is inside the business's minimum notice. Call check_business_availability for the earliest open times.")
+		return newErr(problem.CodeTooSoon, "That time is inside the business's minimum notice. Call check_business_availability for the earliest open times.")
 	case s.After(r.latest):
-		return newErr(CodeBeyondHorizon, "That time is further ahead than this business takes bookings. Pick a date within its booking horizon (see booking_horizon_days).")
+		return newErr(problem.CodeBeyondHorizon, "That time is further ahead than this business takes bookings. Pick a date within its booking horizon (see booking_horizon_days).")
 	}
 	return nil
 }
@@ -172,5 +173,5 @@ func (e *catalogEntry) validate(st *store.Staff, sv *store.Service, start time.T
 }
 
 func errSlotTaken(wrapped error) *Error {
-	return newErr(CodeSlotTaken, "That time is not open (already taken, outside working hours, or off the slot grid). Call check_business_availability for open times and pick one of them exactly.").Wrap(wrapped)
+	return newErr(problem.CodeSlotTaken, "That time is not open (already taken, outside working hours, or off the slot grid). Call check_business_availability for open times and pick one of them exactly.").Wrap(wrapped)
 }

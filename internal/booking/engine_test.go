@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -149,17 +150,17 @@ func TestValidateErrors(t *testing.T) {
 	cases := []struct {
 		start, want string
 	}{
-		{"2026-06-01T07:30:00Z", CodeInThePast},
-		{"2026-06-01T08:30:00Z", CodeTooSoon},
+		{"2026-06-01T07:30:00Z", problem.CodeInThePast},
+		{"2026-06-01T08:30:00Z", problem.CodeTooSoon},
 		{"2026-06-01T09:00:00Z", ""},
-		{"2026-06-11T09:00:00Z", CodeBeyondHorizon},
-		{"2026-06-02T09:15:00Z", CodeSlotTaken}, // off the grid
-		{"2026-06-02T09:30:00Z", CodeSlotTaken}, // its after-buffer meets b1
+		{"2026-06-11T09:00:00Z", problem.CodeBeyondHorizon},
+		{"2026-06-02T09:15:00Z", problem.CodeSlotTaken}, // off the grid
+		{"2026-06-02T09:30:00Z", problem.CodeSlotTaken}, // its after-buffer meets b1
 		{"2026-06-02T09:00:00Z", ""},
-		{"2026-06-02T10:30:00Z", CodeSlotTaken}, // inside b1
+		{"2026-06-02T10:30:00Z", problem.CodeSlotTaken}, // inside b1
 		{"2026-06-02T11:00:00Z", ""},
-		{"2026-06-02T11:45:00Z", CodeSlotTaken}, // does not fit before 12:00
-		{"2026-06-02T13:00:00Z", CodeSlotTaken}, // closed
+		{"2026-06-02T11:45:00Z", problem.CodeSlotTaken}, // does not fit before 12:00
+		{"2026-06-02T13:00:00Z", problem.CodeSlotTaken}, // closed
 	}
 	for _, c := range cases {
 		err := e.validate(&e.cat.Staff[0], &e.cat.Services[0], ts(t, c.start), bks, "", now)
@@ -278,7 +279,7 @@ func TestParseInstant(t *testing.T) {
 	for _, c := range cases {
 		got, err := ParseInstant("starts_at", c.in)
 		if c.want == "" {
-			if e, ok := AsError(err); !ok || e.Code != CodeInvalidTime || e.Field != "starts_at" {
+			if e, ok := AsError(err); !ok || e.Code != problem.CodeInvalidTime || e.Field != "starts_at" {
 				t.Errorf("ParseInstant(%q) = %v, %v; want invalid_time", c.in, got, err)
 			}
 			continue

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -111,7 +112,7 @@ func ParseInstant(field, s string) (time.Time, error) {
 	// can print.
 	u := store.UTC(t)
 	if err != nil || !rfc3339RE.MatchString(s) || u.IsZero() || u.Year() < 1 || u.Year() > 9999 {
-		return time.Time{}, fieldErr(CodeInvalidTime, field, "%s must be an exact RFC 3339 instant with its offset, such as 2026-03-10T09:30:00-04:00, copied from an availability answer; natural language and times without an offset are not accepted.", field)
+		return time.Time{}, fieldErr(problem.CodeInvalidTime, field, "%s must be an exact RFC 3339 instant with its offset, such as 2026-03-10T09:30:00-04:00, copied from an availability answer; natural language and times without an offset are not accepted.", field)
 	}
 	return u, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -33,7 +34,7 @@ func NormalizeReference(ref string) string {
 // (internal/mutation), and is the engine's one caller for changes.
 func CheckText(field, v string) error {
 	if !utf8.ValidString(v) || utf8.RuneCountInString(v) > MaxNotes {
-		return fieldErr(CodeInvalidArgument, field, "%s must be valid text of at most %d characters; shorten it and call again.", field, MaxNotes)
+		return fieldErr(problem.CodeInvalidArgument, field, "%s must be valid text of at most %d characters; shorten it and call again.", field, MaxNotes)
 	}
 	return nil
 }
@@ -43,11 +44,11 @@ func CheckText(field, v string) error {
 func movable(b store.Booking, now time.Time) *Error {
 	switch {
 	case b.Status == store.BookingCancelled:
-		return newErr(CodeAlreadyCancelled, "Booking %s is cancelled and cannot be moved. Create a new booking with create_my_booking instead.", b.Reference)
+		return newErr(problem.CodeAlreadyCancelled, "Booking %s is cancelled and cannot be moved. Create a new booking with create_my_booking instead.", b.Reference)
 	case b.Status != store.BookingConfirmed || !b.StartsAt.After(now):
-		return newErr(CodeInThePast, "Booking %s has already started or taken place and cannot be moved. Create a new booking with create_my_booking instead.", b.Reference)
+		return newErr(problem.CodeInThePast, "Booking %s has already started or taken place and cannot be moved. Create a new booking with create_my_booking instead.", b.Reference)
 	case b.PaymentState != "" && b.PaymentState != store.PaymentNone:
-		return newErr(CodePaymentActive, "Booking %s has an active payment or deposit hold, so it can only be changed with the business directly.", b.Reference)
+		return newErr(problem.CodePaymentActive, "Booking %s has an active payment or deposit hold, so it can only be changed with the business directly.", b.Reference)
 	}
 	return nil
 }
@@ -78,7 +79,7 @@ func (s *Service) PlanCreate(ctx context.Context, r CreateRequest) (CreatePlan, 
 		return CreatePlan{}, errors.New("booking: PlanCreate without an account")
 	}
 	if r.StartsAt.IsZero() {
-		return CreatePlan{}, fieldErr(CodeInvalidTime, "starts_at", "starts_at must be an exact RFC 3339 instant with its offset, taken from check_business_availability.")
+		return CreatePlan{}, fieldErr(problem.CodeInvalidTime, "starts_at", "starts_at must be an exact RFC 3339 instant with its offset, taken from check_business_availability.")
 	}
 	e, err := s.entryByRef(ctx, r.BusinessRef)
 	if err != nil {
@@ -93,7 +94,7 @@ func (s *Service) PlanCreate(ctx context.Context, r CreateRequest) (CreatePlan, 
 	}
 	if sv.DepositRequired {
 		b := e.cat.Business
-		de := newErr(CodeDepositRequired, "%s at %s requires a deposit, which cannot be paid here. Nothing was booked; the person can finish the booking on the business's own page%s.", sv.Name, b.Name, urlHint(b.BookingURL))
+		de := newErr(problem.CodeDepositRequired, "%s at %s requires a deposit, which cannot be paid here. Nothing was booked; the person can finish the booking on the business's own page%s.", sv.Name, b.Name, urlHint(b.BookingURL))
 		de.BookingURL = b.BookingURL
 		return CreatePlan{}, de
 	}
@@ -218,7 +219,7 @@ func (s *Service) PlanReschedule(ctx context.Context, r RescheduleRequest) (Resc
 		return ReschedulePlan{}, err
 	}
 	if r.NewStartsAt.IsZero() {
-		return ReschedulePlan{}, fieldErr(CodeInvalidTime, "requested_starts_at", "requested_starts_at must be an exact RFC 3339 instant with its offset, taken from check_my_booking_availability.")
+		return ReschedulePlan{}, fieldErr(problem.CodeInvalidTime, "requested_starts_at", "requested_starts_at must be an exact RFC 3339 instant with its offset, taken from check_my_booking_availability.")
 	}
 	if err := e.bookable(); err != nil {
 		return ReschedulePlan{}, err
@@ -254,7 +255,7 @@ func (s *Service) PlanReschedule(ctx context.Context, r RescheduleRequest) (Resc
 }
 
 func errChanged(ref string) *Error {
-	return newErr(CodeBookingChanged, "Booking %s changed since this request was prepared. Call get_my_booking for its current state and grant, then try again.", ref).Wrap(store.ErrConflict)
+	return newErr(problem.CodeBookingChanged, "Booking %s changed since this request was prepared. Call get_my_booking for its current state and grant, then try again.", ref).Wrap(store.ErrConflict)
 }
 
 // Reschedule moves the booking in place (same reference, version+1) and
@@ -335,9 +336,9 @@ func (s *Service) PlanCancel(ctx context.Context, r CancelRequest) (CancelPlan, 
 		p.Facts.FeeNow = 0
 		return p, nil
 	case cur.Status != store.BookingConfirmed || !cur.StartsAt.After(now):
-		return CancelPlan{}, newErr(CodeCancellationClosed, "Booking %s has already started or taken place, so it can no longer be cancelled here. The person can contact %s directly.", cur.Reference, e.cat.Business.Name)
+		return CancelPlan{}, newErr(problem.CodeCancellationClosed, "Booking %s has already started or taken place, so it can no longer be cancelled here. The person can contact %s directly.", cur.Reference, e.cat.Business.Name)
 	case cur.PaymentState != "" && cur.PaymentState != store.PaymentNone:
-		return CancelPlan{}, newErr(CodePaymentActive, "Booking %s has an active payment or deposit hold, so it can only be cancelled with %s directly.", cur.Reference, e.cat.Business.Name)
+		return CancelPlan{}, newErr(problem.CodePaymentActive, "Booking %s has an active payment or deposit hold, so it can only be cancelled with %s directly.", cur.Reference, e.cat.Business.Name)
 	}
 	p.FeeCents = e.cancelFee(cur.StartsAt, now)
 	p.Facts.FeeNow = p.FeeCents
@@ -358,13 +359,13 @@ func (s *Service) Cancel(ctx context.Context, tx Tx, p CancelPlan) (store.Bookin
 	now := s.now()
 	out, err := tx.UpdateBooking(ctx, p.Current.ID, func(cur store.Booking) (store.Booking, error) {
 		if cur.Status == store.BookingCancelled {
-			return cur, newErr(CodeAlreadyCancelled, "Booking %s is already cancelled; nothing more to do.", cur.Reference)
+			return cur, newErr(problem.CodeAlreadyCancelled, "Booking %s is already cancelled; nothing more to do.", cur.Reference)
 		}
 		if cur.Version != p.Current.Version || cur.AccountID != p.Current.AccountID {
 			return cur, errChanged(cur.Reference)
 		}
 		if cur.Status != store.BookingConfirmed || !cur.StartsAt.After(now) {
-			return cur, newErr(CodeCancellationClosed, "Booking %s has already started or taken place, so it can no longer be cancelled here.", cur.Reference)
+			return cur, newErr(problem.CodeCancellationClosed, "Booking %s has already started or taken place, so it can no longer be cancelled here.", cur.Reference)
 		}
 		n := cur
 		n.Status, n.CancelReason, n.CancellationFeeCents = store.BookingCancelled, p.Request.Reason, p.FeeCents

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -18,7 +19,7 @@ func (s *Service) SearchBusinesses(ctx context.Context, query, city string, limi
 		return BusinessPage{}, err
 	}
 	if len(query) > 200 {
-		return BusinessPage{}, fieldErr(CodeInvalidArgument, "query", "query is too long; use at most 200 characters.")
+		return BusinessPage{}, fieldErr(problem.CodeInvalidArgument, "query", "query is too long; use at most 200 characters.")
 	}
 	rows, err := s.store.SearchBusinesses(ctx, store.BusinessQuery{Text: query, City: city, Limit: limit, Offset: offset})
 	if err != nil {
@@ -149,7 +150,7 @@ func (e *catalogEntry) planDay(serviceRef, localDate, staffRef, staffField strin
 	}
 	d, ok := parseDate(strings.TrimSpace(localDate))
 	if !ok {
-		return dayPlan{}, fieldErr(CodeInvalidArgument, "local_date", "local_date must be a calendar date YYYY-MM-DD in the business's time zone (%s).", e.cat.Business.TimeZone)
+		return dayPlan{}, fieldErr(problem.CodeInvalidArgument, "local_date", "local_date must be a calendar date YYYY-MM-DD in the business's time zone (%s).", e.cat.Business.TimeZone)
 	}
 	p.d = d
 	if p.staff, err = e.staffFor(p.sv, staffRef, staffField); err != nil {
@@ -207,7 +208,7 @@ func (s *Service) MyBookings(ctx context.Context, accountID, status string, limi
 		status = "upcoming"
 	case "upcoming", "past", "cancelled", "all":
 	default:
-		return BookingPage{}, fieldErr(CodeInvalidArgument, "status", "status must be upcoming, past, cancelled or all.")
+		return BookingPage{}, fieldErr(problem.CodeInvalidArgument, "status", "status must be upcoming, past, cancelled or all.")
 	}
 	if accountID == "" {
 		return BookingPage{}, errors.New("booking: MyBookings without an account")
@@ -281,7 +282,7 @@ func (s *Service) View(ctx context.Context, b store.Booking) (BookingView, error
 func (s *Service) ownBooking(ctx context.Context, accountID, ref string) (store.Booking, *catalogEntry, error) {
 	ref = NormalizeReference(ref)
 	if ref == "" {
-		return store.Booking{}, nil, fieldErr(CodeInvalidArgument, "booking_reference", "booking_reference is required. Call search_my_bookings to list your bookings.")
+		return store.Booking{}, nil, fieldErr(problem.CodeInvalidArgument, "booking_reference", "booking_reference is required. Call search_my_bookings to list your bookings.")
 	}
 	b, err := s.store.GetBookingByReference(ctx, ref)
 	if errors.Is(err, store.ErrNotFound) || err == nil && (accountID == "" || b.AccountID != accountID) {

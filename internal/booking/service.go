@@ -9,6 +9,7 @@ import (
 	"time"
 	_ "time/tzdata" // zone rules even on hosts without /usr/share/zoneinfo
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -101,12 +102,12 @@ func (e *catalogEntry) performs(st *store.Staff, serviceID string) bool {
 func (e *catalogEntry) bookable() *Error {
 	b := e.cat.Business
 	if !b.AgentBooking {
-		err := newErr(CodeBusinessNotBookable, "%s does not take bookings through agents. The person can book with the business directly%s.", b.Name, urlHint(b.BookingURL))
+		err := newErr(problem.CodeBusinessNotBookable, "%s does not take bookings through agents. The person can book with the business directly%s.", b.Name, urlHint(b.BookingURL))
 		err.BookingURL = b.BookingURL
 		return err
 	}
 	if b.Category != store.CategoryAppointment {
-		err := newErr(CodeBusinessNotBookable, "%s is a %s, not an appointment business; it cannot be booked here. The person can reserve with the business directly%s.", b.Name, b.Category, urlHint(b.BookingURL))
+		err := newErr(problem.CodeBusinessNotBookable, "%s is a %s, not an appointment business; it cannot be booked here. The person can reserve with the business directly%s.", b.Name, b.Category, urlHint(b.BookingURL))
 		err.BookingURL = b.BookingURL
 		return err
 	}
@@ -175,11 +176,11 @@ func (s *Service) cachedByRef(ref string) *catalogEntry {
 func (s *Service) entryByRef(ctx context.Context, ref string) (*catalogEntry, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
-		return nil, fieldErr(CodeInvalidArgument, "business_reference", "business_reference is required. Call search_bookable_business to find one.")
+		return nil, fieldErr(problem.CodeInvalidArgument, "business_reference", "business_reference is required. Call search_bookable_business to find one.")
 	}
 	b, err := s.store.GetBusiness(ctx, ref)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fieldErr(CodeUnknownBusiness, "business_reference", "No business has the reference %q. Call search_bookable_business to find the exact reference.", ref)
+		return nil, fieldErr(problem.CodeUnknownBusiness, "business_reference", "No business has the reference %q. Call search_bookable_business to find the exact reference.", ref)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get business: %w", err)
@@ -216,11 +217,11 @@ func (s *Service) entryByID(ctx context.Context, id string) (*catalogEntry, erro
 func (e *catalogEntry) service(ref string) (*store.Service, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
-		return nil, fieldErr(CodeInvalidArgument, "service_reference", "service_reference is required. Call check_business_availability with only the business_reference to list the services.")
+		return nil, fieldErr(problem.CodeInvalidArgument, "service_reference", "service_reference is required. Call check_business_availability with only the business_reference to list the services.")
 	}
 	sv := e.svcByRef[ref]
 	if sv == nil {
-		return nil, fieldErr(CodeUnknownService, "service_reference", "%s has no service with the reference %q. Call check_business_availability with only the business_reference to list its services.", e.cat.Business.Name, ref)
+		return nil, fieldErr(problem.CodeUnknownService, "service_reference", "%s has no service with the reference %q. Call check_business_availability with only the business_reference to list its services.", e.cat.Business.Name, ref)
 	}
 	return sv, nil
 }
@@ -229,10 +230,10 @@ func (e *catalogEntry) service(ref string) (*store.Service, error) {
 func (e *catalogEntry) staff(ref, field string, sv *store.Service) (*store.Staff, error) {
 	st := e.stByRef[strings.TrimSpace(ref)]
 	if st == nil {
-		return nil, fieldErr(CodeUnknownStaff, field, "%s has no staff member with the reference %q. Call check_business_availability with only the business_reference to list its staff.", e.cat.Business.Name, ref)
+		return nil, fieldErr(problem.CodeUnknownStaff, field, "%s has no staff member with the reference %q. Call check_business_availability with only the business_reference to list its staff.", e.cat.Business.Name, ref)
 	}
 	if !e.performs(st, sv.ID) {
-		return nil, fieldErr(CodeStaffServiceMismatch, field, "%s does not perform %s. Call check_business_availability with the service_reference to see who does.", st.Name, sv.Name)
+		return nil, fieldErr(problem.CodeStaffServiceMismatch, field, "%s does not perform %s. Call check_business_availability with the service_reference to see who does.", st.Name, sv.Name)
 	}
 	return st, nil
 }
@@ -269,10 +270,10 @@ func page(limit, offset int) (int, int, error) {
 		limit = 10
 	}
 	if limit < 1 || limit > 50 {
-		return 0, 0, fieldErr(CodeInvalidArgument, "limit", "limit must be between 1 and 50.")
+		return 0, 0, fieldErr(problem.CodeInvalidArgument, "limit", "limit must be between 1 and 50.")
 	}
 	if offset < 0 {
-		return 0, 0, fieldErr(CodeInvalidArgument, "offset", "offset must be 0 or more; pass the next_offset of the previous answer.")
+		return 0, 0, fieldErr(problem.CodeInvalidArgument, "offset", "offset must be 0 or more; pass the next_offset of the previous answer.")
 	}
 	return limit, offset, nil
 }

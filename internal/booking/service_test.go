@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
@@ -39,7 +40,7 @@ func TestSearchAndCatalog(t *testing.T) {
 		if err != nil || len(p.Results) != 1 || !p.HasMore || p.NextOffset == nil || *p.NextOffset != 1 {
 			t.Fatalf("paging: %+v %v", p, err)
 		}
-		if _, err := f.svc.SearchBusinesses(ctx, "", "", 51, 0); code(err) != CodeInvalidArgument {
+		if _, err := f.svc.SearchBusinesses(ctx, "", "", 51, 0); code(err) != problem.CodeInvalidArgument {
 			t.Fatalf("limit 51: %v", err)
 		}
 		if p, _ := f.svc.SearchBusinesses(ctx, "offline", "", 0, 0); len(p.Results) != 0 {
@@ -59,13 +60,13 @@ func TestSearchAndCatalog(t *testing.T) {
 				t.Errorf("catalog JSON lacks %s: %s", want, js)
 			}
 		}
-		if _, err := f.svc.Catalog(ctx, "biz-off"); code(err) != CodeBusinessNotBookable {
+		if _, err := f.svc.Catalog(ctx, "biz-off"); code(err) != problem.CodeBusinessNotBookable {
 			t.Fatalf("agent off: %v", err)
 		}
-		if _, err := f.svc.Catalog(ctx, "biz-rest"); code(err) != CodeBusinessNotBookable {
+		if _, err := f.svc.Catalog(ctx, "biz-rest"); code(err) != problem.CodeBusinessNotBookable {
 			t.Fatalf("restaurant: %v, want business_not_bookable like an agent-off business", err)
 		}
-		if _, err := f.svc.Catalog(ctx, "biz-nope"); code(err) != CodeUnknownBusiness {
+		if _, err := f.svc.Catalog(ctx, "biz-nope"); code(err) != problem.CodeUnknownBusiness {
 			t.Fatalf("unknown: %v", err)
 		}
 	})
@@ -112,13 +113,13 @@ func TestAvailability(t *testing.T) {
 			q    AvailabilityQuery
 			want string
 		}{
-			{"unknown business", AvailabilityQuery{BusinessRef: "biz-nope", ServiceRef: "svc-cut", LocalDate: "2026-06-02"}, CodeUnknownBusiness},
-			{"unknown service", AvailabilityQuery{BusinessRef: "biz-fix", ServiceRef: "svc-nope", LocalDate: "2026-06-02"}, CodeUnknownService},
-			{"unknown staff", AvailabilityQuery{BusinessRef: "biz-fix", ServiceRef: "svc-cut", LocalDate: "2026-06-02", StaffRef: "stf-nope"}, CodeUnknownStaff},
-			{"staff does not perform", AvailabilityQuery{BusinessRef: "biz-fix", ServiceRef: "svc-cut", LocalDate: "2026-06-02", StaffRef: "stf-cara"}, CodeStaffServiceMismatch},
-			{"bad date", AvailabilityQuery{BusinessRef: "biz-fix", ServiceRef: "svc-cut", LocalDate: "tomorrow"}, CodeInvalidArgument},
-			{"agent off", AvailabilityQuery{BusinessRef: "biz-off", ServiceRef: "svc-x", LocalDate: "2026-06-02"}, CodeBusinessNotBookable},
-			{"restaurant", AvailabilityQuery{BusinessRef: "biz-rest", ServiceRef: "svc-x", LocalDate: "2026-06-02"}, CodeBusinessNotBookable},
+			{"unknown business", AvailabilityQuery{BusinessRef: "biz-nope", ServiceRef: "svc-cut", LocalDate: "2026-06-02"}, problem.CodeUnknownBusiness},
+			{"unknown service", AvailabilityQuery{BusinessRef: "biz-fix", ServiceRef: "svc-nope", LocalDate: "2026-06-02"}, problem.CodeUnknownService},
+			{"unknown staff", AvailabilityQuery{BusinessRef: "biz-fix", ServiceRef: "svc-cut", LocalDate: "2026-06-02", StaffRef: "stf-nope"}, problem.CodeUnknownStaff},
+			{"staff does not perform", AvailabilityQuery{BusinessRef: "biz-fix", ServiceRef: "svc-cut", LocalDate: "2026-06-02", StaffRef: "stf-cara"}, problem.CodeStaffServiceMismatch},
+			{"bad date", AvailabilityQuery{BusinessRef: "biz-fix", ServiceRef: "svc-cut", LocalDate: "tomorrow"}, problem.CodeInvalidArgument},
+			{"agent off", AvailabilityQuery{BusinessRef: "biz-off", ServiceRef: "svc-x", LocalDate: "2026-06-02"}, problem.CodeBusinessNotBookable},
+			{"restaurant", AvailabilityQuery{BusinessRef: "biz-rest", ServiceRef: "svc-x", LocalDate: "2026-06-02"}, problem.CodeBusinessNotBookable},
 		}
 		for _, c := range cases {
 			if _, err := f.svc.Availability(ctx, c.q); code(err) != c.want {
@@ -161,10 +162,10 @@ func TestCreateAndRead(t *testing.T) {
 		if err != nil || v.StaffName != "Bob" || v.ServiceReference != "svc-cut" || v.StartsAt.Format(time.RFC3339) != "2026-06-02T10:00:00-04:00" || v.Record.LinkID != "lnk_1" {
 			t.Fatalf("view %+v %v", v, err)
 		}
-		if _, err := f.svc.MyBooking(ctx, "acc_2", b.Reference); code(err) != CodeBookingNotFound {
+		if _, err := f.svc.MyBooking(ctx, "acc_2", b.Reference); code(err) != problem.CodeBookingNotFound {
 			t.Fatalf("other person's booking: %v", err)
 		}
-		if _, err := f.svc.MyBooking(ctx, "acc_1", "LS-NOPENOPE22"); code(err) != CodeBookingNotFound {
+		if _, err := f.svc.MyBooking(ctx, "acc_1", "LS-NOPENOPE22"); code(err) != problem.CodeBookingNotFound {
 			t.Fatalf("missing booking: %v", err)
 		}
 		pg, err := f.svc.MyBookings(ctx, "acc_1", "", 0, 0)
@@ -174,7 +175,7 @@ func TestCreateAndRead(t *testing.T) {
 		if pg, _ := f.svc.MyBookings(ctx, "acc_1", "cancelled", 0, 0); len(pg.Results) != 0 {
 			t.Fatalf("cancelled: %+v", pg)
 		}
-		if _, err := f.svc.MyBookings(ctx, "acc_1", "soon", 0, 0); code(err) != CodeInvalidArgument {
+		if _, err := f.svc.MyBookings(ctx, "acc_1", "soon", 0, 0); code(err) != problem.CodeInvalidArgument {
 			t.Fatalf("bad status: %v", err)
 		}
 		// Bob's slots around 10:00 are gone; 10:00 is still open for Ann.
@@ -197,7 +198,7 @@ func TestCreateAndRead(t *testing.T) {
 			}
 		}
 		// The same slot again with Bob: slot_taken; without staff: Ann is picked.
-		if _, err := f.create(ctx, CreateRequest{AccountID: "acc_2", BusinessRef: "biz-fix", ServiceRef: "svc-cut", StaffRef: "stf-bob", StartsAt: start}); code(err) != CodeSlotTaken {
+		if _, err := f.create(ctx, CreateRequest{AccountID: "acc_2", BusinessRef: "biz-fix", ServiceRef: "svc-cut", StaffRef: "stf-bob", StartsAt: start}); code(err) != problem.CodeSlotTaken {
 			t.Fatalf("double booking: %v", err)
 		}
 		b2, err := f.create(ctx, CreateRequest{AccountID: "acc_2", BusinessRef: "biz-fix", ServiceRef: "svc-cut", StartsAt: start})
@@ -226,19 +227,19 @@ func TestCreateErrors(t *testing.T) {
 			want  string
 			field string
 		}{
-			{"unknown business", with(func(r *CreateRequest) { r.BusinessRef = "biz-nope" }), CodeUnknownBusiness, "business_reference"},
-			{"agent booking off", with(func(r *CreateRequest) { r.BusinessRef = "biz-off"; r.ServiceRef = "svc-x"; r.StaffRef = "stf-x" }), CodeBusinessNotBookable, ""},
-			{"restaurant", with(func(r *CreateRequest) { r.BusinessRef = "biz-rest" }), CodeBusinessNotBookable, ""},
-			{"unknown service", with(func(r *CreateRequest) { r.ServiceRef = "svc-nope" }), CodeUnknownService, "service_reference"},
-			{"deposit", with(func(r *CreateRequest) { r.ServiceRef = "svc-colour"; r.StaffRef = "stf-cara" }), CodeDepositRequired, ""},
-			{"unknown staff", with(func(r *CreateRequest) { r.StaffRef = "stf-nope" }), CodeUnknownStaff, "staff_reference"},
-			{"staff mismatch", with(func(r *CreateRequest) { r.StaffRef = "stf-cara" }), CodeStaffServiceMismatch, "staff_reference"},
-			{"no time", with(func(r *CreateRequest) { r.StartsAt = time.Time{} }), CodeInvalidTime, "starts_at"},
-			{"in the past", with(func(r *CreateRequest) { r.StartsAt = nyTime(t, "2026-05-31 10:00") }), CodeInThePast, "starts_at"},
-			{"too soon", with(func(r *CreateRequest) { r.StartsAt = nyTime(t, "2026-06-01 08:30") }), CodeTooSoon, "starts_at"},
-			{"beyond horizon", with(func(r *CreateRequest) { r.StartsAt = nyTime(t, "2026-07-15 10:00") }), CodeBeyondHorizon, "starts_at"},
-			{"off grid", with(func(r *CreateRequest) { r.StartsAt = nyTime(t, "2026-06-03 11:10") }), CodeSlotTaken, ""},
-			{"closed", with(func(r *CreateRequest) { r.StartsAt = nyTime(t, "2026-06-03 18:00") }), CodeSlotTaken, ""},
+			{"unknown business", with(func(r *CreateRequest) { r.BusinessRef = "biz-nope" }), problem.CodeUnknownBusiness, "business_reference"},
+			{"agent booking off", with(func(r *CreateRequest) { r.BusinessRef = "biz-off"; r.ServiceRef = "svc-x"; r.StaffRef = "stf-x" }), problem.CodeBusinessNotBookable, ""},
+			{"restaurant", with(func(r *CreateRequest) { r.BusinessRef = "biz-rest" }), problem.CodeBusinessNotBookable, ""},
+			{"unknown service", with(func(r *CreateRequest) { r.ServiceRef = "svc-nope" }), problem.CodeUnknownService, "service_reference"},
+			{"deposit", with(func(r *CreateRequest) { r.ServiceRef = "svc-colour"; r.StaffRef = "stf-cara" }), problem.CodeDepositRequired, ""},
+			{"unknown staff", with(func(r *CreateRequest) { r.StaffRef = "stf-nope" }), problem.CodeUnknownStaff, "staff_reference"},
+			{"staff mismatch", with(func(r *CreateRequest) { r.StaffRef = "stf-cara" }), problem.CodeStaffServiceMismatch, "staff_reference"},
+			{"no time", with(func(r *CreateRequest) { r.StartsAt = time.Time{} }), problem.CodeInvalidTime, "starts_at"},
+			{"in the past", with(func(r *CreateRequest) { r.StartsAt = nyTime(t, "2026-05-31 10:00") }), problem.CodeInThePast, "starts_at"},
+			{"too soon", with(func(r *CreateRequest) { r.StartsAt = nyTime(t, "2026-06-01 08:30") }), problem.CodeTooSoon, "starts_at"},
+			{"beyond horizon", with(func(r *CreateRequest) { r.StartsAt = nyTime(t, "2026-07-15 10:00") }), problem.CodeBeyondHorizon, "starts_at"},
+			{"off grid", with(func(r *CreateRequest) { r.StartsAt = nyTime(t, "2026-06-03 11:10") }), problem.CodeSlotTaken, ""},
+			{"closed", with(func(r *CreateRequest) { r.StartsAt = nyTime(t, "2026-06-03 18:00") }), problem.CodeSlotTaken, ""},
 			{"ok", ok, "", ""},
 		}
 		for _, c := range cases {
@@ -251,7 +252,7 @@ func TestCreateErrors(t *testing.T) {
 			if e != nil && e.Field != c.field {
 				t.Errorf("%s: field %q, want %q", c.name, e.Field, c.field)
 			}
-			if c.want == CodeDepositRequired && e.BookingURL != "https://fix.example/book" {
+			if c.want == problem.CodeDepositRequired && e.BookingURL != "https://fix.example/book" {
 				t.Errorf("deposit without booking_url: %+v", e)
 			}
 			if e != nil && e.Message == "" {
@@ -269,7 +270,7 @@ func TestCreateErrors(t *testing.T) {
 		if _, err := f.create(ctx, with(func(r *CreateRequest) { r.AccountID = "acc_2"; r.StartsAt = nyTime(t, "2026-06-04 11:00") })); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.svc.Create(ctx, s, p); code(err) != CodeSlotTaken {
+		if _, err := f.svc.Create(ctx, s, p); code(err) != problem.CodeSlotTaken {
 			t.Fatalf("stale plan: %v", err)
 		}
 	})
@@ -288,7 +289,7 @@ func TestReschedule(t *testing.T) {
 		if err != nil || a.BookingReference != b.Reference || !strings.Contains(fmtSlots(a.Staff[0].Slots), "2026-06-02T10:30:00-04:00") {
 			t.Fatalf("reschedule availability %v %v", fmtSlots(a.Staff[0].Slots), err)
 		}
-		if _, err := f.svc.RescheduleAvailability(ctx, "acc_2", b.Reference, "2026-06-02", ""); code(err) != CodeBookingNotFound {
+		if _, err := f.svc.RescheduleAvailability(ctx, "acc_2", b.Reference, "2026-06-02", ""); code(err) != problem.CodeBookingNotFound {
 			t.Fatalf("other person: %v", err)
 		}
 		p, err := f.svc.PlanReschedule(ctx, RescheduleRequest{AccountID: "acc_1", BookingRef: b.Reference, NewStartsAt: nyTime(t, "2026-06-02 10:30")})
@@ -311,11 +312,11 @@ func TestReschedule(t *testing.T) {
 			t.Fatalf("events %+v", ev)
 		}
 		// The old plan is stale now: version changed.
-		if _, err := f.svc.Reschedule(ctx, s, p); code(err) != CodeBookingChanged || !errors.Is(err, store.ErrConflict) {
+		if _, err := f.svc.Reschedule(ctx, s, p); code(err) != problem.CodeBookingChanged || !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("stale plan: %v", err)
 		}
 		// Move to another staff member who does not perform it / does.
-		if _, err := f.svc.PlanReschedule(ctx, RescheduleRequest{AccountID: "acc_1", BookingRef: b.Reference, NewStartsAt: nyTime(t, "2026-06-02 14:00"), StaffRef: "stf-bob"}); code(err) != CodeStaffServiceMismatch {
+		if _, err := f.svc.PlanReschedule(ctx, RescheduleRequest{AccountID: "acc_1", BookingRef: b.Reference, NewStartsAt: nyTime(t, "2026-06-02 14:00"), StaffRef: "stf-bob"}); code(err) != problem.CodeStaffServiceMismatch {
 			t.Fatalf("mismatch: %v", err)
 		}
 		// Collide with another booking.
@@ -327,10 +328,10 @@ func TestReschedule(t *testing.T) {
 			at   string
 			want string
 		}{
-			{"taken", "2026-06-02 14:30", CodeSlotTaken},
-			{"past", "2026-05-30 10:00", CodeInThePast},
-			{"too soon", "2026-06-01 08:30", CodeTooSoon},
-			{"horizon", "2026-08-01 10:00", CodeBeyondHorizon},
+			{"taken", "2026-06-02 14:30", problem.CodeSlotTaken},
+			{"past", "2026-05-30 10:00", problem.CodeInThePast},
+			{"too soon", "2026-06-01 08:30", problem.CodeTooSoon},
+			{"horizon", "2026-08-01 10:00", problem.CodeBeyondHorizon},
 			{"ok", "2026-06-02 15:00", ""},
 		}
 		for _, c := range cases {
@@ -345,7 +346,7 @@ func TestReschedule(t *testing.T) {
 		if _, err := f.svc.Reschedule(ctx, s, p1); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.svc.Reschedule(ctx, s, p2); code(err) != CodeBookingChanged {
+		if _, err := f.svc.Reschedule(ctx, s, p2); code(err) != problem.CodeBookingChanged {
 			t.Fatalf("second move: %v", err)
 		}
 		// Cancelled bookings cannot move.
@@ -353,7 +354,7 @@ func TestReschedule(t *testing.T) {
 		if _, err := f.svc.Cancel(ctx, s, cp); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.svc.PlanReschedule(ctx, RescheduleRequest{AccountID: "acc_1", BookingRef: b.Reference, NewStartsAt: nyTime(t, "2026-06-02 16:00")}); code(err) != CodeAlreadyCancelled {
+		if _, err := f.svc.PlanReschedule(ctx, RescheduleRequest{AccountID: "acc_1", BookingRef: b.Reference, NewStartsAt: nyTime(t, "2026-06-02 16:00")}); code(err) != problem.CodeAlreadyCancelled {
 			t.Fatalf("move cancelled: %v", err)
 		}
 	})
@@ -402,7 +403,7 @@ func TestCancel(t *testing.T) {
 			if b, err := f.svc.Cancel(ctx, s, again); err != nil || b.Version != 2 {
 				t.Fatalf("cancel already cancelled: %+v %v", b, err)
 			}
-			if _, err := f.svc.Cancel(ctx, s, p); code(err) != CodeAlreadyCancelled {
+			if _, err := f.svc.Cancel(ctx, s, p); code(err) != problem.CodeAlreadyCancelled {
 				t.Fatalf("stale cancel: %v", err)
 			}
 		}
@@ -413,7 +414,7 @@ func TestCancel(t *testing.T) {
 		// Started bookings: cancellation_closed. Active payment: payment_active.
 		b := mk("2026-06-01 10:00")
 		f.clk.set(nyTime(t, "2026-06-01 10:05"))
-		if _, err := f.svc.PlanCancel(ctx, CancelRequest{AccountID: "acc_1", BookingRef: b.Reference}); code(err) != CodeCancellationClosed {
+		if _, err := f.svc.PlanCancel(ctx, CancelRequest{AccountID: "acc_1", BookingRef: b.Reference}); code(err) != problem.CodeCancellationClosed {
 			t.Fatalf("started: %v", err)
 		}
 		f.clk.set(fixtureNow)
@@ -421,13 +422,13 @@ func TestCancel(t *testing.T) {
 		if _, err := s.UpdateBooking(ctx, paid.ID, func(b store.Booking) (store.Booking, error) { b.PaymentState = store.PaymentDepositHeld; return b, nil }); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.svc.PlanCancel(ctx, CancelRequest{AccountID: "acc_1", BookingRef: paid.Reference}); code(err) != CodePaymentActive {
+		if _, err := f.svc.PlanCancel(ctx, CancelRequest{AccountID: "acc_1", BookingRef: paid.Reference}); code(err) != problem.CodePaymentActive {
 			t.Fatalf("payment: %v", err)
 		}
-		if _, err := f.svc.PlanReschedule(ctx, RescheduleRequest{AccountID: "acc_1", BookingRef: paid.Reference, NewStartsAt: nyTime(t, "2026-06-06 11:00")}); code(err) != CodePaymentActive {
+		if _, err := f.svc.PlanReschedule(ctx, RescheduleRequest{AccountID: "acc_1", BookingRef: paid.Reference, NewStartsAt: nyTime(t, "2026-06-06 11:00")}); code(err) != problem.CodePaymentActive {
 			t.Fatalf("payment reschedule: %v", err)
 		}
-		if _, err := f.svc.PlanCancel(ctx, CancelRequest{AccountID: "acc_2", BookingRef: paid.Reference}); code(err) != CodeBookingNotFound {
+		if _, err := f.svc.PlanCancel(ctx, CancelRequest{AccountID: "acc_2", BookingRef: paid.Reference}); code(err) != problem.CodeBookingNotFound {
 			t.Fatalf("other person: %v", err)
 		}
 	})

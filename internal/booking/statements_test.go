@@ -9,6 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
@@ -89,7 +90,7 @@ func TestAvailabilityStatements(t *testing.T) {
 		if _, err := s.SetAgentBooking(ctx, "biz-big", false); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.svc.Availability(ctx, AvailabilityQuery{BusinessRef: "biz-big", ServiceRef: "svc-00", LocalDate: "2026-06-03"}); code(err) != CodeBusinessNotBookable {
+		if _, err := f.svc.Availability(ctx, AvailabilityQuery{BusinessRef: "biz-big", ServiceRef: "svc-00", LocalDate: "2026-06-03"}); code(err) != problem.CodeBusinessNotBookable {
 			t.Fatalf("stale cache after SetAgentBooking: %v", err)
 		}
 		c := bigCatalog("biz-small", 1, 2)

@@ -3,6 +3,8 @@ package booking
 import (
 	"strings"
 	"testing"
+
+	"github.com/linkslot/linkslot/internal/problem"
 )
 
 // TestCheckText: the free-text rule counts characters, not bytes, and
@@ -22,7 +24,7 @@ func TestCheckText(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if e, _ := AsError(err); !c.ok && (e == nil || e.Code != CodeInvalidArgument || e.Field != "notes" || e.Message == "") {
+		if e, _ := AsError(err); !c.ok && (e == nil || e.Code != problem.CodeInvalidArgument || e.Field != "notes" || e.Message == "") {
 			t.Errorf("%s: %+v, want invalid_argument on notes", c.name, e)
 		}
 	}

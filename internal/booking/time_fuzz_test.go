@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -38,7 +39,7 @@ func FuzzParseInstant(f *testing.F) {
 		got, err := ParseInstant("starts_at", s)
 		if err != nil {
 			e, ok := AsError(err)
-			if !ok || e.Code != CodeInvalidTime || e.Field != "starts_at" {
+			if !ok || e.Code != problem.CodeInvalidTime || e.Field != "starts_at" {
 				t.Fatalf("ParseInstant(%q) error %v; want invalid_time on starts_at", s, err)
 			}
 			return

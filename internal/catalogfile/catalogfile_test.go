@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -63,9 +64,9 @@ func TestParseGood(t *testing.T) {
 
 func problems(t *testing.T, err error) []string {
 	t.Helper()
-	var ve *ValidationError
+	var ve *problem.Error
 	if !errors.As(err, &ve) {
-		t.Fatalf("want *ValidationError, got %v", err)
+		t.Fatalf("want *problem.Error, got %v", err)
 	}
 	out := make([]string, len(ve.Problems))
 	for i, p := range ve.Problems {
@@ -145,7 +146,7 @@ func TestParseRefusals(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Parse([]byte(`{}`), "xml"); err == nil || errors.As(err, new(*ValidationError)) {
+	if _, err := Parse([]byte(`{}`), "xml"); err == nil || errors.As(err, new(*problem.Error)) {
 		t.Errorf("unknown format: %v", err)
 	}
 }

@@ -6,8 +6,8 @@
 // Parse validates the whole file before returning anything, so an import
 // either writes every business or none. It does not stop at the first
 // mistake: every problem is collected with its path in the file
-// (businesses[2].staff[0].hours.monday[1]) into a *ValidationError. To get
-// those paths for both formats the file is first decoded into a plain tree
+// (businesses[2].staff[0].hours.monday[1]) into one *problem.Error
+// (invalid_input) that lists them all. To get those paths for both formats the file is first decoded into a plain tree
 // (JSON with numbers kept exact; YAML through yaml.Node so that dates and
 // times stay text) and then walked by hand; unknown keys are reported too,
 // because a misspelt key silently ignored is how a business ends up closed.

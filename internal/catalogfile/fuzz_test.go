@@ -4,10 +4,12 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/linkslot/linkslot/internal/problem"
 )
 
 // FuzzParse checks that Parse never panics, that a refusal is always a
-// *ValidationError with at least one problem, and that whatever Parse
+// *problem.Error with at least one problem, and that whatever Parse
 // accepts survives Export → Parse unchanged in both formats. The seed
 // corpus lives in testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
@@ -22,9 +24,9 @@ func FuzzParse(f *testing.F) {
 		}
 		cats, err := Parse(data, format)
 		if err != nil {
-			var ve *ValidationError
+			var ve *problem.Error
 			if !errors.As(err, &ve) || len(ve.Problems) == 0 {
-				t.Fatalf("refusal is not a ValidationError with problems: %v", err)
+				t.Fatalf("refusal is not a *problem.Error with problems: %v", err)
 			}
 			return
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -46,33 +47,17 @@ func ContentType(format string) string {
 	return "application/json"
 }
 
-// Problem is one mistake in a catalog file.
-type Problem struct {
-	Path    string `json:"path"`    // e.g. businesses[2].staff[0].hours.monday[1]; empty for the whole file
-	Message string `json:"message"` // what is wrong, in plain language
+// Problem is one mistake in a catalog file, with its path (such as
+// businesses[2].staff[0].hours.monday[1]; empty for the whole file).
+type Problem = problem.Problem
+
+// invalidFile is the one refusal of a file: invalid_input listing every
+// problem.
+func invalidFile(ps []Problem) error {
+	return problem.Invalid(problem.CodeInvalidInput, "the catalog file was refused", ps...)
 }
 
-func (p Problem) String() string {
-	if p.Path == "" {
-		return p.Message
-	}
-	return p.Path + ": " + p.Message
-}
-
-// ValidationError lists every problem found in a catalog file.
-type ValidationError struct {
-	Problems []Problem
-}
-
-func (e *ValidationError) Error() string {
-	lines := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		lines[i] = p.String()
-	}
-	return fmt.Sprintf("catalog file has %d problem(s):\n%s", len(e.Problems), strings.Join(lines, "\n"))
-}
-
-// MaxProblems bounds the problems a ValidationError lists; past it, one
+// MaxProblems bounds the problems a refusal lists; past it, one
 // last problem says how many more there were. Real files never get near it;
 // it keeps a hostile or badly generated file from producing a huge answer.
 const MaxProblems = 1000
@@ -99,7 +84,7 @@ var weekdays = []struct {
 }
 
 // Parse decodes and validates a catalog file. It returns every business or,
-// when anything is wrong, a *ValidationError listing every problem with its
+// when anything is wrong, a *problem.Error (invalid_input) whose Problems list every problem with its
 // path. An unknown format is an ordinary error.
 func Parse(data []byte, format string) ([]store.Catalog, error) {
 	f := NormalizeFormat(format)
@@ -108,7 +93,7 @@ func Parse(data []byte, format string) ([]store.Catalog, error) {
 	}
 	tree, err := decodeTree(data, f)
 	if err != nil {
-		return nil, &ValidationError{Problems: []Problem{{Message: err.Error()}}}
+		return nil, invalidFile([]Problem{{Message: err.Error()}})
 	}
 	p := &parser{}
 	cats := p.file(tree)
@@ -116,7 +101,7 @@ func Parse(data []byte, format string) ([]store.Catalog, error) {
 		p.problems = append(p.problems[:MaxProblems], Problem{Message: fmt.Sprintf("… and %d more problems", n-MaxProblems)})
 	}
 	if len(p.problems) > 0 {
-		return nil, &ValidationError{Problems: p.problems}
+		return nil, invalidFile(p.problems)
 	}
 	return cats, nil
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/linkslot/linkslot/internal/loopback"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
 )
@@ -44,31 +45,17 @@ func CheckIDTokenAlg(alg string) error {
 	return fmt.Errorf("id_token_signed_response_alg %q is not supported (ES256 or RS256)", alg)
 }
 
-// Problem is one refused part of a registration: the field (as the admin
-// API names it: id, name, redirect_uris, allowed_scopes, default_scopes,
-// grant_types, id_token_signed_response_alg; empty for the registration as
-// a whole) and what is wrong.
-type Problem struct {
-	Field   string
-	Message string
-}
-
-// ValidationError lists every problem of a registration.
-type ValidationError struct{ Problems []Problem }
-
-func (e *ValidationError) Error() string {
-	msgs := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		msgs[i] = p.Message
-	}
-	return "invalid client registration: " + strings.Join(msgs, "; ")
-}
+// Problem is one refused part of a registration: the field as its Path
+// (as the admin API names it: id, name, redirect_uris, allowed_scopes,
+// default_scopes, grant_types, id_token_signed_response_alg; empty for the
+// registration as a whole) and what is wrong.
+type Problem = problem.Problem
 
 // Validate checks a registration and reports every problem together, each
-// with its field.
+// with its field (a *problem.Error, invalid_input, with Problems).
 func Validate(c store.Client) error {
 	var p []Problem
-	bad := func(field, f string, a ...any) { p = append(p, Problem{Field: field, Message: fmt.Sprintf(f, a...)}) }
+	bad := func(field, f string, a ...any) { p = append(p, Problem{Path: field, Message: fmt.Sprintf(f, a...)}) }
 	// A client whose id is the URL of its metadata document (CONTRACT §10)
 	// takes its redirect URIs and authentication from that document.
 	urlClient := IsURLID(c.ID)
@@ -133,7 +120,7 @@ func Validate(c store.Client) error {
 		bad("id_token_signed_response_alg", "%v", err)
 	}
 	if len(p) > 0 {
-		return &ValidationError{Problems: p}
+		return problem.Invalid(problem.CodeInvalidInput, "invalid client registration", p...)
 	}
 	return nil
 }

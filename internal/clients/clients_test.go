@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/linkslot/linkslot/internal/clients"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -63,9 +64,9 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			var ve *clients.ValidationError
+			var ve *problem.Error
 			if !errors.As(err, &ve) {
-				t.Fatalf("got %v, want ValidationError", err)
+				t.Fatalf("got %v, want a *problem.Error", err)
 			}
 			for _, want := range tt.errors {
 				if !strings.Contains(err.Error(), want) {
@@ -153,13 +154,13 @@ func TestValidateFields(t *testing.T) {
 	c.DefaultScopes = []string{"email"}
 	c.GrantTypes = []string{"refresh_token"}
 	c.IDTokenSignedResponseAlg = "none"
-	var ve *clients.ValidationError
+	var ve *problem.Error
 	if !errors.As(clients.Validate(c), &ve) {
-		t.Fatal("no ValidationError")
+		t.Fatal("no *problem.Error")
 	}
 	got := map[string]int{}
 	for _, p := range ve.Problems {
-		got[p.Field]++
+		got[p.Path]++
 	}
 	want := map[string]int{"id": 1, "name": 1, "redirect_uris": 1, "allowed_scopes": 1, "default_scopes": 1, "grant_types": 1, "id_token_signed_response_alg": 1}
 	for f, n := range want {

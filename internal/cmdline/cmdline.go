@@ -119,11 +119,12 @@ func Execute(ctx context.Context, root *cobra.Command, args []string, st IO) int
 
 // describe is how a failure reads on standard error: a domain failure
 // (*problem.Error) names its code in words, "not found: client \"x\"",
-// as the admin commands have always printed them; anything else reads as
+// as the admin commands have always printed them; a refused input lists
+// its problems ("invalid input, 2 problems: …"); anything else reads as
 // it is.
 func describe(err error) string {
 	msg := err.Error()
-	if pe, ok := problem.As(err); ok {
+	if pe, ok := problem.As(err); ok && len(pe.Problems) == 0 {
 		msg = strings.Replace(msg, pe.Error(), strings.ReplaceAll(pe.Code, "_", " ")+": "+pe.Message, 1)
 	}
 	return msg

@@ -30,15 +30,6 @@ const (
 	MaxKeyLen           = 200
 )
 
-// Codes answered in Result.Code (CONTRACT.md §5 "Error codes").
-const (
-	CodeConfirmationRequired  = "confirmation_required"
-	CodeSummaryChanged        = "summary_changed"
-	CodeMissingIdempotencyKey = "missing_idempotency_key"
-	CodeInvalidIdempotencyKey = "invalid_idempotency_key"
-	CodeInvalidArgument       = "invalid_argument"
-)
-
 // Fields are the confirmation arguments of a mutation call; nil means absent.
 type Fields struct {
 	ConfirmedSummary     *string
@@ -123,15 +114,15 @@ const (
 func CheckFields(f Fields) Result {
 	if f.ConfirmedSummary == nil && f.SummaryPresented == nil && f.ConfirmationObtained == nil &&
 		f.UserConfirmationText == nil && f.IdempotencyKey == nil {
-		return Result{Kind: Preview, Code: CodeConfirmationRequired, Message: msgPreview}
+		return Result{Kind: Preview, Code: problem.CodeConfirmationRequired, Message: msgPreview}
 	}
 	if t := f.UserConfirmationText; t != nil && strings.TrimSpace(*t) != "" {
 		if !utf8.ValidString(*t) || utf8.RuneCountInString(*t) > MaxConfirmationText {
-			return Result{Kind: InvalidField, Code: CodeInvalidArgument, Field: FieldUserConfirmationText, Message: msgText}
+			return Result{Kind: InvalidField, Code: problem.CodeInvalidArgument, Field: FieldUserConfirmationText, Message: msgText}
 		}
 	}
 	if k := f.IdempotencyKey; k != nil && *k != "" && !ValidKey(*k) {
-		return Result{Kind: InvalidField, Code: CodeInvalidIdempotencyKey, Field: FieldIdempotencyKey, Message: msgKey}
+		return Result{Kind: InvalidField, Code: problem.CodeInvalidIdempotencyKey, Field: FieldIdempotencyKey, Message: msgKey}
 	}
 	var missing []string
 	if f.ConfirmedSummary == nil || strings.TrimSpace(*f.ConfirmedSummary) == "" {
@@ -151,9 +142,9 @@ func CheckFields(f Fields) Result {
 	}
 	switch {
 	case len(missing) == 1 && missing[0] == FieldIdempotencyKey:
-		return Result{Kind: ConfirmationRequired, Code: CodeMissingIdempotencyKey, Missing: missing, Message: msgMissingKey}
+		return Result{Kind: ConfirmationRequired, Code: problem.CodeMissingIdempotencyKey, Missing: missing, Message: msgMissingKey}
 	case len(missing) > 0:
-		return Result{Kind: ConfirmationRequired, Code: CodeConfirmationRequired, Missing: missing, Message: msgMissing}
+		return Result{Kind: ConfirmationRequired, Code: problem.CodeConfirmationRequired, Missing: missing, Message: msgMissing}
 	}
 	return Result{Kind: Execute}
 }
@@ -167,7 +158,7 @@ func Check(f Fields, current string) Result {
 		return r
 	}
 	if !SameSummary(*f.ConfirmedSummary, current) {
-		return Result{Kind: SummaryChanged, Code: CodeSummaryChanged, Message: msgChanged, Summary: current}
+		return Result{Kind: SummaryChanged, Code: problem.CodeSummaryChanged, Message: msgChanged, Summary: current}
 	}
 	return r
 }

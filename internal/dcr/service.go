@@ -90,7 +90,7 @@ var _ Tx = store.Store(nil)
 
 // inTx runs fn in one transaction (see Tx).
 func (sv *Service) inTx(ctx context.Context, fn func(tx Tx) error) error {
-	return sv.inTx(ctx, func(tx Tx) error { return fn(tx) })
+	return sv.s.InTx(ctx, func(tx store.Store) error { return fn(tx) })
 }
 
 // Options configure a Service.

@@ -30,22 +30,16 @@ const Type = "linkslot-grant+jwt"
 // maxTokenLen bounds what Verify parses; a real grant is about 500 bytes.
 const maxTokenLen = 4096
 
-// Codes of the two answers a presented grant can get besides success.
-const (
-	CodeInvalidGrant = "invalid_grant"
-	CodeExpiredGrant = "expired_grant"
-)
-
 var (
 	// ErrInvalidGrant is the one answer for every grant that is not an
 	// authentic, current grant for this booking, business, link and scope.
 	// Verify returns this very value, so its message is byte-identical for
 	// every cause.
-	ErrInvalidGrant = problem.New(CodeInvalidGrant, "this grant does not authorize this change; "+
+	ErrInvalidGrant = problem.New(problem.CodeInvalidGrant, "this grant does not authorize this change; "+
 		"fetch the booking with get_my_booking (or search_my_bookings) and use the grant it returns").WithField("grant")
 	// ErrExpiredGrant answers an authentic grant, otherwise valid, whose
 	// appointment has already started.
-	ErrExpiredGrant = problem.New(CodeExpiredGrant, "the appointment has already started, "+
+	ErrExpiredGrant = problem.New(problem.CodeExpiredGrant, "the appointment has already started, "+
 		"so it can no longer be rescheduled or cancelled here; contact the business directly").WithField("grant")
 )
 

@@ -22,24 +22,17 @@ const MinTTL = 24 * time.Hour
 // RetryAfterSec is what a rate_limited answer tells the agent to wait.
 const RetryAfterSec = 1
 
-// Codes of the errors below.
-const (
-	CodeConflict   = "idempotency_conflict"
-	CodeInProgress = "rate_limited"
-	CodeInvalidKey = "invalid_idempotency_key"
-)
-
 var (
 	// ErrConflict: the key was already used, by this link for this tool,
 	// with different arguments. Nothing was executed.
-	ErrConflict = problem.New(CodeConflict, "this idempotency_key was already used for a different request; "+
+	ErrConflict = problem.New(problem.CodeIdempotencyConflict, "this idempotency_key was already used for a different request; "+
 		"use a new key for a new request, or resend the original arguments unchanged to get the original answer").
 		WithField(confirm.FieldIdempotencyKey)
 	// ErrInProgress: a request with this key is still running.
-	ErrInProgress = &problem.Error{Code: CodeInProgress, RetryAfterSec: RetryAfterSec,
+	ErrInProgress = &problem.Error{Code: problem.CodeRateLimited, RetryAfterSec: RetryAfterSec,
 		Message: "a request with this idempotency_key is still running; retry in a second with the same key and arguments"}
 	// ErrInvalidKey: the key is not 16–200 printable ASCII characters.
-	ErrInvalidKey = &problem.Error{Code: CodeInvalidKey, Field: confirm.FieldIdempotencyKey,
+	ErrInvalidKey = &problem.Error{Code: problem.CodeInvalidIdempotencyKey, Field: confirm.FieldIdempotencyKey,
 		Message: "idempotency_key must be 16–200 printable ASCII characters"}
 )
 

@@ -29,7 +29,7 @@
 // a delay has passed since the last failure; the delay doubles with each
 // further failure, up to the window length. There is no permanent lockout:
 // after the wait a correct password always works, and it clears the
-// account's failures. The ThrottledError says when to try again.
+// account's failures. ErrThrottled's RetryAfter says when to try again.
 //
 // Admission. Every password hash runs in one of the process's bounded
 // hashing slots (password.Default: one per core, at most four). A sign-in,

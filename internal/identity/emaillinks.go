@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -42,6 +43,9 @@ type Mail struct {
 // internal/notify's outbox implements it in the servers.
 type Mailer interface {
 	QueueMail(ctx context.Context, tx MailTx, m Mail) error
+	// MailOff reports whether e-mail is switched off
+	// (LINKSLOT_SMTP_URL=off): sign-up then creates nothing.
+	MailOff() bool
 }
 
 // MailTx is what a Mailer writes through in the caller's transaction: the
@@ -50,19 +54,20 @@ type MailTx interface {
 	EnqueueMessages(ctx context.Context, ms ...store.OutboxMessage) error
 }
 
-// Errors of the e-mail links. Messages are safe to show.
+// Errors of the e-mail links (internal/problem). Messages are sentences
+// safe to show.
 var (
 	// ErrLinkInvalid: no such link (mistyped, tampered, or for another
 	// purpose).
-	ErrLinkInvalid = errors.New("this link is not valid: it may be incomplete or mistyped")
+	ErrLinkInvalid = problem.New(problem.CodeEmailLinkInvalid, "This link is not valid: it may be incomplete or mistyped.")
 	// ErrLinkExpired: the link is authentic but too old.
-	ErrLinkExpired = errors.New("this link has expired")
+	ErrLinkExpired = problem.New(problem.CodeEmailLinkExpired, "This link has expired.")
 	// ErrLinkUsed: the link was used already; links work once.
-	ErrLinkUsed = errors.New("this link has been used already")
+	ErrLinkUsed = problem.New(problem.CodeEmailLinkUsed, "This link has been used already.")
 	// ErrMailUnavailable: the server has no way to send e-mail.
-	ErrMailUnavailable = errors.New("Linkslot cannot send e-mail right now")
+	ErrMailUnavailable = problem.New(problem.CodeMailUnavailable, "Linkslot cannot send e-mail right now.")
 	// ErrTooManyMails: too many verification e-mails asked for.
-	ErrTooManyMails = errors.New("too many verification e-mails were sent to this address in the last hour; use the newest one, or try again later")
+	ErrTooManyMails = problem.New(problem.CodeTooManyMails, "Too many verification e-mails were sent to this address in the last hour; use the newest one, or try again later.")
 )
 
 // EmailVerified reports whether the account's address is verified.

@@ -25,6 +25,8 @@ type mailbox struct {
 	fail  bool
 }
 
+func (m *mailbox) MailOff() bool { return false }
+
 func (m *mailbox) QueueMail(ctx context.Context, tx identity.MailTx, mail identity.Mail) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -255,8 +257,7 @@ func TestPasswordReset(t *testing.T) {
 			for i := 0; i < 6 && err == nil; i++ {
 				err = svc.RequestPasswordReset(ctx, e, "198.51.100."+string(rune('1'+i)))
 			}
-			var te *identity.ThrottledError
-			if !errors.As(err, &te) || te.RetryAfter <= 0 {
+			if wait, throttled := identity.RetryAfter(err); !throttled || wait <= 0 {
 				t.Errorf("%s: the 6th request = %v, want throttled", e, err)
 			}
 		}

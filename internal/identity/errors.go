@@ -4,48 +4,58 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/linkslot/linkslot/internal/problem"
 )
 
-// Errors answered by the Service. Messages are safe to show to the person.
+// Errors answered by the Service, as the one domain error type
+// (internal/problem): errors.Is compares codes. Messages are sentences safe
+// to show to the person as they are; the pages show them unchanged.
 var (
 	// ErrInvalidEmail: the address is not a plausible email address.
-	ErrInvalidEmail = errors.New("enter a valid email address, such as name@example.com")
-	// ErrWeakPassword wraps the reason a new password is refused.
-	ErrWeakPassword = errors.New("choose a stronger password")
+	ErrInvalidEmail = problem.New(problem.CodeInvalidEmail, "Enter a valid email address, such as name@example.com.")
+	// ErrWeakPassword: a new password is refused; the message of the
+	// error answered says why.
+	ErrWeakPassword = problem.New(problem.CodeWeakPassword, "Choose a stronger password.")
 	// ErrEmailUnavailable: sign-up with an address that already has an
 	// account. Callers must answer it exactly like a successful sign-up.
-	ErrEmailUnavailable = errors.New("identity: email address unavailable")
+	ErrEmailUnavailable = problem.New(problem.CodeEmailUnavailable, "This email address is unavailable.")
 	// ErrInvalidCredentials: wrong email or password (indistinguishably).
-	ErrInvalidCredentials = errors.New("the email address or password is not correct")
+	ErrInvalidCredentials = problem.New(problem.CodeInvalidCredentials, "The email address or password is not correct.")
 	// ErrAccountDisabled: the password was right but an administrator
 	// disabled the account.
-	ErrAccountDisabled = errors.New("this account is disabled; contact the Linkslot administrator")
-	// ErrThrottled: too many failed sign-ins; errors.As a *ThrottledError
-	// for the time to retry.
-	ErrThrottled = errors.New("too many failed sign-in attempts")
+	ErrAccountDisabled = problem.New(problem.CodeAccountDisabled, "This account is disabled; contact the Linkslot administrator.")
+	// ErrThrottled: too many failed sign-ins; the error answered carries
+	// the wait (RetryAfter reads it).
+	ErrThrottled = problem.New(problem.CodeThrottled, "Too many failed sign-in attempts.")
 	// ErrBusy: every password-hashing slot stayed busy for the admission
 	// wait (password.AdmissionWait); nothing was checked or changed. Answer
 	// 503 with Retry-After: a retry in a moment will usually get a slot.
-	ErrBusy = errors.New("many people are signing in right now; try again in a moment")
+	ErrBusy = problem.New(problem.CodeBusy, "Many people are signing in right now; try again in a moment.")
 	// ErrNoSession: the session does not exist, has expired, or its
 	// account is gone or disabled.
-	ErrNoSession = errors.New("identity: no valid session")
+	ErrNoSession = problem.New(problem.CodeNoSession, "You are not signed in; sign in again.")
 	// ErrNotFound: no such link of this account.
-	ErrNotFound = errors.New("identity: not found")
+	ErrNotFound = problem.New(problem.CodeLinkNotFound, "This connected app was not found; it may have been disconnected already.")
 )
 
-// ThrottledError reports when a throttled sign-in may be tried again.
-type ThrottledError struct {
-	RetryAt    time.Time
-	RetryAfter time.Duration
+// throttledFor is ErrThrottled saying when to try again: after wait,
+// rounded up to whole seconds.
+func throttledFor(wait time.Duration) error {
+	e := ErrThrottled.WithMessage("Too many failed sign-in attempts; try again in %s.", HumanDuration(wait))
+	e.RetryAfterSec = int((wait + time.Second - 1) / time.Second)
+	return e
 }
 
-func (e *ThrottledError) Error() string {
-	return fmt.Sprintf("too many failed sign-in attempts; try again in %s", HumanDuration(e.RetryAfter))
+// RetryAfter reports how long a throttled attempt (ErrThrottled) must
+// wait, and whether err is one.
+func RetryAfter(err error) (time.Duration, bool) {
+	if !errors.Is(err, ErrThrottled) {
+		return 0, false
+	}
+	e, _ := problem.As(err)
+	return time.Duration(e.RetryAfterSec) * time.Second, true
 }
-
-// Is makes errors.Is(err, ErrThrottled) true.
-func (e *ThrottledError) Is(target error) bool { return target == ErrThrottled }
 
 // HumanDuration formats a wait for a person: "45 seconds", "3 minutes".
 func HumanDuration(d time.Duration) string {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkslot/linkslot/internal/password"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -159,24 +160,20 @@ func CheckPassword(email, pw string) error {
 	n := utf8.RuneCountInString(pw)
 	switch {
 	case n < MinPasswordLength:
-		return fmt.Errorf("%w: use at least %d characters", ErrWeakPassword, MinPasswordLength)
+		return ErrWeakPassword.WithMessage("Choose a stronger password: use at least %d characters.", MinPasswordLength)
 	case len(pw) > MaxPasswordLength:
-		return fmt.Errorf("%w: use at most %d characters", ErrWeakPassword, MaxPasswordLength)
+		return ErrWeakPassword.WithMessage("Choose a stronger password: use at most %d characters.", MaxPasswordLength)
 	case strings.EqualFold(strings.TrimSpace(pw), strings.TrimSpace(email)):
-		return fmt.Errorf("%w: it must not be your email address", ErrWeakPassword)
+		return ErrWeakPassword.WithMessage("Choose a stronger password: it must not be your email address.")
 	case strings.TrimSpace(pw) == "":
-		return fmt.Errorf("%w: it must not be only spaces", ErrWeakPassword)
+		return ErrWeakPassword.WithMessage("Choose a stronger password: it must not be only spaces.")
 	}
 	return nil
 }
 
 // mailOff reports whether the Mailer says e-mail is switched off
-// (LINKSLOT_SMTP_URL=off): a Mailer that can be switched off has a
-// MailOff() bool method, as the outbox's account mailer does.
-func (s *Service) mailOff() bool {
-	m, ok := s.mailer.(interface{ MailOff() bool })
-	return ok && m.MailOff()
-}
+// (LINKSLOT_SMTP_URL=off).
+func (s *Service) mailOff() bool { return s.mailer != nil && s.mailer.MailOff() }
 
 // SignUp creates an account. With e-mail switched off it answers
 // ErrMailUnavailable and creates nothing: administrators create accounts
@@ -224,7 +221,7 @@ func (s *Service) SignUp(ctx context.Context, email, pw string) (store.Account, 
 // Authenticate checks an email and password, throttled per account and per
 // client address. It answers ErrInvalidCredentials, ErrAccountDisabled,
 // ErrBusy (no hashing slot in time: nothing was checked or counted), or a
-// *ThrottledError (errors.Is ErrThrottled). A right password whose hash was
+// ErrThrottled with the wait (RetryAfter). A right password whose hash was
 // made with older parameters has its hash upgraded.
 func (s *Service) Authenticate(ctx context.Context, email, pw, clientAddr string) (store.Account, error) {
 	now := s.clock()
@@ -283,7 +280,7 @@ func hashError(err error) error {
 	return fmt.Errorf("identity: password hash: %w", err)
 }
 
-// throttled answers a *ThrottledError when the account key or the address
+// throttled answers ErrThrottled (with the wait) when the account key or the address
 // key must wait, and nil when both may try now.
 func (s *Service) throttled(ctx context.Context, acctKey, addrKey string, now time.Time) error {
 	p := s.throttle.policy
@@ -299,7 +296,7 @@ func (s *Service) throttled(ctx context.Context, acctKey, addrKey string, now ti
 		at = a
 	}
 	if !at.IsZero() {
-		return &ThrottledError{RetryAt: at, RetryAfter: at.Sub(now)}
+		return throttledFor(at.Sub(now))
 	}
 	return nil
 }
@@ -345,7 +342,7 @@ func (s *Service) ChangePassword(ctx context.Context, accountID, current, next, 
 }
 
 // ErrWrongPassword: the current password given to ChangePassword is wrong.
-var ErrWrongPassword = errors.New("your current password is not correct")
+var ErrWrongPassword = problem.New(problem.CodeWrongPassword, "Your current password is not correct.")
 
 // Session is a signed-in browser session. Token is the cookie value; it is
 // only known at creation.
@@ -486,7 +483,7 @@ func (s *Service) Reauthenticate(ctx context.Context, accountID, pw, clientAddr 
 }
 
 // checkOwnPassword checks a signed-in person's password (throttled like a
-// sign-in): ErrWrongPassword, a *ThrottledError, ErrBusy, or nil.
+// sign-in): ErrWrongPassword, ErrThrottled, ErrBusy, or nil.
 func (s *Service) checkOwnPassword(ctx context.Context, acct store.Account, pw, clientAddr string) error {
 	if _, err := s.Authenticate(ctx, acct.Email, pw, clientAddr); err != nil {
 		if errors.Is(err, ErrInvalidCredentials) {

@@ -6,7 +6,7 @@ import "context"
 // added to an account (internal/passkey sends it).
 const TopicPasskeyAdded = "passkey.added"
 
-// AddressThrottled answers a *ThrottledError when sign-ins from clientAddr
+// AddressThrottled answers ErrThrottled (with the wait) when sign-ins from clientAddr
 // must wait (the per-address key of the sign-in throttle), else nil. A
 // passkey sign-in, which names no account before it is verified, is held
 // to this key only.
@@ -17,7 +17,7 @@ func (s *Service) AddressThrottled(ctx context.Context, clientAddr string) error
 		return err
 	}
 	if !at.IsZero() {
-		return &ThrottledError{RetryAt: at, RetryAfter: at.Sub(now)}
+		return throttledFor(at.Sub(now))
 	}
 	return nil
 }

@@ -75,12 +75,12 @@ var ConfirmationFields = confirm.FieldNames
 const (
 	// Nothing changed: show Summary and ask (a preview, or Missing lists
 	// the absent fields).
-	StatusConfirmationRequired = confirm.CodeConfirmationRequired
+	StatusConfirmationRequired = problem.CodeConfirmationRequired
 	// Nothing changed: only idempotency_key was missing.
-	StatusMissingIdempotencyKey = confirm.CodeMissingIdempotencyKey
+	StatusMissingIdempotencyKey = problem.CodeMissingIdempotencyKey
 	// Nothing changed: the details changed since the summary; Summary is
 	// the new one.
-	StatusSummaryChanged = confirm.CodeSummaryChanged
+	StatusSummaryChanged = problem.CodeSummaryChanged
 	// Executed (or already so, for cancel).
 	StatusConfirmed   = "confirmed"
 	StatusRescheduled = "rescheduled"
@@ -300,7 +300,7 @@ type call struct {
 // Errors of the protocol's own checks.
 var (
 	errNoAccount = errors.New("mutation: caller without an account")
-	errNoLink    = problem.New("server_error", "This connection has no link to scope idempotency keys to. Reconnect the Linkslot account and retry.")
+	errNoLink    = problem.New(problem.CodeServerError, "This connection has no link to scope idempotency keys to. Reconnect the Linkslot account and retry.")
 )
 
 // Create books a service for the caller.
@@ -487,7 +487,7 @@ func (s *Service) lateReplay(ctx context.Context, m *call) (Outcome, bool) {
 // superseded, and every invalid grant answers the same. A person on the web
 // sees booking_changed itself.
 func protocolError(c Caller, err error) error {
-	if c.agent() && problem.CodeOf(err) == booking.CodeBookingChanged {
+	if c.agent() && problem.CodeOf(err) == problem.CodeBookingChanged {
 		return grant.ErrInvalidGrant
 	}
 	return err

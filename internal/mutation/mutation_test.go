@@ -16,6 +16,7 @@ import (
 	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/mutation"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
@@ -309,7 +310,7 @@ func TestWebCaller(t *testing.T) {
 			t.Fatalf("activity: %+v", acts)
 		}
 		// Another person's booking is not found, on the web too.
-		if _, err := e.svc.Cancel(ctx, mutation.Caller{AccountID: "acc_other", Channel: mutation.ChannelWeb}, xr, mutation.Confirmation{}); code(err) != booking.CodeBookingNotFound {
+		if _, err := e.svc.Cancel(ctx, mutation.Caller{AccountID: "acc_other", Channel: mutation.ChannelWeb}, xr, mutation.Confirmation{}); code(err) != problem.CodeBookingNotFound {
 			t.Fatalf("another person's booking: %v", err)
 		}
 	})
@@ -322,7 +323,7 @@ func TestTextLimit(t *testing.T) {
 	ann := mutation.Caller{AccountID: e.acct.ID, LinkID: "lnk", Channel: mutation.ChannelAgent}
 	_, err := e.svc.Create(ctx, ann, mutation.CreateRequest{BusinessRef: "biz-ny", ServiceRef: "svc-clean", StaffRef: "stf-ana",
 		StartsAt: at(t, "2026-06-03T10:00:00-04:00"), Notes: long}, mutation.Confirmation{})
-	if be, ok := booking.AsError(err); !ok || be.Code != booking.CodeInvalidArgument || be.Field != "notes" {
+	if be, ok := booking.AsError(err); !ok || be.Code != problem.CodeInvalidArgument || be.Field != "notes" {
 		t.Fatalf("long notes: %v", err)
 	}
 	_, err = e.svc.Cancel(ctx, ann, mutation.CancelRequest{BookingRef: "LS-X", Grant: "g", Reason: long}, mutation.Confirmation{})

@@ -17,6 +17,7 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/linkslot/linkslot/internal/identity"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -36,34 +37,37 @@ const (
 	MaxResponseBytes = 32 << 10
 )
 
-// Errors. Messages are safe to show to the person.
+// Errors, as the one domain error type (internal/problem): errors.Is
+// compares codes. Messages are safe to show to the person; written as
+// clauses, they follow what did not happen ("No passkey was added: this
+// passkey is registered already.").
 var (
 	// ErrUnavailable: the issuer has no host name (see Availability).
-	ErrUnavailable = errors.New("passkeys are not available on this server")
+	ErrUnavailable = problem.New(problem.CodePasskeysUnavailable, "passkeys are not available on this server")
 	// ErrMalformed: the browser's answer is not a WebAuthn response.
-	ErrMalformed = errors.New("the browser's passkey answer could not be read")
+	ErrMalformed = problem.New(problem.CodePasskeyMalformed, "the browser's passkey answer could not be read")
 	// ErrCeremony: the ceremony is unknown, finished already, expired, or
 	// belongs to another purpose or account.
-	ErrCeremony = errors.New("this passkey request has expired or was used already")
+	ErrCeremony = problem.New(problem.CodePasskeyCeremony, "this passkey request has expired or was used already")
 	// ErrNotVerified: the answer did not verify (signature, origin,
 	// challenge, user presence).
-	ErrNotVerified = errors.New("the passkey could not be verified")
+	ErrNotVerified = problem.New(problem.CodePasskeyNotVerified, "the passkey could not be verified")
 	// ErrUnknownPasskey: the credential is not registered (to this
 	// account), for example because it was removed.
-	ErrUnknownPasskey = errors.New("this passkey is not registered with Linkslot; it may have been removed")
+	ErrUnknownPasskey = problem.New(problem.CodeUnknownPasskey, "this passkey is not registered with Linkslot; it may have been removed")
 	// ErrPossibleClone: the authenticator's signature counter did not
 	// advance, a sign that the key may have been copied.
-	ErrPossibleClone = errors.New("this passkey's signature counter went backwards, which can mean the key was copied")
+	ErrPossibleClone = problem.New(problem.CodePasskeyPossibleClone, "this passkey's signature counter went backwards, which can mean the key was copied")
 	// ErrAlreadyRegistered: the credential is registered already.
-	ErrAlreadyRegistered = errors.New("this passkey is registered already")
+	ErrAlreadyRegistered = problem.New(problem.CodePasskeyAlreadyRegistered, "this passkey is registered already")
 	// ErrInvalidName: a name that is too long or has control characters.
-	ErrInvalidName = fmt.Errorf("give the passkey a name of at most %d characters, on one line", MaxNameLength)
+	ErrInvalidName = problem.Newf(problem.CodeInvalidPasskeyName, "give the passkey a name of at most %d characters, on one line", MaxNameLength)
 	// ErrTooMany: the account has MaxPerAccount passkeys.
-	ErrTooMany = fmt.Errorf("an account can have at most %d passkeys; remove one first", MaxPerAccount)
+	ErrTooMany = problem.Newf(problem.CodeTooManyPasskeys, "an account can have at most %d passkeys; remove one first", MaxPerAccount)
 	// ErrNoPasskeys: the account has no passkey to confirm with.
-	ErrNoPasskeys = errors.New("this account has no passkey")
+	ErrNoPasskeys = problem.New(problem.CodeNoPasskeys, "this account has no passkey")
 	// ErrNotFound: no such passkey of this account.
-	ErrNotFound = errors.New("passkey: not found")
+	ErrNotFound = problem.New(problem.CodePasskeyNotFound, "this passkey was not found; it may have been removed")
 )
 
 // Store is the part of store.Store the Service uses.
@@ -339,7 +343,7 @@ func parseCreation(response []byte) (*protocol.ParsedCredentialCreationData, err
 	}
 	p, err := protocol.ParseCredentialCreationResponseBytes(response)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		return nil, ErrMalformed.Wrap(err)
 	}
 	return p, nil
 }
@@ -351,7 +355,7 @@ func parseAssertion(response []byte) (*protocol.ParsedCredentialAssertionData, e
 	}
 	p, err := protocol.ParseCredentialRequestResponseBytes(response)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		return nil, ErrMalformed.Wrap(err)
 	}
 	return p, nil
 }
@@ -389,7 +393,7 @@ func (s *Service) FinishRegistration(ctx context.Context, acct store.Account, ha
 	}
 	cred, err := s.wa.CreateCredential(user{acct: acct}, sd, parsed)
 	if err != nil {
-		return store.Passkey{}, fmt.Errorf("%w: %v", ErrNotVerified, err)
+		return store.Passkey{}, ErrNotVerified.Wrap(err)
 	}
 	data, err := json.Marshal(cred)
 	if err != nil {
@@ -431,7 +435,7 @@ func (s *Service) BeginLogin(ctx context.Context) (Ceremony, error) {
 // FinishLogin verifies the browser's answer to a sign-in ceremony and
 // returns the account it signs in; the caller starts the session as for a
 // password sign-in. It is held to the sign-in throttle's per-address key
-// (a *identity.ThrottledError), and a passkey that does not verify counts
+// (identity.ErrThrottled), and a passkey that does not verify counts
 // as a failed sign-in there. A disabled account answers
 // identity.ErrAccountDisabled. The passkey's last use and sign counter
 // are recorded.
@@ -483,7 +487,7 @@ func (s *Service) FinishLogin(ctx context.Context, handle string, response []byt
 		if unknown {
 			return store.Account{}, ErrUnknownPasskey
 		}
-		return store.Account{}, fmt.Errorf("%w: %v", ErrNotVerified, err)
+		return store.Account{}, ErrNotVerified.Wrap(err)
 	}
 	if acct.Disabled || acct.DeletedAt != nil {
 		return store.Account{}, identity.ErrAccountDisabled
@@ -581,7 +585,7 @@ func (s *Service) FinishReauth(ctx context.Context, acct store.Account, handle s
 		if errors.As(err, &unknown) {
 			return ErrUnknownPasskey
 		}
-		return fmt.Errorf("%w: %v", ErrNotVerified, err)
+		return ErrNotVerified.Wrap(err)
 	}
 	for _, p := range ps {
 		if bytes.Equal(p.CredentialID, cred.ID) {

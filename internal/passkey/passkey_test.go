@@ -33,6 +33,8 @@ type mailbox struct {
 	off   bool // answers identity.ErrMailUnavailable, as with LINKSLOT_SMTP_URL=off
 }
 
+func (m *mailbox) MailOff() bool { return false }
+
 func (m *mailbox) QueueMail(_ context.Context, _ identity.MailTx, mail identity.Mail) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -440,8 +442,7 @@ func TestPasskeySignInThrottled(t *testing.T) {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
 	}
-	var te *identity.ThrottledError
-	if _, err := f.login(auth); !errors.As(err, &te) {
+	if _, err := f.login(auth); !errors.Is(err, identity.ErrThrottled) {
 		t.Fatalf("throttled sign-in: %v", err)
 	}
 	// Another address is not held back.

@@ -11,11 +11,16 @@
 // every *Error with code invalid_grant, whatever its message, so a package
 // may declare its failures as values and refine them (WithField, Wrap)
 // without breaking anyone's errors.Is.
+//
+// An input refused for several reasons at once (a client registration, a
+// catalog file) is one *Error whose Problems list every part at fault with
+// its path. Every code is defined in codes.go.
 package problem
 
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error is a failure a caller can act on. It is safe to show: it never
@@ -26,7 +31,31 @@ type Error struct {
 	Field         string `json:"field,omitempty"`           // the input at fault
 	BookingURL    string `json:"booking_url,omitempty"`     // deposit_required: where to finish on the web
 	RetryAfterSec int    `json:"retry_after_sec,omitempty"` // rate_limited: seconds to wait
-	wrapped       error
+	// Problems lists every refused part of an input (a client
+	// registration, a catalog file, an admin form), each with its path.
+	Problems []Problem `json:"problems,omitempty"`
+	wrapped  error
+}
+
+// Problem is one refused part of an input: its path (a field such as
+// redirect_uris, or a place in a file such as
+// businesses[2].staff[0].hours.monday[1]; empty for the input as a whole)
+// and what is wrong, in plain language.
+type Problem struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+func (p Problem) String() string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+// Invalid returns an *Error with code and message listing problems.
+func Invalid(code, message string, problems ...Problem) *Error {
+	return &Error{Code: code, Message: message, Problems: problems}
 }
 
 // New returns an *Error with code and message.
@@ -37,8 +66,22 @@ func Newf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// Error is "code: message".
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
+// Error is "code: message"; with problems, the message and every problem,
+// one per line when there are several, so a command line prints a
+// readable list.
+func (e *Error) Error() string {
+	switch len(e.Problems) {
+	case 0:
+		return e.Code + ": " + e.Message
+	case 1:
+		return e.Message + ": " + e.Problems[0].String()
+	}
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return fmt.Sprintf("%s, %d problems:\n  %s", e.Message, len(parts), strings.Join(parts, "\n  "))
+}
 
 // Unwrap exposes what the error wraps (a store sentinel), if anything.
 func (e *Error) Unwrap() error { return e.wrapped }

@@ -20,7 +20,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/linkslot/linkslot/authserver/authhttp"
-	consentui "github.com/linkslot/linkslot/consent-ui"
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/consent"
@@ -173,11 +172,9 @@ func buildSystem(t *testing.T, o systemOpts) *system {
 		RefreshIdle: 30 * 24 * time.Hour, RefreshAbsolute: 90 * 24 * time.Hour, CIMDPolicy: o.cimdPolicy, DCRPolicy: o.dcrPolicy}
 	var ui consent.AuthorizeUI = autoUI{s}
 	if o.realUI {
-		if ui, err = consentui.New(consentui.Config{Store: s, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: testLogger(t)}); err != nil {
-			t.Fatal(err)
-		}
+		ui = nil // the consent UI's pages
 	}
-	if asH, err = authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: testLogger(t), Fetch: fetch}); err != nil {
+	if asH, _, err = authhttp.Wire(ctx, authhttp.Deps{Store: s, DCRStore: s, Config: cfg, Logger: testLogger(t), Fetch: fetch}, authhttp.Wiring{UI: ui}); err != nil {
 		t.Fatal(err)
 	}
 	if rsH, err = rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: testLogger(t), HTTPClient: sys.http,

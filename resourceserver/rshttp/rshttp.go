@@ -8,10 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/labstack/echo/v4"
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/labstack/echo/v4"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,7 +21,6 @@ import (
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/grant"
-	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/mutation"
@@ -62,10 +62,11 @@ type Deps struct {
 	// switches both off (benchmarks).
 	PerAddress, PerLink *Limit
 	NoRateLimits        bool
-	// LocalRateLimits keeps the limits in this process even on PostgreSQL,
-	// where they are otherwise shared by every replica through the
-	// database (the benchmark's baseline for what sharing costs).
-	LocalRateLimits bool
+	// RateWindows shares the limits with every replica through the
+	// database (app.SharedRateWindows: PostgreSQL); nil keeps them in this
+	// process (SQLite, and the benchmark's baseline for what sharing
+	// costs).
+	RateWindows store.RateWindows
 	// Domain replaces the booking engine (the no-op benchmark baseline).
 	Domain tools.Domain
 	// Metrics counts HTTP requests, tool calls, bookings, replays and
@@ -143,22 +144,20 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		perLink = *d.PerLink
 	}
 	var addrLim, linkLim ratelimit.Allower
-	rw, shared := app.SharedRateWindows(d.Store)
 	switch {
 	case d.NoRateLimits:
-	case shared && !d.LocalRateLimits:
+	case d.RateWindows != nil:
+		rw := d.RateWindows
 		addrLim = ratelimit.NewShared(rw, ratelimit.Limit(perAddr), ratelimit.SharedOptions{Prefix: "rs:addr:", Clock: d.Clock, Logger: d.Logger})
 		linkLim = ratelimit.NewShared(rw, ratelimit.Limit(perLink), ratelimit.SharedOptions{Prefix: "rs:link:", Clock: d.Clock, Logger: d.Logger})
 	default:
 		addrLim = ratelimit.New(ratelimit.Limit(perAddr), d.Clock)
 		linkLim = ratelimit.New(ratelimit.Limit(perLink), d.Clock)
 	}
-	// The mutation tools: the mutation service over the booking engine,
-	// grants and idempotency keys kept IdempotencyTTL (the janitor of every
-	// server process deletes expired ones: internal/janitor).
-	keeper := idempotency.New(d.Store, mutation.InTx(d.Store), d.Clock, IdempotencyTTL)
+	// The mutation tools: the process's one mutation service over the
+	// booking engine and grants, idempotency keys kept app.IdempotencyTTL.
 	td := tools.Deps{Domain: domain, Grants: issuer, Logger: d.Logger, Metrics: d.Metrics, Uses: d.Store, Clock: d.Clock,
-		Mutations: &mutation.Service{Engine: engine, Grants: issuer, Keeper: keeper, Notifier: d.Notifier, Clock: d.Clock}}
+		Mutations: app.NewMutations(d.Store, engine, issuer, d.Notifier, d.Clock)}
 	if linkLim != nil {
 		td.Links = linkLim
 	}
@@ -245,7 +244,3 @@ func carryDeadline(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
-
-// IdempotencyTTL is how long the mutation tools' idempotency keys are kept
-// (CONTRACT §5: at least 24 hours).
-const IdempotencyTTL = 48 * time.Hour

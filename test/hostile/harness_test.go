@@ -17,9 +17,10 @@ import (
 
 	"github.com/linkslot/linkslot/authserver/authhttp"
 	consentui "github.com/linkslot/linkslot/consent-ui"
-	"github.com/linkslot/linkslot/consent-ui/admin"
+	adminui "github.com/linkslot/linkslot/consent-ui/admin"
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/admin/adminapi"
+	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/demo"
@@ -69,26 +70,24 @@ func newSysOn(t *testing.T, s *sqlstore.Store) *sys {
 	if os.Getenv("LINKSLOT_TEST_LOG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The production wiring of authserver's Handler: admin pages and API.
 	svc, err := admin.New(admin.Config{Store: s})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages, err := adminui.New(svc, ui, log)
-	if err != nil {
-		t.Fatal(err)
+	mount := func(ui *consentui.UI, _ *app.AuthServices) (func(*http.ServeMux), error) {
+		pages, err := adminui.New(svc, ui, log)
+		if err != nil {
+			return nil, err
+		}
+		api := adminapi.NewAPI(svc, adminapi.AnyOf{adminapi.NewSessionAuth(ui)}, log)
+		return func(mux *http.ServeMux) {
+			mux.Handle(adminapi.Prefix, api)
+			mux.Handle("/admin", pages)
+			mux.Handle("/admin/", pages)
+		}, nil
 	}
-	api := adminapi.NewAPI(svc, adminapi.AnyOf{adminapi.NewSessionAuth(ui)}, log)
-	mount := func(mux *http.ServeMux) {
-		mux.Handle(adminapi.Prefix, api)
-		mux.Handle("/admin", pages)
-		mux.Handle("/admin/", pages)
-	}
-	if asH, err = authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: log, Mount: mount}); err != nil {
+	if asH, _, err = authhttp.Wire(ctx, authhttp.Deps{Store: s, Config: cfg, Logger: log}, authhttp.Wiring{Mount: mount}); err != nil {
 		t.Fatal(err)
 	}
 	if rsH, err = rshttp.New(ctx, rshttp.Deps{Store: s, Config: cfg, Logger: log, NoRateLimits: true}); err != nil {

@@ -42,8 +42,8 @@ type IO = cmdline.IO
 // Run runs one command line (without the program name) and returns the
 // process exit status: 0, 1 for a failure, 2 for a usage mistake.
 func Run(ctx context.Context, args []string, getenv config.Getenv, st IO) int {
-	e := &env{getenv: getenv, io: st}
-	defer e.close()
+	e := &env{&app.CommandEnv{Getenv: getenv, Stderr: st.Stderr, Environ: st.Environ, SecretKey: true}}
+	defer e.Close()
 	return cmdline.Execute(ctx, newRoot(e), args, st)
 }
 
@@ -57,60 +57,23 @@ Without a command it serves. Configuration comes from LINKSLOT_* environment
 variables (see the README); --help never reads it.`,
 		RunE: serve.RunE,
 	}
-	root.AddCommand(serve, newMigrateCmd(e), newDemoCmd(e), newKeysCmd(e), newJanitorCmd(e))
+	root.AddCommand(serve, app.MigrateCommand(e.CommandEnv, "Apply pending database migrations"), newDemoCmd(e), newKeysCmd(e), newJanitorCmd(e))
 	root.AddCommand(admincli.Commands(admincli.Env{Service: e.adminService})...)
 	return root
 }
 
 // env is what commands share during one run: the configuration, read once
-// when a command first asks for it, and the store, opened once and closed
-// when Run returns.
+// when a command first asks for it (naming the LINKSLOT_ variables nobody
+// reads), and the store, opened once (then making sure a secret key
+// exists) and closed when Run returns (app.CommandEnv).
 type env struct {
-	getenv config.Getenv
-	io     IO
-
-	cfg   *config.Config
-	log   *slog.Logger
-	store *sqlstore.Store
+	*app.CommandEnv
 }
 
-// config reads and validates the configuration (all problems together)
-// and names, once, the LINKSLOT_ variables nobody reads.
-func (e *env) config() (config.Config, *slog.Logger, error) {
-	if e.cfg != nil {
-		return *e.cfg, e.log, nil
-	}
-	cfg, err := config.FromEnv(e.getenv)
-	if err != nil {
-		return config.Config{}, nil, err
-	}
-	e.cfg, e.log = &cfg, app.Logger(e.io.Stderr, cfg.LogFormat)
-	app.WarnUnknownVariables(e.log, e.io.Environ)
-	return cfg, e.log, nil
-}
+func (e *env) config() (config.Config, *slog.Logger, error) { return e.Config() }
 
-// openStore opens the database, refusing a schema that is not current
-// (migrate set: applying pending migrations first), then makes sure a
-// secret key exists. The key comes second so that a command run where
-// there is no database creates nothing there (app.OpenStore).
 func (e *env) openStore(ctx context.Context, migrate bool) (*sqlstore.Store, error) {
-	if e.store != nil {
-		return e.store, nil
-	}
-	cfg, log, err := e.config()
-	if err != nil {
-		return nil, err
-	}
-	s, err := app.OpenStore(ctx, cfg, log, migrate)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.cfg.EnsureSecretKey(); err != nil {
-		s.Close()
-		return nil, fmtSecret(err)
-	}
-	e.store = s
-	return s, nil
+	return e.OpenStore(ctx, migrate)
 }
 
 func (e *env) adminService(ctx context.Context) (*admin.Service, error) {
@@ -123,10 +86,4 @@ func (e *env) adminService(ctx context.Context) (*admin.Service, error) {
 		return nil, err
 	}
 	return app.AdminService(cfg, s, cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production}))
-}
-
-func (e *env) close() {
-	if e.store != nil {
-		e.store.Close()
-	}
 }

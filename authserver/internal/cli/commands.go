@@ -19,11 +19,7 @@ import (
 	"github.com/linkslot/linkslot/internal/cmdline"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/demo"
-	"github.com/linkslot/linkslot/internal/idempotency"
-	"github.com/linkslot/linkslot/internal/identity"
-	"github.com/linkslot/linkslot/internal/mail"
 	"github.com/linkslot/linkslot/internal/metrics"
-	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -48,21 +44,6 @@ func newServeCmd(e *env) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&readyFile, "ready-file", "", "once listening, write the address to this file (for scripts that wait for the server)")
 	return cmd
-}
-
-func newMigrateCmd(e *env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "migrate",
-		Short: "Apply pending database migrations",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := e.openStore(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "database schema is current (%s)\n", sqlstore.Where(e.cfg.DatabaseURL))
-			return err
-		},
-	}
 }
 
 func newDemoCmd(e *env) *cobra.Command {
@@ -122,75 +103,44 @@ func newKeysCmd(e *env) *cobra.Command {
 }
 
 func serve(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger, readyFile string) error {
-	// The address first: a taken one ends the start before anything runs.
-	l, err := app.Listen(cfg.AuthListen)
-	if err != nil {
-		return fmt.Errorf("LINKSLOT_AUTH_LISTEN: %w", err)
-	}
-	defer l.Close()
-	m := metrics.New("authserver")
-	m.RegisterDB("main", s.SQL())
-	m.RegisterSigningKeys(s, store.KeyPurposeToken, store.KeyPurposeTokenRS256, store.KeyPurposeGrant)
-	if err := app.StartJanitor(ctx, "authserver", s, m, log); err != nil {
-		return err
-	}
-	h, err := Handler(ctx, cfg, s, log, m)
-	if err != nil {
-		return err
-	}
-	if err := app.ServeMetrics(ctx, cfg.AuthMetricsListen, m.Handler(), log); err != nil {
-		return fmt.Errorf("LINKSLOT_AUTH_METRICS_LISTEN: %w", err)
-	}
-	log.Info("authorization server listening", "addr", l.Addr().String(), "issuer", cfg.Issuer, "resource", cfg.Resource, "database", sqlstore.Where(cfg.DatabaseURL))
-	unready, err := app.WriteReadyFile(readyFile, l)
-	if err != nil {
-		return err
-	}
-	defer unready()
-	return app.Serve(ctx, l, h, cfg.ShutdownTimeout, log)
+	return app.RunServer(ctx, s, log, app.Server{
+		Name: "authserver", Listen: cfg.AuthListen, MetricsListen: cfg.AuthMetricsListen, ReadyFile: readyFile,
+		ListenVar: "LINKSLOT_AUTH_LISTEN", MetricsListenVar: "LINKSLOT_AUTH_METRICS_LISTEN",
+		Register: func(m *metrics.Metrics) {
+			m.RegisterSigningKeys(s, store.KeyPurposeToken, store.KeyPurposeTokenRS256, store.KeyPurposeGrant)
+		},
+		Handler: func(ctx context.Context, m *metrics.Metrics) (http.Handler, error) {
+			return Handler(ctx, cfg, s, log, m)
+		},
+		Listening: "authorization server listening",
+		Attrs:     []any{"issuer", cfg.Issuer, "resource", cfg.Resource, "database", sqlstore.Where(cfg.DatabaseURL)},
+	}, cfg.ShutdownTimeout)
 }
 
-// Handler is the production handler: authhttp with the consent UI pages,
-// the admin pages and the admin API.
+// Handler is the production handler: authhttp as it wires the server
+// (authhttp.Wire: every service built once, the outbox worker running
+// until ctx ends) with the admin pages and the admin API.
 func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slog.Logger, m *metrics.Metrics) (http.Handler, error) {
 	// On PostgreSQL the sign-in throttle counts in the database, shared
 	// by every replica; on SQLite in this process.
 	rw, _ := app.SharedRateWindows(s)
-	// One outbox for the account e-mails, the web cancellations' booking
-	// messages and this process's delivery worker.
-	notes, err := app.NewNotifications(cfg, s, app.NotificationOptions{Metrics: m.Registry(), Logger: log})
-	if err != nil {
-		return nil, fmt.Errorf("notifications: %w", err)
+	admin := func(ui *consentui.UI, services *app.AuthServices) (func(*http.ServeMux), error) {
+		svc, err := services.AdminService(cfg, s, cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production, Observe: m.ObserveFetch}))
+		if err != nil {
+			return nil, err
+		}
+		pages, err := adminui.New(svc, ui, log)
+		if err != nil {
+			return nil, err
+		}
+		api := adminapi.NewAPI(svc, adminapi.AnyOf{adminapi.NewTokenAuth(cfg.AdminToken), adminapi.NewSessionAuth(ui)}, log)
+		return func(mux *http.ServeMux) {
+			mux.Handle(adminapi.Prefix, api)
+			mux.Handle("/admin", pages)
+			mux.Handle("/admin/", pages)
+		}, nil
 	}
-	id, err := identity.New(identity.Config{Store: s, RateWindows: rw, Issuer: cfg.Issuer, Mailer: app.AccountMailer(notes.Notifier)})
-	if err != nil {
-		return nil, err
-	}
-	// Deleting an account cancels its upcoming bookings through the same
-	// mutation service the agents use, as the person on the web, and tells
-	// the business as any other cancellation does.
-	muts := &mutation.Service{Engine: booking.NewService(s, nil), Keeper: idempotency.New(s, mutation.InTx(s), nil, idempotency.MinTTL), Notifier: notes.Notifier}
-	var devMail string
-	if !cfg.Production && cfg.Mail.Kind == mail.KindDir {
-		devMail = "/dev/mail" // authhttp mounts it in development
-	}
-	ui, err := consentui.New(consentui.Config{Store: s, Identity: id, SecretKey: cfg.SecretKey, Issuer: cfg.Issuer, Logger: log, Mutations: muts, DevMailURL: devMail})
-	if err != nil {
-		return nil, err
-	}
-	svc, err := app.AdminService(cfg, s, cimd.NewResolver(nil, cimd.Options{Development: !cfg.Production, Observe: m.ObserveFetch}))
-	if err != nil {
-		return nil, err
-	}
-	pages, err := adminui.New(svc, ui, log)
-	if err != nil {
-		return nil, err
-	}
-	api := adminapi.NewAPI(svc, adminapi.AnyOf{adminapi.NewTokenAuth(cfg.AdminToken), adminapi.NewSessionAuth(ui)}, log)
-	mount := func(mux *http.ServeMux) {
-		mux.Handle(adminapi.Prefix, api)
-		mux.Handle("/admin", pages)
-		mux.Handle("/admin/", pages)
-	}
-	return authhttp.New(ctx, authhttp.Deps{Store: s, Config: cfg, UI: ui, Logger: log, Metrics: m, Mount: mount, Notifications: notes})
+	h, _, err := authhttp.Wire(ctx, authhttp.Deps{Store: s, Config: cfg, PoolSize: s.PoolSize(), DCRStore: s, Logger: log, Metrics: m},
+		authhttp.Wiring{Services: app.ServiceOptions{RateWindows: rw}, Mount: admin})
+	return h, err
 }

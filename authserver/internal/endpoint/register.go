@@ -11,6 +11,7 @@ import (
 	"github.com/linkslot/linkslot/internal/authheader"
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/dcr"
+	"github.com/linkslot/linkslot/internal/problem"
 )
 
 // Dynamic client registration (RFC 7591) and its management (RFC 7592),
@@ -75,7 +76,7 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) {
 		secs := int(limited.RetryAfter.Seconds())
 		h.d.Log.InfoContext(ctx, "dynamic registration rate limited", "retry_after_sec", secs)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		writeJSONError(w, oauthError{"rate_limited", fmt.Sprintf("Too many clients registered from this address in the last hour. "+
+		writeJSONError(w, oauthError{problem.CodeRateLimited, fmt.Sprintf("Too many clients registered from this address in the last hour. "+
 			"Retry after %d seconds, or reuse a client already registered.", secs), http.StatusTooManyRequests})
 		return
 	case err != nil:

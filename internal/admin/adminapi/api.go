@@ -92,11 +92,11 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ok {
 		if id, isID := a.auth.(identifier); isID && id.Identified(r) {
-			writeError(w, http.StatusForbidden, "forbidden", "this account is not an administrator", nil)
+			writeError(w, http.StatusForbidden, problem.CodeForbidden, "this account is not an administrator", nil)
 			return
 		}
 		h.Set("WWW-Authenticate", `Bearer realm="linkslot-admin"`)
-		writeError(w, http.StatusUnauthorized, "unauthorized", "administrator authentication required: an admin bearer token or an administrator's session", nil)
+		writeError(w, http.StatusUnauthorized, problem.CodeUnauthorized, "administrator authentication required: an admin bearer token or an administrator's session", nil)
 		return
 	}
 	ctx := withActor(r.Context(), actor)
@@ -115,10 +115,10 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(probe, r)
 		if probe.status == http.StatusMethodNotAllowed {
 			w.Header().Set("Allow", probe.header.Get("Allow"))
-			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "this route does not accept "+r.Method, nil)
+			writeError(w, http.StatusMethodNotAllowed, problem.CodeMethodNotAllowed, "this route does not accept "+r.Method, nil)
 			return
 		}
-		writeError(w, http.StatusNotFound, "not_found", "no such admin API route", nil)
+		writeError(w, http.StatusNotFound, problem.CodeNotFound, "no such admin API route", nil)
 		return
 	}
 	a.mux.ServeHTTP(w, r)
@@ -149,19 +149,19 @@ func writeError(w http.ResponseWriter, status int, code, msg string, problems []
 // fail answers err: the service's errors by kind, anything else as
 // server_error, logged.
 func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var ie *admin.InvalidError
+	ps, invalid := admin.ProblemsOf(err)
 	switch {
-	case errors.As(err, &ie):
-		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems", ie.Problems)
+	case invalid:
+		writeError(w, http.StatusBadRequest, problem.CodeInvalidRequest, "the request was refused; see problems", ps)
 	case errors.Is(err, admin.ErrNotFound):
-		writeError(w, http.StatusNotFound, admin.CodeNotFound, messageOf(err), nil)
+		writeError(w, http.StatusNotFound, problem.CodeNotFound, messageOf(err), nil)
 	case errors.Is(err, admin.ErrAlreadyExists):
-		writeError(w, http.StatusConflict, admin.CodeAlreadyExists, messageOf(err), nil)
+		writeError(w, http.StatusConflict, problem.CodeAlreadyExists, messageOf(err), nil)
 	case errors.Is(err, admin.ErrConflict):
-		writeError(w, http.StatusConflict, admin.CodeConflict, messageOf(err), nil)
+		writeError(w, http.StatusConflict, problem.CodeConflict, messageOf(err), nil)
 	default:
 		a.log.ErrorContext(r.Context(), "admin api", "method", r.Method, "path", r.URL.Path, "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "the server could not complete the request; nothing was changed", nil)
+		writeError(w, http.StatusInternalServerError, problem.CodeServerError, "the server could not complete the request; nothing was changed", nil)
 	}
 }
 
@@ -184,17 +184,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // decode reads a JSON body strictly (unknown fields refused).
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	if ct := r.Header.Get("Content-Type"); ct != "" && catalogfile.NormalizeFormat(ct) != catalogfile.FormatJSON {
-		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send application/json", nil)
+		writeError(w, http.StatusUnsupportedMediaType, problem.CodeUnsupportedMediaType, "send application/json", nil)
 		return false
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxJSONBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_json", "the body is not the expected JSON: "+jsonProblem(err), nil)
+		writeError(w, http.StatusBadRequest, problem.CodeInvalidJSON, "the body is not the expected JSON: "+jsonProblem(err), nil)
 		return false
 	}
 	if dec.More() {
-		writeError(w, http.StatusBadRequest, "invalid_json", "the body has data after the JSON object", nil)
+		writeError(w, http.StatusBadRequest, problem.CodeInvalidJSON, "the body has data after the JSON object", nil)
 		return false
 	}
 	return true
@@ -285,7 +285,7 @@ func (a *api) createClient(w http.ResponseWriter, r *http.Request, actor admin.A
 func (a *api) registerURLClient(w http.ResponseWriter, r *http.Request, actor admin.Actor, b clientBody) {
 	if b.ID != "" || b.Name != "" || b.Public || len(b.RedirectURIs) > 0 || len(b.GrantTypes) > 0 || b.LogoURL != "" || b.Contact != "" ||
 		b.IDTokenAlg != "" {
-		writeError(w, http.StatusBadRequest, "invalid_request", "a client_id_url client takes its id, name, redirect URIs and authentication from its document; send only client_id_url, allowed_scopes, default_scopes and pinned_document",
+		writeError(w, http.StatusBadRequest, problem.CodeInvalidRequest, "a client_id_url client takes its id, name, redirect URIs and authentication from its document; send only client_id_url, allowed_scopes, default_scopes and pinned_document",
 			[]admin.Problem{{Path: "client_id_url", Message: "send only client_id_url, allowed_scopes, default_scopes and pinned_document"}})
 		return
 	}
@@ -324,7 +324,7 @@ func (a *api) updateClient(w http.ResponseWriter, r *http.Request, actor admin.A
 		return
 	}
 	if b.Public != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems",
+		writeError(w, http.StatusBadRequest, problem.CodeInvalidRequest, "the request was refused; see problems",
 			[]admin.Problem{{Path: "public", Message: "a client cannot switch between public and confidential; register a new client"}})
 		return
 	}
@@ -399,7 +399,7 @@ func (a *api) setAdmin(w http.ResponseWriter, r *http.Request, actor admin.Actor
 		return
 	}
 	if b.Admin == nil {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems",
+		writeError(w, http.StatusBadRequest, problem.CodeInvalidRequest, "the request was refused; see problems",
 			[]admin.Problem{{Path: "admin", Message: "is required (true or false)"}})
 		return
 	}
@@ -455,21 +455,20 @@ func (a *api) enableUser(w http.ResponseWriter, r *http.Request, actor admin.Act
 func (a *api) importCatalog(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
 	format := catalogfile.NormalizeFormat(r.Header.Get("Content-Type"))
 	if format == "" {
-		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type",
+		writeError(w, http.StatusUnsupportedMediaType, problem.CodeUnsupportedMediaType,
 			"send the catalog file as application/json or application/yaml", nil)
 		return
 	}
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, catalogfile.MaxFileBytes))
 	if err != nil {
-		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the catalog file must be at most %d bytes", catalogfile.MaxFileBytes), nil)
+		writeError(w, http.StatusRequestEntityTooLarge, problem.CodeTooLarge, fmt.Sprintf("the catalog file must be at most %d bytes", catalogfile.MaxFileBytes), nil)
 		return
 	}
 	res, err := a.svc.ImportCatalogReport(r.Context(), actor, data, format)
 	if err != nil {
-		var ie *admin.InvalidError
-		if errors.As(err, &ie) {
-			writeError(w, http.StatusBadRequest, "invalid_catalog",
-				fmt.Sprintf("the catalog file has %d problem(s); nothing was imported", len(ie.Problems)), ie.Problems)
+		if ps, ok := admin.ProblemsOf(err); ok {
+			writeError(w, http.StatusBadRequest, problem.CodeInvalidCatalog,
+				fmt.Sprintf("the catalog file has %d problem(s); nothing was imported", len(ps)), ps)
 			return
 		}
 		a.fail(w, r, err)
@@ -484,7 +483,7 @@ func (a *api) exportCatalog(w http.ResponseWriter, r *http.Request, actor admin.
 		format = catalogfile.FormatJSON
 	}
 	if format == "" {
-		writeError(w, http.StatusBadRequest, "invalid_request", "format must be json or yaml", nil)
+		writeError(w, http.StatusBadRequest, problem.CodeInvalidRequest, "format must be json or yaml", nil)
 		return
 	}
 	data, err := a.svc.ExportCatalog(r.Context(), actor, format)
@@ -514,7 +513,7 @@ func (a *api) agentBooking(w http.ResponseWriter, r *http.Request, actor admin.A
 		return
 	}
 	if b.Enabled == nil {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems",
+		writeError(w, http.StatusBadRequest, problem.CodeInvalidRequest, "the request was refused; see problems",
 			[]admin.Problem{{Path: "enabled", Message: "is required (true or false)"}})
 		return
 	}
@@ -566,7 +565,7 @@ func pageParams(w http.ResponseWriter, r *http.Request) (limit, offset int, ok b
 		offset = n
 	}
 	if len(problems) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems", problems)
+		writeError(w, http.StatusBadRequest, problem.CodeInvalidRequest, "the request was refused; see problems", problems)
 		return 0, 0, false
 	}
 	return limit, offset, true

@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/problem"
 )
 
 // ---- webhooks (CONTRACT §11) ----
@@ -35,7 +36,7 @@ func (a *api) createWebhook(w http.ResponseWriter, r *http.Request, actor admin.
 		return
 	}
 	if b.Business == "" {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems",
+		writeError(w, http.StatusBadRequest, problem.CodeInvalidRequest, "the request was refused; see problems",
 			[]admin.Problem{{Path: "business", Message: "the business reference is required"}})
 		return
 	}
@@ -67,7 +68,7 @@ func (a *api) updateWebhook(w http.ResponseWriter, r *http.Request, actor admin.
 		return
 	}
 	if b.Enabled != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems",
+		writeError(w, http.StatusBadRequest, problem.CodeInvalidRequest, "the request was refused; see problems",
 			[]admin.Problem{{Path: "enabled", Message: "use POST …/disable or …/enable"}})
 		return
 	}
@@ -117,7 +118,7 @@ func (a *api) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, actor 
 func deliveryLimit(w http.ResponseWriter, r *http.Request) (int, bool) {
 	n, problems := limitParam(r.URL.Query(), 100, 1000, nil)
 	if len(problems) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the request was refused; see problems", problems)
+		writeError(w, http.StatusBadRequest, problem.CodeInvalidRequest, "the request was refused; see problems", problems)
 		return 0, false
 	}
 	return n, true

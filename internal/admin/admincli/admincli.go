@@ -7,7 +7,7 @@
 // The service is reached through Env.Service, which is called only when a
 // command runs: --help and shell completion never open the database.
 // Command-line mistakes are cmdline.Usagef errors (exit 2 with the usage
-// line); refused inputs are the service's *admin.InvalidError and friends.
+// line); refused inputs are the service's *problem.Error values (admin.ProblemsOf lists them).
 // Every command takes --json (a persistent flag of each group) for
 // machine-readable output.
 //

@@ -17,7 +17,7 @@ import (
 
 	"github.com/linkslot/linkslot/authserver/authhttp"
 	consentui "github.com/linkslot/linkslot/consent-ui"
-	"github.com/linkslot/linkslot/consent-ui/admin"
+	adminui "github.com/linkslot/linkslot/consent-ui/admin"
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/admin/adminapi"
 	"github.com/linkslot/linkslot/internal/config"
@@ -41,10 +41,8 @@ func newAdminServer(t *testing.T, s store.Store, svc *admin.Service) (*httptest.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: adminSecret, Issuer: srv.URL, Logger: log})
-	must(t, err, "consent ui")
-	auth, err := authhttp.New(context.Background(), authhttp.Deps{Store: s, UI: ui, Logger: log, Config: config.Config{Issuer: srv.URL,
-		Resource: resource, SecretKey: adminSecret, RefreshIdle: time.Hour, RefreshAbsolute: 2 * time.Hour}})
+	auth, ui, err := authhttp.Wire(context.Background(), authhttp.Deps{Store: s, Logger: log, Config: config.Config{Issuer: srv.URL,
+		Resource: resource, SecretKey: adminSecret, RefreshIdle: time.Hour, RefreshAbsolute: 2 * time.Hour}}, authhttp.Wiring{})
 	must(t, err, "auth server")
 	pages, err := adminui.New(svc, ui, log)
 	must(t, err, "admin pages")

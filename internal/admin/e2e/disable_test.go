@@ -15,7 +15,6 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/linkslot/linkslot/authserver/authhttp"
-	consentui "github.com/linkslot/linkslot/consent-ui"
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/admin/adminapi"
 	"github.com/linkslot/linkslot/internal/config"
@@ -78,9 +77,7 @@ func newLinked(t *testing.T) *linked {
 	secret := []byte("e2e-disable-secret-key-e2e-disable-secret")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg := config.Config{Issuer: as.URL, Resource: resourceURL, SecretKey: secret, RefreshIdle: time.Hour, RefreshAbsolute: 2 * time.Hour}
-	ui, err := consentui.New(consentui.Config{Store: s, SecretKey: secret, Issuer: as.URL, Logger: log})
-	must(t, err, "consent ui")
-	auth, err := authhttp.New(bg, authhttp.Deps{Store: s, UI: ui, Logger: log, Config: cfg})
+	auth, _, err := authhttp.Wire(bg, authhttp.Deps{Store: s, Logger: log, Config: cfg}, authhttp.Wiring{})
 	must(t, err, "auth server")
 	const adminToken = "e2e-admin-token-0123456789abcdef"
 	mux := http.NewServeMux()

@@ -19,6 +19,7 @@ import (
 	"github.com/linkslot/linkslot/internal/authheader"
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/loopback"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/requestid"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/resourceserver/internal/ratelimit"
@@ -127,7 +128,7 @@ func New(o Options) (*echo.Echo, error) {
 	e.OPTIONS(mcpPath, r.preflight)
 	e.Match([]string{http.MethodGet, http.MethodDelete, http.MethodPut, http.MethodPatch, http.MethodHead}, mcpPath, func(c echo.Context) error {
 		c.Response().Header().Set("Allow", "POST")
-		return c.JSON(http.StatusMethodNotAllowed, map[string]string{"error": "method_not_allowed", "error_description": "this MCP endpoint is stateless: send JSON-RPC requests with POST"})
+		return c.JSON(http.StatusMethodNotAllowed, map[string]string{"error": problem.CodeMethodNotAllowed, "error_description": "this MCP endpoint is stateless: send JSON-RPC requests with POST"})
 	})
 	return e, nil
 }
@@ -181,25 +182,25 @@ func (r *router) serveMCP(c echo.Context) error {
 	if r.o.Addresses != nil {
 		if ok, after := r.o.Addresses.Allow(req.Context(), clientAddr(c)); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(int(after/time.Second)))
-			return c.JSON(http.StatusTooManyRequests, map[string]any{"error": "rate_limited", "error_description": "too many requests from this address", "retry_after_sec": int(after / time.Second)})
+			return c.JSON(http.StatusTooManyRequests, map[string]any{"error": problem.CodeRateLimited, "error_description": "too many requests from this address", "retry_after_sec": int(after / time.Second)})
 		}
 	}
 	// 2. Origin and Host.
 	origin := req.Header.Get("Origin")
 	if origin != "" && !r.originAllowed(origin) {
-		return c.JSON(http.StatusForbidden, map[string]string{"error": "forbidden", "error_description": "this Origin may not call the MCP endpoint"})
+		return c.JSON(http.StatusForbidden, map[string]string{"error": problem.CodeForbidden, "error_description": "this Origin may not call the MCP endpoint"})
 	}
 	r.cors(c, origin)
 	if r.loopback && !r.hostAllowed(req.Host) {
-		return c.JSON(http.StatusForbidden, map[string]string{"error": "forbidden", "error_description": "unexpected Host header"})
+		return c.JSON(http.StatusForbidden, map[string]string{"error": problem.CodeForbidden, "error_description": "unexpected Host header"})
 	}
 	// 3. Body: size, batch, and what is being called.
 	body, err := io.ReadAll(io.LimitReader(req.Body, MaxBody+1))
 	if err != nil {
-		return c.JSON(http.StatusBadRequest, map[string]string{"error": "invalid_request", "error_description": "could not read the request body"})
+		return c.JSON(http.StatusBadRequest, map[string]string{"error": problem.CodeInvalidRequest, "error_description": "could not read the request body"})
 	}
 	if len(body) > MaxBody {
-		return c.JSON(http.StatusRequestEntityTooLarge, map[string]string{"error": "request_too_large", "error_description": "request bodies are limited to 1 MiB"})
+		return c.JSON(http.StatusRequestEntityTooLarge, map[string]string{"error": problem.CodeRequestTooLarge, "error_description": "request bodies are limited to 1 MiB"})
 	}
 	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
 		return c.JSON(http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32600, "message": "JSON-RPC batches are not supported: send one request per POST"}})
@@ -224,7 +225,7 @@ func (r *router) serveMCP(c echo.Context) error {
 	case errors.Is(berr, authheader.ErrMissing):
 		return r.challenge(c, http.StatusUnauthorized, "", "openid", "")
 	case errors.Is(berr, authheader.ErrMultiple):
-		return r.challenge(c, http.StatusBadRequest, "invalid_request", "openid", "send exactly one Authorization header")
+		return r.challenge(c, http.StatusBadRequest, problem.CodeInvalidRequest, "openid", "send exactly one Authorization header")
 	case berr != nil:
 		return r.challenge(c, http.StatusUnauthorized, "invalid_token", "openid", "the Authorization header must be \"Bearer\", one space, and the access token")
 	}
@@ -233,7 +234,7 @@ func (r *router) serveMCP(c echo.Context) error {
 	case errors.Is(err, tokencheck.ErrUnavailable):
 		r.o.Logger.ErrorContext(req.Context(), "token check unavailable", "err", err)
 		w.Header().Set("Retry-After", "2")
-		return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": "temporarily_unavailable", "error_description": "the token could not be checked; retry shortly"})
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": problem.CodeTemporarilyUnavailable, "error_description": "the token could not be checked; retry shortly"})
 	case err != nil:
 		r.o.Logger.InfoContext(req.Context(), "token refused", "reason", err.Error())
 		return r.challenge(c, http.StatusUnauthorized, "invalid_token", "openid", "the access token is invalid, expired, or its link was disconnected")
@@ -264,7 +265,7 @@ func (r *router) challenge(c echo.Context, status int, code, scopes, desc string
 	c.Response().Header().Set("WWW-Authenticate", "Bearer "+strings.Join(parts, ", "))
 	body := map[string]string{"error": code, "error_description": desc}
 	if code == "" {
-		body = map[string]string{"error": "unauthorized", "error_description": "a bearer token is required; see " + r.metadataURL}
+		body = map[string]string{"error": problem.CodeUnauthorized, "error_description": "a bearer token is required; see " + r.metadataURL}
 	}
 	return c.JSON(status, body)
 }
@@ -372,7 +373,7 @@ func (r *router) errorHandler(err error, c echo.Context) {
 		return
 	}
 	code := http.StatusInternalServerError
-	msg := "server_error"
+	msg := problem.CodeServerError
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		code = he.Code

@@ -18,6 +18,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/mutation"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/requestid"
 )
 
@@ -152,15 +153,15 @@ func proposalOf(f booking.Facts) *Proposal {
 }
 
 // parseInstant parses an exact RFC 3339 instant with its offset.
-func parseInstant(field, v string) (time.Time, *ToolError) {
+func parseInstant(field, v string) (time.Time, *problem.Error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
-		return time.Time{}, &ToolError{Code: booking.CodeInvalidTime, Field: field,
+		return time.Time{}, &problem.Error{Code: problem.CodeInvalidTime, Field: field,
 			Message: fmt.Sprintf("%s is required: an exact RFC 3339 instant with its UTC offset, copied from the availability answer.", field)}
 	}
 	ts, err := booking.ParseInstant(field, v)
 	if err != nil {
-		return time.Time{}, &ToolError{Code: booking.CodeInvalidTime, Field: field,
+		return time.Time{}, &problem.Error{Code: problem.CodeInvalidTime, Field: field,
 			Message: fmt.Sprintf("%s must be an exact RFC 3339 instant with its UTC offset, e.g. 2026-03-04T10:00:00-05:00, copied unchanged from the availability answer; words like \"tomorrow at 3pm\" are not accepted.", field)}
 	}
 	return ts, nil
@@ -177,7 +178,7 @@ func (t *toolSet) render(ctx context.Context, tool string, o mutation.Outcome, e
 	if o.Booking == nil {
 		out.Message, out.Proposal = o.Message, proposalOf(o.Facts)
 		if o.Refused() {
-			out.Error = &ToolError{Code: o.Status, Message: o.Message}
+			out.Error = toolError(problem.New(o.Status, o.Message))
 			return &mcp.CallToolResult{IsError: true}, out, nil
 		}
 		return nil, out, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/problem"
 )
 
 // ---- search_bookable_business ----
@@ -280,7 +281,7 @@ func (t *toolSet) myBookingAvailability(ctx context.Context, req *mcp.CallToolRe
 	}
 	day := strings.TrimSpace(in.LocalDate)
 	if day == "" {
-		return fail(&ToolError{Code: booking.CodeInvalidTime, Field: "local_date", Message: "local_date (YYYY-MM-DD in the business's time zone) is required."})
+		return fail(&problem.Error{Code: problem.CodeInvalidTime, Field: "local_date", Message: "local_date (YYYY-MM-DD in the business's time zone) is required."})
 	}
 	if e := checkLocalDate("local_date", day); e != nil {
 		return fail(e)

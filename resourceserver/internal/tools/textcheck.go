@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/linkslot/linkslot/internal/mutation"
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/textcheck"
 )
 
@@ -38,8 +39,7 @@ func controlChars(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req) // the SDK's schema check answers
 		}
 		if te := checkControlChars(args); te != nil {
-			b, _ := json.Marshal(errorOut{Error: te})
-			return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+			return failedResult(te), nil
 		}
 		return next(ctx, method, req)
 	}
@@ -48,7 +48,7 @@ func controlChars(next mcp.MethodHandler) mcp.MethodHandler {
 // checkControlChars returns the invalid_argument error for the first
 // argument (in name order, for stable answers) holding a forbidden control
 // character, looking into nested arrays and objects.
-func checkControlChars(args map[string]any) *ToolError {
+func checkControlChars(args map[string]any) *problem.Error {
 	names := make([]string, 0, len(args))
 	for k := range args {
 		names = append(names, k)

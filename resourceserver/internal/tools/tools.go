@@ -105,7 +105,11 @@ func callerOf(ctx context.Context) (caller, bool) {
 	return caller{AccountID: id.AccountID, LinkID: id.LinkID, ClientID: id.ClientID}, ok
 }
 
-// ToolError is the "error" object of a failed tool result.
+// ToolError is the "error" object of a failed tool result: a
+// *problem.Error as the MCP edge writes it. What it adds is the edge's own:
+// the descriptions each tool's declared output schema carries (pinned by
+// the golden transcripts), and no Problems list. Handlers answer
+// *problem.Error values; fail writes them as ToolError.
 type ToolError struct {
 	Code          string `json:"code" jsonschema:"machine-readable error code, e.g. invalid_argument, unknown_business, booking_not_found, rate_limited"`
 	Message       string `json:"message" jsonschema:"what went wrong and what to do next, written for the agent"`
@@ -119,12 +123,24 @@ type errorOut struct {
 	Error *ToolError `json:"error"`
 }
 
-func fail(e *ToolError) (*mcp.CallToolResult, any, error) {
-	return &mcp.CallToolResult{IsError: true}, errorOut{Error: e}, nil
+func fail(e *problem.Error) (*mcp.CallToolResult, any, error) {
+	return &mcp.CallToolResult{IsError: true}, errorOut{Error: toolError(e)}, nil
 }
 
-func invalidArg(field, format string, a ...any) *ToolError {
-	return &ToolError{Code: booking.CodeInvalidArgument, Field: field, Message: fmt.Sprintf(format, a...)}
+// failedResult is a whole failed result for e, structured content and
+// text, for the middleware that answers before a handler runs.
+func failedResult(e *problem.Error) *mcp.CallToolResult {
+	b, _ := json.Marshal(errorOut{Error: toolError(e)})
+	return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+}
+
+// toolError is e as a tool result writes it.
+func toolError(e *problem.Error) *ToolError {
+	return &ToolError{Code: e.Code, Message: e.Message, Field: e.Field, BookingURL: e.BookingURL, RetryAfterSec: e.RetryAfterSec}
+}
+
+func invalidArg(field, format string, a ...any) *problem.Error {
+	return &problem.Error{Code: problem.CodeInvalidArgument, Field: field, Message: fmt.Sprintf(format, a...)}
 }
 
 // toolSet carries the dependencies into the handlers.
@@ -138,27 +154,27 @@ type toolSet struct {
 // logged and answered as server_error.
 func (t *toolSet) domainFail(ctx context.Context, tool string, err error) (*mcp.CallToolResult, any, error) {
 	if be, ok := problem.As(err); ok {
-		return fail(&ToolError{Code: be.Code, Message: be.Message, Field: be.Field, BookingURL: be.BookingURL, RetryAfterSec: be.RetryAfterSec})
+		return fail(be)
 	}
 	if errors.Is(err, store.ErrInvalidText) {
 		return fail(invalidArg("", "An argument contains a character Linkslot cannot store (such as U+0000); remove control characters and retry."))
 	}
 	t.d.Logger.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
 	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
-		return fail(&ToolError{Code: "server_error", RetryAfterSec: 2, Message: "Linkslot could not reach its database. Retry the same call in a few seconds."})
+		return fail(&problem.Error{Code: problem.CodeServerError, RetryAfterSec: 2, Message: "Linkslot could not reach its database. Retry the same call in a few seconds."})
 	}
-	return fail(&ToolError{Code: "server_error", Message: "Something went wrong on Linkslot's side. Retry the same call once; if it fails again, tell the person Linkslot is having trouble."})
+	return fail(&problem.Error{Code: problem.CodeServerError, Message: "Something went wrong on Linkslot's side. Retry the same call once; if it fails again, tell the person Linkslot is having trouble."})
 }
 
 // begin starts every tool call: it identifies the caller from ctx (where
 // the request id is too, from the HTTP request), applies the per-link
 // rate limit and records the link's use (useThrottle).
-func (t *toolSet) begin(ctx context.Context, req *mcp.CallToolRequest) (context.Context, caller, *ToolError) {
+func (t *toolSet) begin(ctx context.Context, req *mcp.CallToolRequest) (context.Context, caller, *problem.Error) {
 	c, ok := callerOf(ctx)
 	if !ok {
 		// The router never lets an unauthenticated call through; this is
 		// a wiring fault, not the agent's.
-		return ctx, c, &ToolError{Code: "server_error", Message: "The call carried no verified identity. Reconnect the Linkslot account and retry."}
+		return ctx, c, &problem.Error{Code: problem.CodeServerError, Message: "The call carried no verified identity. Reconnect the Linkslot account and retry."}
 	}
 	if t.d.Links != nil {
 		key := c.LinkID
@@ -170,7 +186,7 @@ func (t *toolSet) begin(ctx context.Context, req *mcp.CallToolRequest) (context.
 			if secs < 1 {
 				secs = 1
 			}
-			return ctx, c, &ToolError{Code: "rate_limited", RetryAfterSec: secs,
+			return ctx, c, &problem.Error{Code: problem.CodeRateLimited, RetryAfterSec: secs,
 				Message: fmt.Sprintf("Too many calls through this connection. Wait %d seconds, then retry the same call.", secs)}
 		}
 	}
@@ -180,19 +196,19 @@ func (t *toolSet) begin(ctx context.Context, req *mcp.CallToolRequest) (context.
 
 var localDateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
-func checkLocalDate(field, v string) *ToolError {
+func checkLocalDate(field, v string) *problem.Error {
 	if !localDateRE.MatchString(v) {
-		return &ToolError{Code: booking.CodeInvalidTime, Field: field,
+		return &problem.Error{Code: problem.CodeInvalidTime, Field: field,
 			Message: fmt.Sprintf("%s must be a calendar date YYYY-MM-DD in the business's time zone (for example 2026-03-14); words like \"tomorrow\" are not accepted — work out the date first.", field)}
 	}
 	if _, err := time.Parse("2006-01-02", v); err != nil {
-		return &ToolError{Code: booking.CodeInvalidTime, Field: field,
+		return &problem.Error{Code: problem.CodeInvalidTime, Field: field,
 			Message: fmt.Sprintf("%s %q is not a real calendar date; use YYYY-MM-DD.", field, v)}
 	}
 	return nil
 }
 
-func pageArgs(limit, offset *int) (int, int, *ToolError) {
+func pageArgs(limit, offset *int) (int, int, *problem.Error) {
 	l, o := 10, 0
 	if limit != nil {
 		if *limit < 1 || *limit > 50 {
@@ -218,9 +234,9 @@ const (
 
 // required answers invalid_argument naming field when v is blank, with a
 // message that tells the agent where to get the value.
-func required(field, v, howToGetIt string) *ToolError {
+func required(field, v, howToGetIt string) *problem.Error {
 	if strings.TrimSpace(v) == "" {
-		return &ToolError{Code: booking.CodeInvalidArgument, Field: field, Message: howToGetIt}
+		return &problem.Error{Code: problem.CodeInvalidArgument, Field: field, Message: howToGetIt}
 	}
 	return nil
 }
@@ -383,8 +399,7 @@ func argumentErrors(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		}
 		te := translateValidation(tc.Text)
-		b, _ := json.Marshal(errorOut{Error: te})
-		return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+		return failedResult(te), nil
 	}
 }
 
@@ -395,7 +410,7 @@ var (
 	goFieldRE  = regexp.MustCompile(`(?:Go struct field|field) [A-Za-z0-9_]*\.?([a-z_][A-Za-z0-9_]*)`)
 )
 
-func translateValidation(msg string) *ToolError {
+func translateValidation(msg string) *problem.Error {
 	field := ""
 	for _, re := range []*regexp.Regexp{missingRE, unexpectRE, propRE, goFieldRE} {
 		if m := re.FindStringSubmatch(msg); m != nil {

@@ -1,4 +1,4 @@
-package main
+package cli_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/linkslot/linkslot/internal/cmdline"
+	"github.com/linkslot/linkslot/resourceserver/internal/cli"
 )
 
 func TestCommandLine(t *testing.T) {
@@ -19,8 +19,8 @@ func TestCommandLine(t *testing.T) {
 	}
 	run := func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
-		code := cmdline.Execute(context.Background(), newRoot(func(k string) string { return env[k] }, nil), args,
-			cmdline.IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
+		code := cli.Run(context.Background(), args, func(k string) string { return env[k] },
+			cli.IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
 		return code, out.String(), errb.String()
 	}
 	for _, tt := range []struct {
@@ -53,8 +53,8 @@ func TestServeWhereNoDatabase(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
-	code := cmdline.Execute(context.Background(), newRoot(func(k string) string { return "" }, []string{"LINKSLOT_RS_LISTN=127.0.0.1:9"}), []string{"serve"},
-		cmdline.IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
+	code := cli.Run(context.Background(), []string{"serve"}, func(k string) string { return "" },
+		cli.IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Environ: []string{"LINKSLOT_RS_LISTN=127.0.0.1:9"}})
 	want := "no database at " + filepath.Join(dir, "var", "linkslot.db") + " (LINKSLOT_DATABASE_URL=sqlite://var/linkslot.db is relative to the working folder " + dir + ")"
 	if code != 1 || !strings.Contains(errb.String(), want) || !strings.Contains(errb.String(), "did you mean LINKSLOT_RS_LISTEN?") {
 		t.Errorf("exit %d\nstderr %s\nwant %q and the misspelt variable named", code, errb.String(), want)

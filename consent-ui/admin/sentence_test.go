@@ -1,8 +1,8 @@
-package sentence
+package adminui
 
 import "testing"
 
-func TestOf(t *testing.T) {
+func TestAsSentence(t *testing.T) {
 	for in, want := range map[string]string{
 		"":                            "",
 		"email is already registered": "Email is already registered.",
@@ -10,8 +10,8 @@ func TestOf(t *testing.T) {
 		"élan":                        "Élan.",
 		"Already? ":                   "Already?",
 	} {
-		if got := Of(in); got != want {
-			t.Errorf("Of(%q) = %q, want %q", in, got, want)
+		if got := asSentence(in); got != want {
+			t.Errorf("asSentence(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
