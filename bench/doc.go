@@ -9,7 +9,7 @@
 // workload (throughput and p99 against concurrency) through bench/report,
 // which the cluster load test (test/cluster TestClusterLoad) shares.
 //
-// Workloads (CONTRACT §9):
+// Workloads (docs/reference.md §9):
 //   - refresh: each worker rotates its own refresh-token chain
 //   - code-flow: a signed-in person with remembered consent: authorize →
 //     code → token with PKCE

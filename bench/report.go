@@ -12,7 +12,7 @@ import (
 
 // writeReport writes report.txt (and prints it): the shared table of
 // bench/report, then this driver's own sections — the ratios against the
-// baselines and the contract's targets.
+// baselines and the targets of docs/reference.md §9.
 func writeReport(dir string, rs []result, notes []string, took time.Duration) error {
 	var b strings.Builder
 	report.WriteHeader(&b, "Linkslot load report", took)

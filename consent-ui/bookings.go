@@ -16,7 +16,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 )
 
-// My bookings (CONTRACT §12): /account/bookings lists the person's
+// My bookings (docs/reference.md §12): /account/bookings lists the person's
 // upcoming, past and cancelled bookings; /account/bookings/cancel is the
 // web front end of the mutation service's Cancel, as the person on the web
 // (mutation.ChannelWeb). Its GET is the preview: the page shows the

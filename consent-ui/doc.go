@@ -34,7 +34,7 @@
 // to the OAuth client (the consent page, and the sign-in page when consent
 // is already remembered) adds the origin of the client's redirect_uri to
 // form-action; when that is not known it adds the redirect targets the
-// contract allows: https: and the loopback origins http://127.0.0.1:*,
+// reference allows: https: and the loopback origins http://127.0.0.1:*,
 // http://localhost:* and http://[::1]:*. Every other page has form-action
 // 'self'.
 //

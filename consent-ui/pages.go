@@ -80,7 +80,7 @@ type redirectData struct {
 }
 
 // RenderRedirectRefusal shows the page of a refused redirect address
-// (consent.RedirectRefusalUI): the address refused and, when the client's
+// (part of consent.AuthorizeUI): the address refused and, when the client's
 // are public, the addresses allowed.
 func (u *UI) RenderRedirectRefusal(w http.ResponseWriter, r *http.Request, status int, rr consent.RedirectRefusal) {
 	acct, _ := u.CurrentAccount(r)
@@ -90,8 +90,6 @@ func (u *UI) RenderRedirectRefusal(w http.ResponseWriter, r *http.Request, statu
 	}
 	u.render(w, r, status, "redirect_error", v, nil)
 }
-
-var _ consent.RedirectRefusalUI = (*UI)(nil)
 
 func (u *UI) serverError(w http.ResponseWriter, r *http.Request, err error) {
 	u.log.ErrorContext(r.Context(), "consent-ui: request failed", "path", r.URL.Path, "err", err)
@@ -534,7 +532,7 @@ var calendarNotices = map[string]string{
 }
 
 // postCalendar turns the person's private calendar feed on, replaces its
-// address, or turns it off (CONTRACT §11).
+// address, or turns it off (docs/reference.md §11).
 func (u *UI) postCalendar(w http.ResponseWriter, r *http.Request) {
 	acct, _, ok := u.accountForm(w, r)
 	if !ok {

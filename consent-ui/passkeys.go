@@ -10,7 +10,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 )
 
-// Passkeys (CONTRACT §12). Each page that offers a passkey ceremony
+// Passkeys (docs/reference.md §12). Each page that offers a passkey ceremony
 // carries its options in a data-options attribute of a form that is
 // hidden until /static/passkey.js shows it: the script calls
 // navigator.credentials.create or .get, puts the JSON answer in the form's

@@ -16,7 +16,7 @@ import (
 )
 
 // loopbackFormTargets are the redirect targets a client may register
-// besides https (CONTRACT §2), for form-action when the exact one is not
+// besides https (docs/reference.md §2), for form-action when the exact one is not
 // known.
 var loopbackFormTargets = []string{"https:", "http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"}
 

@@ -187,7 +187,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	}
 	mux.Handle("GET /calendar/{token}", d.Feeds.Handler())
 	if !c.Production {
-		// The development mailbox (CONTRACT §11); absent, so 404, in
+		// The development mailbox (docs/reference.md §11); absent, so 404, in
 		// production.
 		dev := mail.DevPage(c.MailDir())
 		mux.Handle("GET /dev/mail", dev)

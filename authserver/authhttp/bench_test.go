@@ -29,7 +29,7 @@ import (
 )
 
 // Benchmarks of the two hot paths, through HTTP on httptest, on every
-// backend, with 16 workers (CONTRACT §9):
+// backend, with 16 workers (docs/reference.md §9):
 //
 //	scripts/with-postgres go test ./authserver/authhttp -run '^$' -bench . -benchtime 2000x
 //
@@ -44,7 +44,7 @@ type scenario struct {
 }
 
 // scenarios: 16 workers on the default pool of each backend, and 64
-// workers on a pool of 4 connections (CONTRACT §9: completes, no stall).
+// workers on a pool of 4 connections (docs/reference.md §9: completes, no stall).
 func scenarios() []scenario {
 	var out []scenario
 	for _, be := range sqltest.Backends() {
@@ -332,7 +332,7 @@ func writeTxns(t testing.TB, s *sqlstore.Store) int64 {
 }
 
 // TestStatementCounts logs how many SQL statements and commits one refresh
-// rotation and one authorization-code flow cost (CONTRACT §9), and holds
+// rotation and one authorization-code flow cost (docs/reference.md §9), and holds
 // PostgreSQL to them: a refresh rotation and a code exchange are a prefetch
 // and one batch statement, one commit; an authorization with remembered
 // consent is the person (the test UI reads the account), the client with
@@ -447,7 +447,7 @@ func TestStatementCounts(t *testing.T) {
 }
 
 // TestWrongVerifierUsesUpPKCE: the PKCE session's deletion is deferred to
-// the batch that redeems the code (CONTRACT §9), but a failed attempt still
+// the batch that redeems the code (docs/reference.md §9), but a failed attempt still
 // uses it up, as fosite does: the right verifier after a wrong one fails.
 // The PKCE session is kept in the code's row, and so is the OpenID one.
 func TestWrongVerifierUsesUpPKCE(t *testing.T) {

@@ -46,7 +46,7 @@ func newCIMDEnvWith(t *testing.T, mod func(*authhttp.Deps), names ...string) *ci
 
 // A registered URL client whose document's host resolves into a
 // special-use range ends on the error page, and nothing is fetched: one
-// test per range (CONTRACT §10).
+// test per range (docs/reference.md §10).
 func TestCIMDSpecialUseAddressRefused(t *testing.T) {
 	ranges := addrResolver{
 		"private-10.example": "10.0.0.7", "private-172.example": "172.16.5.4", "private-192.example": "192.168.1.20",

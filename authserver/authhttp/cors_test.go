@@ -36,7 +36,7 @@ func corsRequest(t *testing.T, method, u, origin string, hdr ...string) *http.Re
 	return resp
 }
 
-// CONTRACT §10: metadata and JWKS readable from any origin; token,
+// docs/reference.md §10: metadata and JWKS readable from any origin; token,
 // revocation and userinfo echo an allowed origin with Vary: Origin;
 // preflights answer 204 without authentication.
 func TestCORS(t *testing.T) {

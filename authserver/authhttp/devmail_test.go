@@ -12,7 +12,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 )
 
-// TestDevMailOnlyInDevelopment: the development mailbox (CONTRACT §11)
+// TestDevMailOnlyInDevelopment: the development mailbox (docs/reference.md §11)
 // lists and shows the .eml files of var/mail in development, and answers
 // 404 in production even when the folder holds a message.
 func TestDevMailOnlyInDevelopment(t *testing.T) {

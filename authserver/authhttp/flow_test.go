@@ -239,7 +239,7 @@ func TestDiscovery(t *testing.T) {
 		"grant_types_supported":                 []any{"authorization_code", "refresh_token"},
 		"code_challenge_methods_supported":      []any{"S256"},
 		"token_endpoint_auth_methods_supported": []any{"none", "client_secret_basic", "client_secret_post", "private_key_jwt"},
-		// CONTRACT §10: client ID metadata documents (policy registered).
+		// docs/reference.md §10: client ID metadata documents (policy registered).
 		"client_id_metadata_document_supported":            true,
 		"token_endpoint_auth_signing_alg_values_supported": []any{"ES256", "RS256"},
 		"authorization_response_iss_parameter_supported":   true,

@@ -58,6 +58,11 @@ func (u testUI) ReauthRedirect(w http.ResponseWriter, r *http.Request, next stri
 	http.Redirect(w, r, "/login?reauth=1&next="+url.QueryEscape(next), http.StatusFound)
 }
 
+// RenderRedirectRefusal: the refusal as a plain error page.
+func (u testUI) RenderRedirectRefusal(w http.ResponseWriter, r *http.Request, status int, v consent.RedirectRefusal) {
+	u.RenderError(w, r, status, v.Title(), v.Message())
+}
+
 func (u testUI) CurrentAccount(r *http.Request) (store.Account, bool) {
 	c, err := r.Cookie(testCookie)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 
 // TestAccessTokenLifetimeExact issues 1,000 access tokens through the token
 // endpoint — 20 from authorization codes, the rest from refresh rotations —
-// and requires exp − iat = 900 s for every one (CONTRACT §2: at most 15
+// and requires exp − iat = 900 s for every one (docs/reference.md §2: at most 15
 // minutes; fosite rounds exp to the nearest second while iat is truncated,
 // which made about half of them 901 s). iat is never in the future.
 func TestAccessTokenLifetimeExact(t *testing.T) {

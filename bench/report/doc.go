@@ -11,6 +11,6 @@
 // summarized from those raw latencies (Summarize sorts them and takes p50,
 // p99 and max), so every caller measures and computes percentiles the same
 // way. The writers only format; the operations, and any section of a
-// report that only one caller has (ratios, contract targets), stay with
+// report that only one caller has (ratios, targets), stay with
 // the caller. Charts are plain SVG text with no dependency.
 package report

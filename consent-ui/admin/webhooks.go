@@ -8,7 +8,7 @@ import (
 	"github.com/linkslot/linkslot/internal/notify"
 )
 
-// ---- webhooks (CONTRACT §11) ----
+// ---- webhooks (docs/reference.md §11) ----
 
 type webhookForm struct {
 	Business, URL string

@@ -45,7 +45,7 @@ type Store interface {
 	GetAccountByEmail(ctx context.Context, email string) (store.Account, error)
 	ListAccountLinks(ctx context.Context, accountID string) ([]store.Link, error)
 	GetBusiness(ctx context.Context, reference string) (store.Business, error)
-	// Webhook endpoints and their deliveries (CONTRACT §11).
+	// Webhook endpoints and their deliveries (docs/reference.md §11).
 	GetWebhookEndpoint(ctx context.Context, id string) (store.WebhookEndpoint, error)
 	ListWebhookEndpoints(ctx context.Context, businessID string) ([]store.WebhookEndpoint, error)
 	ListMessages(ctx context.Context, f store.OutboxFilter) ([]store.OutboxMessage, error)
@@ -238,7 +238,7 @@ func InfoOf(c store.Client) ClientInfo {
 }
 
 // URLClientSpec registers a client by the URL of its client ID metadata
-// document (CONTRACT §10). Empty AllowedScopes means DefaultURLAllowed,
+// document (docs/reference.md §10). Empty AllowedScopes means DefaultURLAllowed,
 // empty DefaultScopes DefaultURLDefaults. Pin, when set, is a copy of the
 // document to use instead of fetching it (for hosts that refuse fetches
 // from data centres); it is checked by the same rules.
@@ -250,7 +250,7 @@ type URLClientSpec struct {
 }
 
 // The scopes a URL client gets when its registration names none: those
-// of the demo client (CONTRACT §8).
+// of the demo client (docs/reference.md §8).
 var (
 	DefaultURLAllowed  = []string{"openid", "profile", "email", "offline_access", "bookings:read", "bookings:write"}
 	DefaultURLDefaults = []string{"bookings:read", "bookings:write"}

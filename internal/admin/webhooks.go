@@ -13,7 +13,7 @@ import (
 	"github.com/linkslot/linkslot/internal/webhook"
 )
 
-// ---- webhooks (CONTRACT §11) ----
+// ---- webhooks (docs/reference.md §11) ----
 
 // WebhookInfo is an endpoint as administrators see it: everything but the
 // secret.
@@ -96,7 +96,7 @@ func checkEvents(events []string) ([]string, error) {
 
 func quote(s string) string { return `"` + s + `"` }
 
-// checkWebhookURL applies the fetch address rules of CONTRACT §10 to a URL:
+// checkWebhookURL applies the fetch address rules of docs/reference.md §10 to a URL:
 // https with a host, or in development http to localhost or a loopback
 // address. Addresses are checked again on every delivery.
 func (s *Service) checkWebhookURL(raw string) error {
@@ -382,7 +382,7 @@ func (s *Service) ReplayDelivery(ctx context.Context, a Actor, id string) (Deliv
 
 // FeedURL returns the private calendar feed URL of a business, or of one of
 // its staff members (staffRef not empty): the same URL every time, or a new
-// one that revokes the old when replace is set (CONTRACT §11).
+// one that revokes the old when replace is set (docs/reference.md §11).
 func (s *Service) FeedURL(ctx context.Context, a Actor, businessRef, staffRef string, replace bool) (string, error) {
 	if s.feeds == nil {
 		return "", errors.New("calendar feeds need LINKSLOT_SECRET_KEY")

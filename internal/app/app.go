@@ -229,7 +229,7 @@ func ServeMetrics(ctx context.Context, addr string, h http.Handler, log *slog.Lo
 
 // SharedRateWindows returns the store's shared rate windows when limits on
 // it are shared by the replicas: on PostgreSQL they are (the rate limits
-// and the sign-in throttle hold across every process, CONTRACT §13);
+// and the sign-in throttle hold across every process, docs/reference.md §13);
 // SQLite is a single-node deployment and keeps them in process.
 func SharedRateWindows(s *sqlstore.Store) (store.RateWindows, bool) {
 	if s.Dialect() != "postgres" {

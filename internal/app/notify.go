@@ -18,7 +18,7 @@ import (
 	"github.com/linkslot/linkslot/internal/webhook"
 )
 
-// Notifications are a server process's share of CONTRACT §11: the Notifier
+// Notifications are a server process's share of docs/reference.md §11: the Notifier
 // that mutations queue messages with, and the outbox worker that delivers
 // them (every server process runs one; start it with go Worker.Run(ctx)).
 type Notifications struct {

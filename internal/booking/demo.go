@@ -56,7 +56,7 @@ func DemoBarberDay(now time.Time, days int) string {
 	}
 }
 
-// DemoCatalogs returns the demo businesses (CONTRACT §8): seven businesses in
+// DemoCatalogs returns the demo businesses (docs/reference.md §8): seven businesses in
 // four time zones (New York and London observe DST, Sydney too, Tokyo does
 // not), among them a restaurant, a business with agent booking off and a
 // service that requires a deposit. Hours are weekly, so every coming week has

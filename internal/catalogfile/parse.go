@@ -342,7 +342,7 @@ func (p *parser) business(v any, path string) (store.Catalog, bool) {
 		Address:     o.str("address", false),
 		TimeZone:    o.str("timezone", true),
 		BookingURL:  o.str("booking_url", false),
-		// Where the business hears of bookings (CONTRACT §11); optional.
+		// Where the business hears of bookings (docs/reference.md §11); optional.
 		ContactEmail: o.str("contact_email", false),
 	}
 	if b.Category != "" && b.Category != store.CategoryAppointment && b.Category != store.CategoryRestaurant {

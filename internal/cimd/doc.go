@@ -1,4 +1,4 @@
-// Package cimd is client ID metadata documents (CONTRACT §10,
+// Package cimd is client ID metadata documents (docs/reference.md §10,
 // draft-ietf-oauth-client-id-metadata-document): clients whose client_id is
 // the https URL of a JSON document describing them.
 //

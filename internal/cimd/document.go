@@ -21,7 +21,7 @@ const (
 	AuthPrivateKeyJWT = "private_key_jwt"
 )
 
-// SigningAlgs are the client assertion algorithms accepted (CONTRACT §10).
+// SigningAlgs are the client assertion algorithms accepted (docs/reference.md §10).
 var SigningAlgs = []string{"ES256", "RS256"}
 
 // IsURL reports whether clientID is a URL rather than a registered id

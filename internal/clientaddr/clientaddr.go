@@ -5,7 +5,7 @@
 // (rate limits, sign-in throttling, logs, audit entries) reads the address
 // from here, so all of them agree.
 //
-// The rule (CONTRACT §13):
+// The rule (docs/reference.md §13):
 //
 //   - A peer outside the trusted ranges is the client. Whatever it sends in
 //     Forwarded or X-Forwarded-For is ignored, so nobody chooses their own

@@ -56,7 +56,7 @@ type Problem = problem.Problem
 func Validate(c store.Client) error {
 	var p []Problem
 	bad := func(field, f string, a ...any) { p = append(p, Problem{Path: field, Message: fmt.Sprintf(f, a...)}) }
-	// A client whose id is the URL of its metadata document (CONTRACT §10)
+	// A client whose id is the URL of its metadata document (docs/reference.md §10)
 	// takes its redirect URIs and authentication from that document.
 	urlClient := IsURLID(c.ID)
 	if strings.TrimSpace(c.ID) == "" {

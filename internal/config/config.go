@@ -1,7 +1,7 @@
 // Package config reads Linkslot's configuration from the environment once,
 // validates all of it, and reports every problem together.
 //
-// Both servers read the same variables (CONTRACT §1); each ignores what it
+// Both servers read the same variables (docs/reference.md §1); each ignores what it
 // does not use. Zero values of the optional fields mean the documented
 // default. Unknown names the LINKSLOT_ variables of an environment that
 // none of them reads, with the nearest known name (names.go).
@@ -84,7 +84,7 @@ type Config struct {
 	AdminToken string
 	// CIMDPolicy says which clients identified by a client ID metadata
 	// document URL may link (LINKSLOT_CIMD_POLICY: registered, the
-	// default; open; off). CONTRACT §10.
+	// default; open; off). docs/reference.md §10.
 	CIMDPolicy string
 	// CIMDOpenScopes are the private scopes an unregistered URL client may
 	// be granted under the open policy (LINKSLOT_CIMD_OPEN_SCOPES, default

@@ -1,5 +1,5 @@
 // Package confirm implements the summarize-then-confirm protocol of Linkslot's
-// mutation tools (CONTRACT.md §5) and renders the summaries a person confirms.
+// mutation tools (docs/reference.md §5) and renders the summaries a person confirms.
 //
 // A mutation tool is called twice. The first call carries no confirmation
 // field: it is a preview, changes nothing, and answers confirmation_required

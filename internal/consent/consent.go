@@ -31,7 +31,7 @@ type ConsentView struct {
 	Params    url.Values
 	CSRFToken string
 
-	// A client identified by the URL of its metadata document (CONTRACT
+	// A client identified by the URL of its metadata document (docs/reference.md
 	// §10) is shown by the host of that URL, in bold, with the name it
 	// gives itself beside it.
 	URLClient  bool
@@ -84,6 +84,9 @@ type AuthorizeUI interface {
 	// ReauthRedirect sends the browser to the sign-in page, shown even to
 	// a signed-in person, then back to next (a same-origin path).
 	ReauthRedirect(w http.ResponseWriter, r *http.Request, next string)
+	// RenderRedirectRefusal shows the page of a refused redirect address
+	// (docs/reference.md §14), never a redirect.
+	RenderRedirectRefusal(w http.ResponseWriter, r *http.Request, status int, v RedirectRefusal)
 }
 
 // SignIn is the signed-in person of a request.

@@ -1,7 +1,6 @@
 package consent
 
 import (
-	"net/http"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -39,13 +38,6 @@ type RedirectRefusal struct {
 type AllowedRedirect struct {
 	URL     string
 	AnyPort bool
-}
-
-// RedirectRefusalUI is the optional capability of a UI that shows a
-// RedirectRefusal as a page of its own; any other UI gets RenderError with
-// Title and Message.
-type RedirectRefusalUI interface {
-	RenderRedirectRefusal(w http.ResponseWriter, r *http.Request, status int, v RedirectRefusal)
 }
 
 // Title is the page's heading.

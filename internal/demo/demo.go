@@ -1,4 +1,4 @@
-// Package demo loads the demonstration data of `make run` (CONTRACT §8): the
+// Package demo loads the demonstration data of `make run` (docs/reference.md §8): the
 // demo and admin accounts, the public client demo-mcp-client, and the demo
 // businesses. Loading is idempotent: accounts and the client are created only
 // when missing (their passwords and settings are left as an operator may have

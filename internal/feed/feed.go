@@ -1,4 +1,4 @@
-// Package feed serves private calendar feeds (CONTRACT §11): a person's
+// Package feed serves private calendar feeds (docs/reference.md §11): a person's
 // bookings, or a business's or one staff member's, as an iCalendar document
 // at /calendar/TOKEN.ics that any calendar can subscribe to.
 //

@@ -1,5 +1,5 @@
 // Package grant issues and verifies booking grants: the signed capability an
-// agent must present to reschedule or cancel a booking (CONTRACT.md §5).
+// agent must present to reschedule or cancel a booking (docs/reference.md §5).
 //
 // A grant is a compact JWS (ES256, github.com/go-jose/go-jose/v4) whose
 // protected header names the signing key ("kid") and the type

@@ -53,7 +53,7 @@ func FuzzVerify(f *testing.F) {
 	f.Add("eyJhbGciOiJub25lIn0.e30.")
 	f.Fuzz(func(t *testing.T, token string) {
 		err := iss.Verify(ctx, token, want)
-		switch err { //nolint:errorlint // the contract is these exact values
+		switch err { //nolint:errorlint // the API is these exact values
 		case grant.ErrInvalidGrant, grant.ErrExpiredGrant:
 			return
 		case nil:

@@ -1,5 +1,5 @@
 // Package idempotency makes Linkslot's mutation tools safe to retry
-// (CONTRACT.md §5): a request carries an idempotency_key, and the first
+// (docs/reference.md §5): a request carries an idempotency_key, and the first
 // request with a key executes while every later one with the same key and the
 // same arguments gets the first one's answer back, unchanged, without
 // executing again.
@@ -64,7 +64,7 @@
 //
 // Records are kept for the Keeper's TTL, at least 24 hours (MinTTL); Purge
 // deletes expired ones. A record past its expiry but not yet purged still
-// replays: the contract promises "at least", never "at most".
+// replays: docs/reference.md §5 promises "at least", never "at most".
 //
 // # Order of checks
 //

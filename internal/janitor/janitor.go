@@ -18,9 +18,9 @@
 //     reuse detection (a replayed code revokes what it issued) well past
 //     its lifetime. A spent refresh token is kept as long as it would
 //     have been valid, since presenting it again is what reveals a stolen
-//     family (CONTRACT §2).
+//     family (docs/reference.md §2).
 //   - idempotency records once expired (agents' calls live IdempotencyTTL,
-//     48 h, past the contract's 24 h; cancellations on the web the 24 h).
+//     48 h, past the 24 h of docs/reference.md §5; cancellations on the web the 24 h).
 //   - used client-assertion ids (private_key_jwt jti's) once their
 //     assertion has expired: an assertion past its exp is refused anyway.
 //   - passkey ceremonies once expired (internal/passkey.CeremonyLifetime,

@@ -21,7 +21,7 @@ import (
 // (docs/reference.md §15): its headers in words, the text part with
 // quoted-printable or base64 undone and its charset read, its http and
 // https links clickable, and the other parts named; ?raw=1 shows the file
-// as it is. Mount it only in development (CONTRACT §11: 404 outside
+// as it is. Mount it only in development (docs/reference.md §11: 404 outside
 // development).
 func DevPage(dir string) http.Handler {
 	mux := http.NewServeMux()

@@ -16,7 +16,7 @@ import (
 const Other = "other"
 
 // Limits on distinct values per label. They are generous for the vocabulary
-// the contract defines (8 tools, ~25 error codes, a few grants) and small
+// docs/reference.md defines (8 tools, ~25 error codes, a few grants) and small
 // enough that a misuse cannot create thousands of series.
 const (
 	maxRoutes   = 64
@@ -176,7 +176,7 @@ func (m *Metrics) ObserveReplay(tool string) {
 
 // ObserveGrantRefused counts one refused booking grant ("invalid_grant",
 // "expired_grant"). The detailed cause stays out of the label on purpose:
-// the contract makes the invalid_grant causes indistinguishable.
+// docs/reference.md §5 makes the invalid_grant causes indistinguishable.
 func (m *Metrics) ObserveGrantRefused(reason string) {
 	if m == nil {
 		return

@@ -1,4 +1,4 @@
-// Package mutation is Linkslot's mutation protocol (CONTRACT.md §5) as one
+// Package mutation is Linkslot's mutation protocol (docs/reference.md §5) as one
 // domain service: Create, Reschedule and Cancel take who is asking (Caller),
 // what they ask (a request of plain values) and how they agreed
 // (Confirmation), and make every decision the protocol needs, in one place.
@@ -44,7 +44,7 @@
 // are set, idempotency keys are scoped to the link, reschedule and cancel
 // need the booking's grant, and every answer carries the booking's new
 // grant bound to that link. A person on the web (ChannelWeb, the "My
-// bookings" page of CONTRACT §12) acts for their own account through a
+// bookings" page of docs/reference.md §12) acts for their own account through a
 // signed-in session: there is no link and no grant (the engine only ever
 // finds the caller's own bookings), idempotency keys are scoped to the
 // account ("account:" + id; the page puts a fresh key in its confirm form,
@@ -58,7 +58,7 @@
 // rescheduled, cancelled), the booking before (nil for a create) and after,
 // the business, the person's account, the caller and the summary. It writes
 // its outbox messages through the transaction it is given (NotifyTx), so
-// they commit with the booking or not at all (CONTRACT §11), and returns
+// they commit with the booking or not at all (docs/reference.md §11), and returns
 // what it queued (Notified), which the Outcome carries and the stored
 // idempotent answer keeps, so a replay reports the same. An error from
 // Notify aborts the transaction: nothing changes. A nil Notifier sends

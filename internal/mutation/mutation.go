@@ -173,7 +173,7 @@ func (o Outcome) Refused() bool {
 	return o.Status == StatusSummaryChanged || len(o.Missing) > 0
 }
 
-// Notified is what a change queued (CONTRACT §11 "notified").
+// Notified is what a change queued (docs/reference.md §11 "notified").
 type Notified struct {
 	Person   string `json:"person"`   // "queued" or "off"
 	Business string `json:"business"` // "queued" or "none"

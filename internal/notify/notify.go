@@ -1,5 +1,5 @@
 // Package notify decides who hears of a change and writes their messages
-// into the transactional outbox (CONTRACT §11); internal/outbox delivers
+// into the transactional outbox (docs/reference.md §11); internal/outbox delivers
 // them.
 //
 // Every executed booking mutation calls Notifier.BookingChanged inside its

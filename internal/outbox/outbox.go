@@ -1,5 +1,5 @@
 // Package outbox delivers the messages that mutations write into the
-// transactional outbox (CONTRACT §11).
+// transactional outbox (docs/reference.md §11).
 //
 // A message is written in the same transaction as the change it tells of,
 // so it exists exactly when the change does: a crash after the commit loses

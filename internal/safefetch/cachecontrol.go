@@ -10,7 +10,7 @@ import (
 // CacheTTL is how long a response with header h may be reused, bounded to
 // [min, max]: Cache-Control max-age (s-maxage is for shared caches and
 // ignored), else Expires minus Date (or now), else min. no-store and
-// no-cache mean min: the contract caches at least that long, so a client
+// no-cache mean min: docs/reference.md §10 caches at least that long, so a client
 // cannot make Linkslot fetch its document on every request.
 func CacheTTL(h http.Header, now time.Time, min, max time.Duration) time.Duration {
 	ttl, ok := maxAge(h.Values("Cache-Control"))

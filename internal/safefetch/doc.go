@@ -1,6 +1,6 @@
 // Package safefetch fetches small documents that someone else named by URL —
 // a client ID metadata document, a client's JWKS — without letting that URL
-// reach into the network Linkslot runs in (CONTRACT §10), and holds the
+// reach into the network Linkslot runs in (docs/reference.md §10), and holds the
 // address rules that every outbound request to a user-chosen URL follows
 // (webhooks, §11, reuse them through NewTransport).
 //

@@ -6,7 +6,7 @@ import (
 
 // RateWindows counts hits per key and whole second (Unix seconds) in the
 // database, so that every replica on it sees the same counts: the shared
-// rate limits and sign-in throttle (CONTRACT §13). A row is kept until its
+// rate limits and sign-in throttle (docs/reference.md §13). A row is kept until its
 // expiry second; the janitor deletes expired rows (Sweeps.SweepRateWindows).
 type RateWindows interface {
 	// TakeRate counts one hit for key at second now when the hits of the

@@ -52,7 +52,7 @@ type Client struct {
 	Contact       string
 	Disabled      bool
 	// PinnedDocument is, for a client whose ID is the URL of its client ID
-	// metadata document (CONTRACT §10), a copy of that document used
+	// metadata document (docs/reference.md §10), a copy of that document used
 	// instead of fetching it.
 	PinnedDocument string
 	// OpenLinked marks a metadata-document client recorded when it first

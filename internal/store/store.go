@@ -62,7 +62,7 @@ type Tx interface {
 }
 
 // ClientAssertions remembers the ids (jti, stored hashed) of client
-// assertions already used (RFC 7523 §3, CONTRACT §10), for every replica.
+// assertions already used (RFC 7523 §3, docs/reference.md §10), for every replica.
 type ClientAssertions interface {
 	// UseClientAssertion records jtiHash as used until expires. One that is
 	// already recorded and has not expired at now answers ErrAlreadyExists;
@@ -141,7 +141,7 @@ type Links interface {
 
 // Tokens stores OAuth token sessions (fosite's storage, below the adapter).
 // Besides one method per statement it has the token endpoint's combined
-// statements (CONTRACT §9): one round trip and one commit per token
+// statements (docs/reference.md §9): one round trip and one commit per token
 // response instead of one per fosite storage call.
 type Tokens interface {
 	CreateTokenSession(ctx context.Context, s TokenSession) error

@@ -6,7 +6,7 @@
 // The MCP helpers work on decoded structuredContent (any JSON value):
 // FindString digs a string out of an answer, ConfirmedArgs completes a
 // mutation's arguments with the confirmation protocol's five fields
-// (CONTRACT §5), and ToolCallRequest builds a raw JSON-RPC tools/call POST
+// (docs/reference.md §5), and ToolCallRequest builds a raw JSON-RPC tools/call POST
 // for drivers that classify the HTTP answer themselves.
 //
 // LinkThroughPages drives the OAuth authorization code flow (PKCE S256,

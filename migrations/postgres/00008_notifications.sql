@@ -1,5 +1,5 @@
 -- +goose Up
--- Notifications (CONTRACT §11): the transactional outbox, webhook endpoints,
+-- Notifications (docs/reference.md §11): the transactional outbox, webhook endpoints,
 -- the log of delivery attempts, calendar feeds, and each business's contact
 -- address. Additive only: every existing row stays valid as it is.
 

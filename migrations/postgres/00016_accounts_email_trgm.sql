@@ -5,7 +5,7 @@
 -- account. A trigram index serves any text of three characters or more
 -- (pg_trgm, already required by the business search). Accounts are
 -- written at sign-up and on changes of address, so the index costs
--- nothing on any request path. SQLite keeps the scan (README, "Choices").
+-- nothing on any request path. SQLite keeps the scan (docs/design.md, "Design choices").
 -- TestAccountSearchAtScale holds the search to it.
 SET statement_timeout = 0;
 DROP INDEX CONCURRENTLY IF EXISTS accounts_email_trgm;

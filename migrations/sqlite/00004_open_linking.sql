@@ -1,5 +1,5 @@
 -- +goose Up
--- Client ID metadata documents and private_key_jwt (CONTRACT §10).
+-- Client ID metadata documents and private_key_jwt (docs/reference.md §10).
 ALTER TABLE clients ADD COLUMN pinned_document text NOT NULL DEFAULT '';
 ALTER TABLE clients ADD COLUMN open_linked BOOLEAN NOT NULL DEFAULT false;
 ALTER TABLE clients ADD COLUMN jwks_uri text NOT NULL DEFAULT '';

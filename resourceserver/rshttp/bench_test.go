@@ -119,7 +119,7 @@ func p99(lats []time.Duration) time.Duration {
 // BenchmarkAuthCostRatio measures the three setups of
 // BenchmarkCheckBusinessAvailability interleaved — rounds of 2 s each, in
 // turn — so that load from elsewhere on the machine hits all three alike,
-// and reports calls/s and p99 of each and the ratios the contract names
+// and reports calls/s and p99 of each and the ratios docs/reference.md §9 names
 // (auth/noauth ≥ 0.7).
 //
 //	go test ./resourceserver/rshttp -run '^$' -bench AuthCostRatio -benchtime 1x

@@ -53,6 +53,11 @@ func (u autoUI) ReauthRedirect(w http.ResponseWriter, r *http.Request, next stri
 	u.LoginRedirect(w, r, next)
 }
 
+// RenderRedirectRefusal: the refusal as a plain error page.
+func (u autoUI) RenderRedirectRefusal(w http.ResponseWriter, r *http.Request, status int, v consent.RedirectRefusal) {
+	u.RenderError(w, r, status, v.Title(), v.Message())
+}
+
 func (u autoUI) CurrentAccount(r *http.Request) (store.Account, bool) {
 	c, err := r.Cookie(uiCookie)
 	if err != nil {

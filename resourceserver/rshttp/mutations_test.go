@@ -219,7 +219,7 @@ func mutations(t *testing.T, e *env) {
 	if a := ann.call(tools.CreateMyBooking, confirmed(args, pre.ConfirmedSummary, "short")); a.code() != "invalid_idempotency_key" {
 		t.Fatalf("short key: %s", a.raw)
 	}
-	// staff_reference is required (CONTRACT §4), missing or empty: the
+	// staff_reference is required (docs/reference.md §4), missing or empty: the
 	// answer names it and says where to pick one.
 	for name, edit := range map[string]func(m map[string]any){
 		"missing": func(m map[string]any) { delete(m, "staff_reference") },
@@ -255,7 +255,7 @@ func mutations(t *testing.T, e *env) {
 		t.Fatalf("create: %s", created.raw)
 	}
 	ref := created.Booking.Reference
-	// Notified (CONTRACT §11): the person and Brightcut's contact address
+	// Notified (docs/reference.md §11): the person and Brightcut's contact address
 	// get an e-mail each, queued in the booking's transaction.
 	if created.Notified == nil || *created.Notified != (tools.Notified{Person: "queued", Business: "queued", Webhooks: 0}) {
 		t.Fatalf("create notified: %s", created.raw)
@@ -504,7 +504,7 @@ func TestMutationGoldens(t *testing.T) {
 }
 
 // TestMutationRules: the booking engine's refusals surface with the
-// contract's codes and change nothing.
+// documented codes and change nothing.
 func TestMutationRules(t *testing.T) {
 	eachBackend(t, func(t *testing.T, s *sqlstore.Store) {
 		e := newEnv(t, envOpts{noLimits: true, store: s})

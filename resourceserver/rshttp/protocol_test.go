@@ -97,7 +97,7 @@ func TestOrigin(t *testing.T) {
 			t.Errorf("Origin %q: no CORS allow header", tc.origin)
 		}
 	}
-	// A browser client reads the 401 challenge: CONTRACT §10 exposes
+	// A browser client reads the 401 challenge: docs/reference.md §10 exposes
 	// WWW-Authenticate.
 	resp := e.rpc("", toolsList, map[string]string{"Origin": "http://localhost:6274"})
 	readBody(t, resp)

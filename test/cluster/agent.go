@@ -126,7 +126,7 @@ func (a *Agent) Disconnect(ctx context.Context, as *Proc) error {
 
 // Answer is one classified tool-call answer.
 type Answer struct {
-	Kind       string         // "ok", a contract error code, "http_<status>", or "transport"
+	Kind       string         // "ok", a documented error code, "http_<status>", or "transport"
 	Status     int            // HTTP status
 	Result     map[string]any // structuredContent
 	RetryAfter int            // retry_after_sec of an error

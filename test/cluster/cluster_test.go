@@ -23,9 +23,9 @@ func agentsCount() int {
 	return 24
 }
 
-// contractCodes are the tool error codes of CONTRACT §5, plus server_error
+// documentedCodes are the tool error codes of docs/reference.md §5, plus server_error
 // (the retryable answer for an unreachable database).
-var contractCodes = map[string]bool{}
+var documentedCodes = map[string]bool{}
 
 func init() {
 	for _, c := range strings.Fields(`invalid_argument invalid_time unknown_business unknown_service unknown_staff
@@ -33,7 +33,7 @@ func init() {
 		deposit_required payment_active booking_not_found already_cancelled cancellation_closed invalid_grant
 		expired_grant confirmation_required summary_changed missing_idempotency_key invalid_idempotency_key
 		idempotency_conflict rate_limited`) {
-		contractCodes[c] = true
+		documentedCodes[c] = true
 	}
 }
 
@@ -221,7 +221,7 @@ func TestCluster(t *testing.T) {
 		wg.Wait()
 		t.Logf("disconnected on as2; refused by rs1..rs3 after %v", refusedAfter)
 		for i, d := range refusedAfter {
-			// CONTRACT §3: within 5 seconds.
+			// docs/reference.md §3: within 5 seconds.
 			if d < 0 || d > 5*time.Second {
 				t.Errorf("%s refused the disconnected link's token after %v (want ≤ 5 s)", c.RS[i].Name, d)
 			}

@@ -57,7 +57,7 @@ func TestBehindProxy(t *testing.T) {
 	ctx := context.Background()
 	limit, window := 2*int(rshttp.DefaultPerAddress.PerSecond), 2 // Burst in Burst/PerSecond seconds
 	if rshttp.DefaultPerAddress.Burst != limit {
-		t.Fatalf("the documented per-address limit changed (%+v): update this test and the README", rshttp.DefaultPerAddress)
+		t.Fatalf("the documented per-address limit changed (%+v): update this test and docs/reference.md §4", rshttp.DefaultPerAddress)
 	}
 
 	// unauth sends n unauthenticated POST /mcp with client, on width

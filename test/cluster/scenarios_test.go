@@ -14,7 +14,7 @@ import (
 	"github.com/linkslot/linkslot/internal/testkit"
 )
 
-// confirmText is what the person says to confirm a mutation (CONTRACT §5).
+// confirmText is what the person says to confirm a mutation (docs/reference.md §5).
 const confirmText = "Yes, book it."
 
 // createArgs are create_my_booking's arguments for one race slot.
@@ -53,8 +53,8 @@ func confirmedRefs(t *testing.T, c *Cluster) map[string]bool {
 	return out
 }
 
-// acceptable: success or a contract error code.
-func acceptable(kind string) bool { return kind == "ok" || contractCodes[kind] }
+// acceptable: success or a documented error code.
+func acceptable(kind string) bool { return kind == "ok" || documentedCodes[kind] }
 
 func raceScenario(t *testing.T, c *Cluster, agents []*Agent) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -96,7 +96,7 @@ func raceScenario(t *testing.T, c *Cluster, agents []*Agent) {
 		mu.Unlock()
 		if ans.Kind == "ok" {
 			// The race business has no contact address and no webhook
-			// endpoint (CONTRACT §11).
+			// endpoint (docs/reference.md §11).
 			if n, _ := ans.Result["notified"].(map[string]any); n["person"] != "queued" || n["business"] != "none" || n["webhooks"] != float64(0) {
 				tl.add("notified_" + fmt.Sprint(n))
 			}
@@ -153,7 +153,7 @@ func raceScenario(t *testing.T, c *Cluster, agents []*Agent) {
 		}
 	}
 	t.Logf("create_my_booking errors in the servers' logs: %v; first:\n%s", causes, strings.Join(errs[:min(3, len(errs))], "\n"))
-	t.Errorf("answers that are neither success nor a contract error code: %s", strings.Join(bad, ", "))
+	t.Errorf("answers that are neither success nor a documented error code: %s", strings.Join(bad, ", "))
 }
 
 func idempotencyScenario(t *testing.T, c *Cluster, a *Agent) {

@@ -107,7 +107,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%dms", d.Round(time.Millis
 
 // TestProductionStartNeedsSMTP: each server started in production without
 // LINKSLOT_SMTP_URL exits before listening, with one clear line naming the
-// variable (CONTRACT §11) and nothing else wrong.
+// variable (docs/reference.md §11) and nothing else wrong.
 func TestProductionStartNeedsSMTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds both servers and starts them as processes")

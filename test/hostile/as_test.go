@@ -48,7 +48,7 @@ func TestOversizedFormBodies(t *testing.T) {
 	}
 	x.alive()
 	if len(findings) > 0 {
-		t.Errorf("oversized form posts to the authorization server are not answered 413 (CONTRACT: a limit, 413): %s", strings.Join(findings, ", "))
+		t.Errorf("oversized form posts to the authorization server are not answered 413 (docs/reference.md: a limit, 413): %s", strings.Join(findings, ", "))
 	}
 }
 

@@ -8,7 +8,7 @@
 // on every redirect parameter, and form posts without or with someone
 // else's CSRF token.
 //
-// Every case asserts what the contract promises (a 4xx with the right
+// Every case asserts what docs/reference.md promises (a 4xx with the right
 // shape, text stored verbatim and rendered escaped, no redirect off the
 // loopback client or the server's own pages) and that the servers keep
 // answering afterwards. Every finding fails the test: the four this suite

@@ -54,7 +54,7 @@ func newRoot(e *env) *cobra.Command {
 		Short: "Linkslot's OAuth 2.1 / OpenID Connect authorization server and its administration",
 		Long: `Linkslot's OAuth 2.1 / OpenID Connect authorization server and its administration.
 Without a command it serves. Configuration comes from LINKSLOT_* environment
-variables (see the README); --help never reads it.`,
+variables (docs/reference.md §1); --help never reads it.`,
 		RunE: serve.RunE,
 	}
 	root.AddCommand(serve, app.MigrateCommand(e.CommandEnv, "Apply pending database migrations"), newDemoCmd(e), newKeysCmd(e), newJanitorCmd(e))

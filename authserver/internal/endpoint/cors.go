@@ -8,7 +8,7 @@ import (
 	"github.com/linkslot/linkslot/internal/loopback"
 )
 
-// CORS (CONTRACT §10), for MCP clients that run in a browser (the MCP
+// CORS (docs/reference.md §10), for MCP clients that run in a browser (the MCP
 // Inspector, web IDEs):
 //
 //   - the metadata documents and the JWKS are public: any origin may read

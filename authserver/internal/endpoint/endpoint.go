@@ -74,7 +74,7 @@ type Deps struct {
 	// Metrics counts token issuance by grant and outcome (nil: off).
 	Metrics *metrics.Metrics
 	// URLClients resolves clients identified by a client ID metadata
-	// document URL (CONTRACT §10); nil or policy off refuses them.
+	// document URL (docs/reference.md §10); nil or policy off refuses them.
 	URLClients *cimd.Resolver
 	// Registrations, when set (LINKSLOT_DCR_POLICY=open), serves dynamic
 	// client registration at PathRegister and advertises it.
@@ -142,7 +142,7 @@ func (h *Handler) Mount(mux *http.ServeMux) {
 }
 
 // Metadata is the discovery document (RFC 8414; the same body serves
-// OpenID Connect discovery). Besides the fields CONTRACT §2 lists it carries
+// OpenID Connect discovery). Besides the fields docs/reference.md §2 lists it carries
 // the two OpenID Connect Discovery requires (subject types and the ID token
 // signing algorithms, which must include RS256).
 type Metadata struct {
@@ -161,7 +161,7 @@ type Metadata struct {
 	ScopesSupported                   []string `json:"scopes_supported"`
 	SubjectTypesSupported             []string `json:"subject_types_supported"`
 	IDTokenSigningAlgValuesSupported  []string `json:"id_token_signing_alg_values_supported"`
-	// CONTRACT §10: absent when the metadata-document policy is off.
+	// docs/reference.md §10: absent when the metadata-document policy is off.
 	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported,omitempty"`
 	TokenEndpointAuthSigningAlgs      []string `json:"token_endpoint_auth_signing_alg_values_supported"`
 	// docs/reference.md §14: the prompt values accepted (others are

@@ -53,9 +53,5 @@ func (h *Handler) refuseRedirect(w http.ResponseWriter, r *http.Request, c store
 		}
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	if ui, ok := h.d.UI.(consent.RedirectRefusalUI); ok {
-		ui.RenderRedirectRefusal(w, r, http.StatusBadRequest, v)
-		return
-	}
-	h.d.UI.RenderError(w, r, http.StatusBadRequest, v.Title(), v.Message())
+	h.d.UI.RenderRedirectRefusal(w, r, http.StatusBadRequest, v)
 }

@@ -21,7 +21,7 @@
 // access token, new refresh token) and a reuse revocation each commit
 // together.
 //
-// The token endpoint's hot paths (CONTRACT §9) cost few statements, through
+// The token endpoint's hot paths (docs/reference.md §9) cost few statements, through
 // the combined statements of store.Tokens. They are chosen once, by
 // configuration: on unless Options.NoReadCache or NoJoinedDeletes turn
 // them off, as no server does. The state they keep between the storage

@@ -35,7 +35,7 @@ type Session struct {
 	Clock store.Clock `json:"-"`
 }
 
-// AccessTokenLifespan is an access token's lifetime, exactly (CONTRACT §2:
+// AccessTokenLifespan is an access token's lifetime, exactly (docs/reference.md §2:
 // at most 15 minutes).
 const AccessTokenLifespan = 15 * time.Minute
 

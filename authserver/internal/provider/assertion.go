@@ -18,7 +18,7 @@ import (
 	"github.com/linkslot/linkslot/internal/safefetch"
 )
 
-// Client assertions (private_key_jwt, RFC 7523 §2.2, CONTRACT §10) are
+// Client assertions (private_key_jwt, RFC 7523 §2.2, docs/reference.md §10) are
 // verified by fosite's own DefaultClientAuthenticationStrategy: signature
 // against the client's JWKS, iss = sub = client_id, aud, exp, and the jti
 // remembered by the store (fositestore.SetClientAssertionJWT, a unique

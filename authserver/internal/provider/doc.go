@@ -1,5 +1,5 @@
 // Package provider composes Linkslot's fosite OAuth2 provider from exactly the
-// handlers the contract allows: the authorization code grant with PKCE (S256
+// handlers the product allows (docs/reference.md §2): the authorization code grant with PKCE (S256
 // required for every client, plain refused), refresh tokens (rotated on
 // every use), OpenID Connect (explicit flow and refresh), token
 // introspection and revocation. Nothing else is registered, so implicit,
@@ -12,7 +12,7 @@
 // link_id. They live 15 minutes; codes 60 seconds; refresh tokens the
 // configured idle lifetime, capped at the absolute lifetime by the store.
 // Refresh tokens are issued to every client registered for the refresh_token
-// grant, whether or not offline_access was asked for (CONTRACT §2).
+// grant, whether or not offline_access was asked for (docs/reference.md §2).
 // Scopes match exactly (no wildcards or hierarchy). Signer is fosite's
 // jwt.Signer on keys.Manager: it signs access and ID tokens itself (the
 // header and claims encoded once, one signature), verifies with whichever

@@ -30,7 +30,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 )
 
-// Lifetimes fixed by the contract.
+// Lifetimes fixed by docs/reference.md §2.
 const (
 	AccessTokenLifespan   = fositestore.AccessTokenLifespan
 	IDTokenLifespan       = 15 * time.Minute
@@ -369,7 +369,7 @@ func New(fs *fositestore.Store, km *keys.Manager, c Config) (*Provider, error) {
 		// A refresh answers a new ID token when openid was granted, as
 		// Hydra, Dex and Keycloak do: relying parties such as kubectl's OIDC
 		// plugin keep a session by refreshing and read the new ID token.
-		// It costs one more signature per rotation (README "Tokens"), an
+		// It costs one more signature per rotation (docs/design.md, "Design choices"), an
 		// RSA one for clients that choose RS256.
 		compose.OpenIDConnectRefreshFactory,
 		compose.OAuth2TokenIntrospectionFactory,

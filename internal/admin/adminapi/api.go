@@ -229,7 +229,7 @@ type clientBody struct {
 	// IDTokenAlg is ES256 or RS256; absent, the server's default.
 	IDTokenAlg string `json:"id_token_signed_response_alg"`
 	// ClientIDURL registers a client by the URL of its client ID metadata
-	// document (CONTRACT §10); only allowed_scopes, default_scopes and
+	// document (docs/reference.md §10); only allowed_scopes, default_scopes and
 	// pinned_document (the document itself, a JSON object) go with it.
 	ClientIDURL    string          `json:"client_id_url"`
 	PinnedDocument json.RawMessage `json:"pinned_document"`

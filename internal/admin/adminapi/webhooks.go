@@ -8,7 +8,7 @@ import (
 	"github.com/linkslot/linkslot/internal/problem"
 )
 
-// ---- webhooks (CONTRACT §11) ----
+// ---- webhooks (docs/reference.md §11) ----
 
 // webhookAnswer is an endpoint with, on create and rotate-secret only, its
 // new secret.

@@ -219,7 +219,7 @@ func TestAPIWebhooks(t *testing.T) {
 }
 
 // TestAPIWebhooksDevelopment: in development, http to loopback is admitted
-// and http elsewhere still refused (CONTRACT §10's fetch rules).
+// and http elsewhere still refused (docs/reference.md §10's fetch rules).
 func TestAPIWebhooksDevelopment(t *testing.T) {
 	s := sqltest.SQLite(t)
 	ctx := context.Background()

@@ -327,7 +327,7 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // (PostgreSQL answers the ILIKEs from a trigram index) and ranks exact, then
 // prefix, then substring name matches first. Only businesses an agent can
 // book are searched: agent booking on and an appointment business (a
-// restaurant is never bookable here, CONTRACT §4).
+// restaurant is never bookable here, docs/reference.md §4).
 func (s *Store) SearchBusinesses(ctx context.Context, q store.BusinessQuery) ([]store.Business, error) {
 	text := strings.ToLower(strings.TrimSpace(q.Text))
 	db := s.q(ctx).Model(&businessRow{}).Where("agent_booking = ? AND category = ?", true, store.CategoryAppointment)

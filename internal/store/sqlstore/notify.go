@@ -10,7 +10,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 )
 
-// The outbox, webhook endpoints and calendar feeds (CONTRACT §11).
+// The outbox, webhook endpoints and calendar feeds (docs/reference.md §11).
 
 type outboxRow struct {
 	ID            string `gorm:"primaryKey"`

@@ -60,7 +60,7 @@ func sqliteURIName(dsn string) (name string, ok bool) {
 }
 
 // FuzzParseURL: ParseURL never panics; an accepted sqlite:// URL names, as
-// SQLite reads the DSN, exactly the file path after sqlite:// (CONTRACT §1:
+// SQLite reads the DSN, exactly the file path after sqlite:// (docs/reference.md §1:
 // "everything after sqlite:// is a file path"), with the busy timeout,
 // WAL, foreign keys and immediate transactions; a postgres URL is passed
 // through unchanged; anything else is refused.

@@ -53,7 +53,7 @@ func newRoot(e *app.CommandEnv) *cobra.Command {
 		Short: "Linkslot's MCP resource server",
 		Long: `Linkslot's MCP resource server: the MCP endpoint and its protected-resource metadata.
 Without a command it serves. Configuration comes from LINKSLOT_* environment
-variables (see the README); --help never reads it.`,
+variables (docs/reference.md §1); --help never reads it.`,
 		RunE: serve.RunE,
 	}
 	root.AddCommand(serve, app.MigrateCommand(e, "Apply pending database migrations and exit"))

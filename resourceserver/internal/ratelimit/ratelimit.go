@@ -6,7 +6,7 @@
 //     stays small. Its limits are the process's own: the single-node
 //     (SQLite) deployment uses it.
 //   - Shared counts hits in the database (store.RateWindows), so every
-//     replica on one PostgreSQL enforces one limit together (CONTRACT §13):
+//     replica on one PostgreSQL enforces one limit together (docs/reference.md §13):
 //     a Limit of PerSecond and Burst becomes at most Burst hits in any
 //     sliding window of Burst/PerSecond seconds (whole seconds, at least
 //     one), counted with one UPSERT per allowed request. When the database

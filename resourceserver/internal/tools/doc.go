@@ -6,7 +6,7 @@
 // service (internal/mutation) for the three mutations — and renders the
 // answer.
 //
-// Answers follow CONTRACT §4: a result's structuredContent matches the
+// Answers follow docs/reference.md §4: a result's structuredContent matches the
 // tool's declared outputSchema and the same JSON is repeated as text (the
 // SDK does not re-check each answer against its schema — see registry —
 // the tests check every answer they receive). A

@@ -26,9 +26,9 @@ import (
 var fuzzTools = []string{SearchBookableBusiness, CheckBusinessAvailability, SearchMyBookings, GetMyBooking,
 	CheckMyBookingAvailability, CreateMyBooking, RescheduleMyBooking, CancelMyBooking}
 
-// contractCodes are the error codes (and the non-executing mutation
-// statuses) a failed tool result may carry (CONTRACT, "Error codes").
-var contractCodes = map[string]bool{
+// documentedCodes are the error codes (and the non-executing mutation
+// statuses) a failed tool result may carry (docs/reference.md §5, "Error codes").
+var documentedCodes = map[string]bool{
 	"invalid_argument": true, "invalid_time": true, "unknown_business": true, "unknown_service": true,
 	"unknown_staff": true, "staff_service_mismatch": true, "business_not_bookable": true, "slot_taken": true,
 	"too_soon": true, "beyond_booking_horizon": true, "in_the_past": true, "deposit_required": true,
@@ -158,7 +158,7 @@ func (h *toolsHarness) call(tb testing.TB, name string, args any) json.RawMessag
 // the SDK's own tools/call path (schema validation, decoding, the
 // handlers). Placeholders such as {{ref}} and {{grant}} stand for the
 // harness's real booking. Every well-formed call answers a success or an
-// isError result whose code is a contract code, never server_error, never a
+// isError result whose code is a documented code, never server_error, never a
 // protocol error, never a panic.
 func FuzzToolArguments(f *testing.F) {
 	for _, s := range []struct {
@@ -224,8 +224,8 @@ func FuzzToolArguments(f *testing.F) {
 				t.Fatalf("%s %s: error without a message: %s", name, args, b)
 			}
 		}
-		if !contractCodes[code] {
-			t.Fatalf("%s %s: isError result with code %q, not a contract code: %s", name, args, code, b)
+		if !documentedCodes[code] {
+			t.Fatalf("%s %s: isError result with code %q, not a documented code: %s", name, args, code, b)
 		}
 	})
 }

@@ -1,7 +1,7 @@
 package tools
 
 // The three mutation tools: create_my_booking, reschedule_my_booking and
-// cancel_my_booking (CONTRACT §5). Each handler identifies the caller,
+// cancel_my_booking (docs/reference.md §5). Each handler identifies the caller,
 // applies the rate limit, decodes and checks its arguments (the field named
 // in every invalid_argument / invalid_time answer), calls the mutation
 // service (internal/mutation), which makes every decision of the protocol —
@@ -111,7 +111,7 @@ type Proposal struct {
 	Reason                    string     `json:"reason,omitempty" jsonschema:"cancel: the reason given"`
 }
 
-// Notified says who hears of an executed change (CONTRACT §11).
+// Notified says who hears of an executed change (docs/reference.md §11).
 type Notified struct {
 	Person   string `json:"person" jsonschema:"queued: the person gets an e-mail with a calendar invitation; off: e-mail is switched off on this server"`
 	Business string `json:"business" jsonschema:"queued: the business gets an e-mail; none: the business has no contact e-mail address"`
