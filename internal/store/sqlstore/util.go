@@ -24,3 +24,10 @@ func (s *Store) create(ctx context.Context, row any, omit ...string) error {
 	}
 	return translate(s.q(ctx).Omit(omit...).Create(row).Error)
 }
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

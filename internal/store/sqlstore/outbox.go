@@ -10,7 +10,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 )
 
-// The outbox, webhook endpoints and calendar feeds (docs/reference.md §11).
+// The outbox: messages enqueued, leased, attempted and replayed (docs/reference.md §11).
 
 type outboxRow struct {
 	ID            string `gorm:"primaryKey"`
@@ -46,38 +46,6 @@ type attemptRow struct {
 }
 
 func (attemptRow) TableName() string { return "delivery_attempts" }
-
-type webhookRow struct {
-	ID              string `gorm:"primaryKey"`
-	BusinessID      string
-	URL             string `gorm:"column:url"`
-	Events          string
-	SecretEncrypted []byte
-	Enabled         bool
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-}
-
-func (webhookRow) TableName() string { return "webhook_endpoints" }
-
-type feedRow struct {
-	ID         string `gorm:"primaryKey"`
-	Kind       string
-	AccountID  *string
-	BusinessID *string
-	StaffID    *string
-	CreatedAt  time.Time
-	RevokedAt  *time.Time
-}
-
-func (feedRow) TableName() string { return "calendar_feeds" }
-
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
 
 func toOutbox(r outboxRow) store.OutboxMessage {
 	return store.OutboxMessage{ID: r.ID, Channel: r.Channel, Topic: r.Topic, Recipient: r.Recipient,
@@ -281,159 +249,6 @@ func (s *Store) CountUndelivered(ctx context.Context) ([]store.OutboxCount, erro
 	out := make([]store.OutboxCount, len(rows))
 	for i, r := range rows {
 		out[i] = store.OutboxCount{Channel: r.Channel, Status: r.Status, N: r.N}
-	}
-	return out, nil
-}
-
-func toWebhook(r webhookRow) store.WebhookEndpoint {
-	ev := []string{}
-	for _, e := range strings.Split(r.Events, ",") {
-		if e = strings.TrimSpace(e); e != "" {
-			ev = append(ev, e)
-		}
-	}
-	return store.WebhookEndpoint{ID: r.ID, BusinessID: r.BusinessID, URL: r.URL, Events: ev,
-		SecretEncrypted: r.SecretEncrypted, Enabled: r.Enabled, CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt)}
-}
-
-func fromWebhook(e store.WebhookEndpoint) webhookRow {
-	return webhookRow{ID: e.ID, BusinessID: e.BusinessID, URL: e.URL, Events: strings.Join(e.Events, ","),
-		SecretEncrypted: e.SecretEncrypted, Enabled: e.Enabled, CreatedAt: store.UTC(e.CreatedAt), UpdatedAt: store.UTC(e.UpdatedAt)}
-}
-
-// CreateWebhookEndpoint inserts an endpoint.
-func (s *Store) CreateWebhookEndpoint(ctx context.Context, e store.WebhookEndpoint) error {
-	return s.create(ctx, ptr(fromWebhook(e)))
-}
-
-// GetWebhookEndpoint returns an endpoint.
-func (s *Store) GetWebhookEndpoint(ctx context.Context, id string) (store.WebhookEndpoint, error) {
-	var r webhookRow
-	if err := s.q(ctx).Take(&r, "id = ?", id).Error; err != nil {
-		return store.WebhookEndpoint{}, translate(err)
-	}
-	return toWebhook(r), nil
-}
-
-// ListWebhookEndpoints lists endpoints, oldest first.
-func (s *Store) ListWebhookEndpoints(ctx context.Context, businessID string) ([]store.WebhookEndpoint, error) {
-	q := s.q(ctx).Model(&webhookRow{})
-	if businessID != "" {
-		q = q.Where("business_id = ?", businessID)
-	}
-	var rows []webhookRow
-	if err := q.Order("created_at, id").Find(&rows).Error; err != nil {
-		return nil, translate(err)
-	}
-	out := make([]store.WebhookEndpoint, len(rows))
-	for i, r := range rows {
-		out[i] = toWebhook(r)
-	}
-	return out, nil
-}
-
-// UpdateWebhookEndpoint applies fn to the current endpoint in one transaction.
-func (s *Store) UpdateWebhookEndpoint(ctx context.Context, id string, fn func(store.WebhookEndpoint) (store.WebhookEndpoint, error)) (store.WebhookEndpoint, error) {
-	var out store.WebhookEndpoint
-	err := s.tx(ctx, func(tx *gorm.DB) error {
-		var r webhookRow
-		if err := lockFor(tx, s.dialect).Take(&r, "id = ?", id).Error; err != nil {
-			return err
-		}
-		old := toWebhook(r)
-		e, err := fn(old)
-		if err != nil {
-			return err
-		}
-		e.ID, e.BusinessID, e.CreatedAt, e.UpdatedAt = id, old.BusinessID, old.CreatedAt, store.SystemClock()
-		if err := tx.Save(ptr(fromWebhook(e))).Error; err != nil {
-			return err
-		}
-		out = e
-		return nil
-	})
-	return out, err
-}
-
-// DeleteWebhookEndpoint deletes an endpoint and its messages.
-func (s *Store) DeleteWebhookEndpoint(ctx context.Context, id string) error {
-	res := s.q(ctx).Delete(&webhookRow{}, "id = ?", id)
-	if res.Error != nil {
-		return translate(res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return store.ErrNotFound
-	}
-	return nil
-}
-
-func toFeed(r feedRow) store.CalendarFeed {
-	return store.CalendarFeed{ID: r.ID, Kind: r.Kind, AccountID: deref(r.AccountID), BusinessID: deref(r.BusinessID),
-		StaffID: deref(r.StaffID), CreatedAt: store.UTC(r.CreatedAt), RevokedAt: utcPtr(r.RevokedAt)}
-}
-
-// CreateCalendarFeed inserts a feed.
-func (s *Store) CreateCalendarFeed(ctx context.Context, f store.CalendarFeed) error {
-	return s.create(ctx, &feedRow{ID: f.ID, Kind: f.Kind, AccountID: nullable(f.AccountID), BusinessID: nullable(f.BusinessID),
-		StaffID: nullable(f.StaffID), CreatedAt: store.UTC(f.CreatedAt), RevokedAt: utcPtr(f.RevokedAt)})
-}
-
-// GetCalendarFeed returns a feed, revoked or not.
-func (s *Store) GetCalendarFeed(ctx context.Context, id string) (store.CalendarFeed, error) {
-	var r feedRow
-	if err := s.q(ctx).Take(&r, "id = ?", id).Error; err != nil {
-		return store.CalendarFeed{}, translate(err)
-	}
-	return toFeed(r), nil
-}
-
-func (s *Store) feedOwner(q *gorm.DB, kind, ownerID, staffID string) *gorm.DB {
-	q = q.Where("kind = ? AND revoked_at IS NULL", kind)
-	switch kind {
-	case store.FeedAccount:
-		return q.Where("account_id = ?", ownerID)
-	case store.FeedStaff:
-		return q.Where("business_id = ? AND staff_id = ?", ownerID, staffID)
-	}
-	return q.Where("business_id = ? AND staff_id IS NULL", ownerID)
-}
-
-// ActiveCalendarFeed returns the newest active feed of an owner.
-func (s *Store) ActiveCalendarFeed(ctx context.Context, kind, ownerID, staffID string) (store.CalendarFeed, error) {
-	var r feedRow
-	if err := s.feedOwner(s.q(ctx).Model(&feedRow{}), kind, ownerID, staffID).Order("created_at DESC").Take(&r).Error; err != nil {
-		return store.CalendarFeed{}, translate(err)
-	}
-	return toFeed(r), nil
-}
-
-// RevokeCalendarFeeds revokes every active feed of an owner.
-func (s *Store) RevokeCalendarFeeds(ctx context.Context, kind, ownerID, staffID string, now time.Time) error {
-	return translate(s.feedOwner(s.q(ctx).Model(&feedRow{}), kind, ownerID, staffID).
-		Update("revoked_at", store.UTC(now)).Error)
-}
-
-// ListFeedBookings returns the bookings of a feed by start time.
-func (s *Store) ListFeedBookings(ctx context.Context, f store.FeedBookingFilter) ([]store.Booking, error) {
-	q := s.q(ctx).Model(&bookingRow{}).Where("starts_at >= ?", store.UTC(f.Since))
-	switch {
-	case f.AccountID != "":
-		q = q.Where("account_id = ?", f.AccountID)
-	case f.StaffID != "":
-		q = q.Where("business_id = ? AND staff_id = ?", f.BusinessID, f.StaffID)
-	default:
-		q = q.Where("business_id = ?", f.BusinessID)
-	}
-	if f.Limit <= 0 || f.Limit > 5000 {
-		f.Limit = 1000
-	}
-	var rows []bookingRow
-	if err := q.Order("starts_at, id").Limit(f.Limit).Find(&rows).Error; err != nil {
-		return nil, translate(err)
-	}
-	out := make([]store.Booking, len(rows))
-	for i, r := range rows {
-		out[i] = toBooking(r)
 	}
 	return out, nil
 }
