@@ -82,7 +82,7 @@ func devHTML(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; frame-ancestors 'none'")
 }
 
 type devRow struct{ Name, Subject, To, Date string }
@@ -222,20 +222,20 @@ func linkify(text string) []segment {
 }
 
 var devList = template.Must(template.New("devmail").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Development mail</title></head>
-<body>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Development mail</title><link rel="stylesheet" href="/static/linkslot.css"></head>
+<body><main><div class="card">
 <h1>Development mail</h1>
 <p>E-mail this server would have sent, written to <code>{{.Dir}}</code> because no LINKSLOT_SMTP_URL is set. This page exists only in development.</p>
 {{if .Rows}}<table>
 <thead><tr><th>Date (UTC)</th><th>To</th><th>Subject</th></tr></thead>
 <tbody>{{range .Rows}}<tr><td>{{.Date}}</td><td>{{.To}}</td><td><a href="/dev/mail/{{.Name}}">{{or .Subject "(no subject)"}}</a></td></tr>
 {{end}}</tbody></table>{{else}}<p>No e-mail yet.</p>{{end}}
-</body></html>
+</div></main></body></html>
 `))
 
 var devMessage = template.Must(template.New("devmessage").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{{or .Headers.Subject "(no subject)"}} — development mail</title></head>
-<body>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{{or .Headers.Subject "(no subject)"}} — development mail</title><link rel="stylesheet" href="/static/linkslot.css"></head>
+<body><main><div class="card">
 <p><a href="/dev/mail">← All development mail</a></p>
 <h1>{{or .Headers.Subject "(no subject)"}}</h1>
 <dl>
@@ -244,12 +244,12 @@ var devMessage = template.Must(template.New("devmessage").Parse(`<!doctype html>
 <dt>Date (UTC)</dt><dd>{{.Headers.Date}}</dd>
 </dl>
 {{with .Problem}}<p role="alert">Part of this message could not be decoded: {{.}}</p>{{end}}
-{{if .Text}}<pre>{{range .Text}}{{if .Href}}<a href="{{.Href}}" rel="noopener noreferrer">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{end}}</pre>
+{{if .Text}}<pre class="mail">{{range .Text}}{{if .Href}}<a href="{{.Href}}" rel="noopener noreferrer">{{.Text}}</a>{{else}}{{.Text}}{{end}}{{end}}</pre>
 <p>Shown: the {{.TextOf}} part, decoded.</p>{{else}}<p>This message has no text part.</p>{{end}}
 {{if .Parts}}<h2>Parts</h2>
 <table><thead><tr><th>Type</th><th>Charset</th><th>Encoding</th><th>Disposition</th><th>Bytes</th></tr></thead>
 <tbody>{{range .Parts}}<tr><td>{{.Type}}</td><td>{{.Charset}}</td><td>{{.Encoding}}</td><td>{{.Disposition}}</td><td>{{.Size}}</td></tr>
 {{end}}</tbody></table>{{end}}
 <p><a href="/dev/mail/{{.Name}}?raw=1">The message as written</a> (<code>{{.Name}}</code>)</p>
-</body></html>
+</div></main></body></html>
 `))

@@ -54,7 +54,7 @@ func TestDevMessageDecoded(t *testing.T) {
 	}
 
 	page, h := get("/dev/mail/a-qp.eml")
-	if csp := h.Get("Content-Security-Policy"); csp != "default-src 'none'; frame-ancestors 'none'" {
+	if csp := h.Get("Content-Security-Policy"); csp != "default-src 'none'; style-src 'self'; frame-ancestors 'none'" {
 		t.Errorf("CSP = %q", csp)
 	}
 	escaped := strings.ReplaceAll(link, "&", "&amp;")
