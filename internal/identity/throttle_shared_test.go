@@ -209,3 +209,34 @@ func TestThrottleAccountCeiling(t *testing.T) {
 		}
 	})
 }
+
+// TestThrottleResetForgivesOwnAddress: the owner held at their own address
+// after wrong passwords resets the password there and signs in at once
+// with the new one; the reset does not free other addresses.
+func TestThrottleResetForgivesOwnAddress(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		_, svc, mb, _ := signedUp(t, s)
+		for range 7 {
+			svc.Authenticate(ctx, "ada@example.com", "nope nope nope", "198.51.100.7")
+			svc.Authenticate(ctx, "ada@example.com", "nope nope nope", "203.0.113.9")
+		}
+		if _, err := svc.Authenticate(ctx, "ada@example.com", pw, "198.51.100.7"); !errors.Is(err, identity.ErrThrottled) {
+			t.Fatalf("own address after 7 failures: %v", err)
+		}
+		if err := svc.RequestPasswordReset(ctx, "ada@example.com", "198.51.100.7"); err != nil {
+			t.Fatal(err)
+		}
+		_, tok := mb.lastLink(t, identity.TopicPasswordReset)
+		const next = "a brand new passphrase"
+		if _, err := svc.ResetPassword(ctx, tok, next, "198.51.100.7"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Authenticate(ctx, "ada@example.com", next, "198.51.100.7"); err != nil {
+			t.Fatalf("the new password at the reset's address: %v", err)
+		}
+		if _, err := svc.Authenticate(ctx, "ada@example.com", next, "203.0.113.9"); !errors.Is(err, identity.ErrThrottled) {
+			t.Fatalf("another held address after the reset: %v, want it still held", err)
+		}
+	})
+}
