@@ -202,7 +202,7 @@ func (u *UI) postReset(w http.ResponseWriter, r *http.Request) {
 		again(http.StatusUnprocessableEntity, "The two new passwords are not the same. Type them again.")
 		return
 	}
-	acct, err := u.id.ResetPassword(r.Context(), tok, pw)
+	acct, err := u.id.ResetPassword(r.Context(), tok, pw, u.clientAddr(r))
 	switch {
 	case err == nil:
 		u.log.InfoContext(r.Context(), "consent-ui: password reset", "account_id", acct.ID)

@@ -202,7 +202,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	// from the context (clientaddr.Of): the peer, or the client a trusted
 	// proxy names.
 	h = clientaddr.New(c.TrustedProxies, d.Logger).Middleware(h)
-	return requestid.Middleware(h), nil
+	return app.StrictTransport(c.Production, requestid.Middleware(h)), nil
 }
 
 // newRegistrations is dynamic client registration under

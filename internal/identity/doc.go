@@ -23,13 +23,17 @@
 // the same time. Failures are throttled with a sliding window
 // (ThrottlePolicy), counted in memory or — with Config.RateWindows, as on
 // PostgreSQL — in the database, so that every replica counts the same
-// failures (one row per key and second): per account (keyed by the normalized address, known or
-// not) and, with a higher limit, per client address. Once a key reaches its
-// limit, further attempts are refused without checking the password until
-// a delay has passed since the last failure; the delay doubles with each
-// further failure, up to the window length. There is no permanent lockout:
-// after the wait a correct password always works, and it clears the
-// account's failures. ErrThrottled's RetryAfter says when to try again.
+// failures (one row per key and second): per account and client address
+// (the account keyed by the normalized address, known or not) and, with a
+// higher limit, per client address. Once a key reaches its limit, further
+// attempts are refused without checking the password until a delay has
+// passed since the last failure; the delay doubles with each further
+// failure, up to the window length. Failures from other addresses never
+// make an address wait, so nobody can lock the owner out: the account's
+// own count across addresses (AccountCeiling) only lowers the per-address
+// limit to 1 for addresses that already failed for it. After the wait a
+// correct password always works, and it clears that address's failures for
+// the account. ErrThrottled's RetryAfter says when to try again.
 //
 // Admission. Every password hash runs in one of the process's bounded
 // hashing slots (password.Default: one per core, at most four). A sign-in,

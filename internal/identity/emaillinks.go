@@ -253,8 +253,9 @@ func (s *Service) CheckResetLink(ctx context.Context, token string) error {
 // session of the account, invalidates its other reset links, marks the
 // address verified (the person read mail sent to it), and e-mails the
 // person that the password changed — all in one transaction. A refused
-// link or password changes nothing.
-func (s *Service) ResetPassword(ctx context.Context, token, pw string) (store.Account, error) {
+// link or password changes nothing. clientAddr is where the reset came
+// from: the account's sign-in failures from it are forgiven.
+func (s *Service) ResetPassword(ctx context.Context, token, pw, clientAddr string) (store.Account, error) {
 	_, first, err := s.checkLink(ctx, s.store, token, store.TokenResetPassword)
 	if err != nil {
 		return store.Account{}, err
@@ -297,9 +298,11 @@ func (s *Service) ResetPassword(ctx context.Context, token, pw string) (store.Ac
 		return s.queuePasswordChanged(ctx, tx, acct)
 	})
 	if err == nil {
-		// The right person is back in: their sign-in failures are forgiven
+		// The right person is back in: the account's count and its
+		// failures from this address are forgiven, not other addresses'
 		// (best-effort: the new password is set either way).
 		_ = s.throttle.reset(ctx, "acct:"+out.Email)
+		_ = s.throttle.reset(ctx, signInPairKey(out.Email, clientAddr))
 	}
 	return out, err
 }

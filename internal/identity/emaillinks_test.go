@@ -204,19 +204,19 @@ func TestPasswordReset(t *testing.T) {
 		}
 		// A verification link is not a reset link.
 		_, vtok := mb.lastLink(t, identity.TopicVerifyEmail)
-		if _, err := svc.ResetPassword(ctx, vtok, "a brand new passphrase"); !errors.Is(err, identity.ErrLinkInvalid) {
+		if _, err := svc.ResetPassword(ctx, vtok, "a brand new passphrase", "192.0.2.1"); !errors.Is(err, identity.ErrLinkInvalid) {
 			t.Errorf("verification link used for reset = %v", err)
 		}
 
 		// A weak password changes nothing and leaves the link usable.
-		if _, err := svc.ResetPassword(ctx, tok, "short"); !errors.Is(err, identity.ErrWeakPassword) {
+		if _, err := svc.ResetPassword(ctx, tok, "short", "192.0.2.1"); !errors.Is(err, identity.ErrWeakPassword) {
 			t.Fatalf("weak = %v", err)
 		}
 		if _, _, err := svc.LookupSession(ctx, sess.Token); err != nil {
 			t.Fatal("a refused reset ended the session")
 		}
 		const next = "a brand new passphrase"
-		got, err := svc.ResetPassword(ctx, tok, next)
+		got, err := svc.ResetPassword(ctx, tok, next, "192.0.2.1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +232,7 @@ func TestPasswordReset(t *testing.T) {
 		if _, err := svc.Authenticate(ctx, "ada@example.com", next, "192.0.2.1"); err != nil {
 			t.Errorf("new password = %v", err)
 		}
-		if _, err := svc.ResetPassword(ctx, tok, "yet another passphrase"); !errors.Is(err, identity.ErrLinkUsed) {
+		if _, err := svc.ResetPassword(ctx, tok, "yet another passphrase", "192.0.2.1"); !errors.Is(err, identity.ErrLinkUsed) {
 			t.Errorf("reuse = %v", err)
 		}
 		ms := mb.all()
@@ -246,7 +246,7 @@ func TestPasswordReset(t *testing.T) {
 		}
 		_, tok2 := mb.lastLink(t, identity.TopicPasswordReset)
 		clk.Advance(identity.ResetLinkLifetime)
-		if _, err := svc.ResetPassword(ctx, tok2, "one more passphrase"); !errors.Is(err, identity.ErrLinkExpired) {
+		if _, err := svc.ResetPassword(ctx, tok2, "one more passphrase", "192.0.2.1"); !errors.Is(err, identity.ErrLinkExpired) {
 			t.Errorf("after 30 min = %v", err)
 		}
 

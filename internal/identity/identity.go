@@ -218,16 +218,17 @@ func (s *Service) SignUp(ctx context.Context, email, pw string) (store.Account, 
 	return a, nil
 }
 
-// Authenticate checks an email and password, throttled per account and per
-// client address. It answers ErrInvalidCredentials, ErrAccountDisabled,
+// Authenticate checks an email and password, throttled per account and
+// client address, per client address, and by the account's ceiling
+// (ThrottlePolicy; docs/reference.md §12). It answers ErrInvalidCredentials, ErrAccountDisabled,
 // ErrBusy (no hashing slot in time: nothing was checked or counted), or a
 // ErrThrottled with the wait (RetryAfter). A right password whose hash was
 // made with older parameters has its hash upgraded.
 func (s *Service) Authenticate(ctx context.Context, email, pw, clientAddr string) (store.Account, error) {
 	now := s.clock()
 	e := strings.ToLower(strings.TrimSpace(email))
-	acctKey, addrKey := "acct:"+e, "addr:"+clientAddr
-	if err := s.throttled(ctx, acctKey, addrKey, now); err != nil {
+	acctKey, pairKey, addrKey := "acct:"+e, signInPairKey(e, clientAddr), "addr:"+clientAddr
+	if err := s.signInThrottled(ctx, acctKey, pairKey, addrKey, now); err != nil {
 		return store.Account{}, err
 	}
 	acct, err := s.store.GetAccountByEmail(ctx, e)
@@ -245,12 +246,15 @@ func (s *Service) Authenticate(ctx context.Context, email, pw, clientAddr string
 	}
 	ok := match && err == nil && len(pw) <= MaxPasswordLength
 	if !ok {
-		if err := errors.Join(s.throttle.fail(ctx, acctKey, now), s.throttle.fail(ctx, addrKey, now)); err != nil {
+		if err := errors.Join(s.throttle.fail(ctx, acctKey, now), s.throttle.fail(ctx, pairKey, now),
+			s.throttle.fail(ctx, addrKey, now)); err != nil {
 			return store.Account{}, err
 		}
 		return store.Account{}, ErrInvalidCredentials
 	}
-	if err := s.throttle.reset(ctx, acctKey); err != nil {
+	// The account's ceiling count stays: a success from one address says
+	// nothing about the guesses from the others.
+	if err := s.throttle.reset(ctx, pairKey); err != nil {
 		return store.Account{}, fmt.Errorf("identity: clear sign-in failures: %w", err)
 	}
 	if acct.Disabled {
@@ -280,25 +284,62 @@ func hashError(err error) error {
 	return fmt.Errorf("identity: password hash: %w", err)
 }
 
-// throttled answers ErrThrottled (with the wait) when the account key or the address
-// key must wait, and nil when both may try now.
-func (s *Service) throttled(ctx context.Context, acctKey, addrKey string, now time.Time) error {
+// signInPairKey is the throttle's key for the failures of one account
+// (normalized address e) from one client address.
+func signInPairKey(e, clientAddr string) string {
+	return "pair:" + clientAddr + "|" + e
+}
+
+// signInThrottled answers ErrThrottled (with the wait) when a sign-in for
+// the account from clientAddr must wait, and nil when it may try now: the
+// pair (account, client address) waits after AccountLimit failures, or
+// after one once the account has AccountCeiling failures from all
+// addresses together; the client address waits after AddressLimit
+// failures for any account. Failures from other addresses alone never
+// make an address with none wait.
+func (s *Service) signInThrottled(ctx context.Context, acctKey, pairKey, addrKey string, now time.Time) error {
 	p := s.throttle.policy
-	at, err := s.throttle.retryAt(ctx, acctKey, p.AccountLimit, now)
+	limit := p.AccountLimit
+	n, _, err := s.throttle.count(ctx, acctKey, now)
 	if err != nil {
 		return err
 	}
-	a, err := s.throttle.retryAt(ctx, addrKey, p.AddressLimit, now)
-	if err != nil {
-		return err
+	if n >= p.AccountCeiling {
+		limit = 1
 	}
-	if a.After(at) {
-		at = a
+	return s.throttledAt(ctx, now, throttleKey{pairKey, limit}, throttleKey{addrKey, p.AddressLimit})
+}
+
+// throttleKey is one key of the throttle with its limit.
+type throttleKey struct {
+	key   string
+	limit int
+}
+
+// throttledAt answers ErrThrottled with the longest wait of keys, or nil
+// when none must wait.
+func (s *Service) throttledAt(ctx context.Context, now time.Time, keys ...throttleKey) error {
+	var at time.Time
+	for _, k := range keys {
+		a, err := s.throttle.retryAt(ctx, k.key, k.limit, now)
+		if err != nil {
+			return err
+		}
+		if a.After(at) {
+			at = a
+		}
 	}
 	if !at.IsZero() {
 		return throttledFor(at.Sub(now))
 	}
 	return nil
+}
+
+// throttled answers ErrThrottled (with the wait) when the account key or the address
+// key must wait, and nil when both may try now.
+func (s *Service) throttled(ctx context.Context, acctKey, addrKey string, now time.Time) error {
+	p := s.throttle.policy
+	return s.throttledAt(ctx, now, throttleKey{acctKey, p.AccountLimit}, throttleKey{addrKey, p.AddressLimit})
 }
 
 // ChangePassword replaces the password after checking the current one, and

@@ -117,12 +117,16 @@ func TestThrottlePerAccount(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		if _, err := svc.Authenticate(ctx, "ada@example.com", "nope nope nope", "addr"+string(rune('a'+i))); !errors.Is(err, identity.ErrInvalidCredentials) {
+		if _, err := svc.Authenticate(ctx, "ada@example.com", "nope nope nope", "x"); !errors.Is(err, identity.ErrInvalidCredentials) {
 			t.Fatalf("failure %d: %v", i, err)
 		}
 	}
-	// Limit reached: even the right password waits, from any address.
-	_, err := svc.Authenticate(ctx, "ada@example.com", pw, "elsewhere")
+	// Limit reached for the account at this address: even the right
+	// password waits there, and only there.
+	if _, err := svc.Authenticate(ctx, "ada@example.com", pw, "elsewhere"); err != nil {
+		t.Fatalf("another address after 5 failures from one: %v", err)
+	}
+	_, err := svc.Authenticate(ctx, "ada@example.com", pw, "x")
 	wait, throttled := identity.RetryAfter(err)
 	if !throttled || !errors.Is(err, identity.ErrThrottled) || wait != time.Minute {
 		t.Fatalf("after 5 failures: %v", err)

@@ -13,11 +13,20 @@ import (
 type ThrottlePolicy struct {
 	// Window is how long a failure counts (sliding). Default 15 minutes.
 	Window time.Duration
-	// AccountLimit is the number of failures per account within Window
-	// before attempts wait. Default 5.
+	// AccountLimit is the number of failures per account and client
+	// address within Window before attempts for that account from that
+	// address wait. Default 5. Failures from other addresses never count
+	// here, so they cannot make the owner's own address wait.
 	AccountLimit int
-	// AddressLimit is the same per client address. Default 30.
+	// AddressLimit is the number of failures per client address, for any
+	// account, within Window before attempts from it wait. Default 30.
 	AddressLimit int
+	// AccountCeiling bounds guessing at one account from many addresses:
+	// once the account has this many failures within Window, from all
+	// addresses together, an address with any failure for the account
+	// waits (as if AccountLimit were 1), while an address with none is
+	// still admitted. Default 100.
+	AccountCeiling int
 	// BaseDelay is the first wait once a limit is reached; each further
 	// failure doubles it, up to Window. Default 1 minute.
 	BaseDelay time.Duration
@@ -32,6 +41,9 @@ func (p ThrottlePolicy) withDefaults() ThrottlePolicy {
 	}
 	if p.AddressLimit <= 0 {
 		p.AddressLimit = 30
+	}
+	if p.AccountCeiling <= 0 {
+		p.AccountCeiling = 100
 	}
 	if p.BaseDelay <= 0 {
 		p.BaseDelay = time.Minute
@@ -61,27 +73,37 @@ const sharedPrefix = "signin:"
 
 // retryAt returns when key may be tried again (zero: now).
 func (t *throttle) retryAt(ctx context.Context, key string, limit int, now time.Time) (time.Time, error) {
+	n, last, err := t.count(ctx, key, now)
+	if err != nil || n == 0 {
+		return time.Time{}, err
+	}
+	return t.waitUntil(n, limit, last, now), nil
+}
+
+// count returns the failures of key within the window and when the last
+// was.
+func (t *throttle) count(ctx context.Context, key string, now time.Time) (int, time.Time, error) {
 	if t.rw != nil {
 		secs, err := t.rw.RateWindow(ctx, sharedPrefix+key, now.Unix()-int64(t.policy.Window/time.Second))
 		if err != nil {
-			return time.Time{}, fmt.Errorf("identity: read sign-in failures: %w", err)
+			return 0, time.Time{}, fmt.Errorf("identity: read sign-in failures: %w", err)
 		}
 		n := 0
 		for _, s := range secs {
 			n += s.Hits
 		}
 		if len(secs) == 0 {
-			return time.Time{}, nil
+			return 0, time.Time{}, nil
 		}
-		return t.waitUntil(n, limit, time.Unix(secs[len(secs)-1].Sec, 0), now), nil
+		return n, time.Unix(secs[len(secs)-1].Sec, 0), nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	f := t.prune(key, now)
 	if len(f) == 0 {
-		return time.Time{}, nil
+		return 0, time.Time{}, nil
 	}
-	return t.waitUntil(len(f), limit, f[len(f)-1], now), nil
+	return len(f), f[len(f)-1], nil
 }
 
 // waitUntil: with n failures in the window, the last at last, the next

@@ -74,6 +74,7 @@ type envOpts struct {
 	resource     string          // default: the listener's own http://127.0.0.1:port/mcp
 	metrics      *metrics.Metrics
 	timeout      time.Duration // Config.RequestTimeout (0: the default)
+	production   bool          // Config.Production (LINKSLOT_ENV=production)
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
@@ -140,7 +141,8 @@ func newEnv(t testing.TB, o envOpts) *env {
 	deps := rshttp.Deps{
 		Store: serve,
 		Config: config.Config{Issuer: e.issuer.URL, Resource: e.resource, SecretKey: []byte(testSecret),
-			AllowedOrigins: []string{"https://app.example.com"}, RequestTimeout: o.timeout},
+			AllowedOrigins: []string{"https://app.example.com"}, RequestTimeout: o.timeout,
+			Production: o.production},
 		Logger:       testLogger(t),
 		Clock:        e.clock.Now,
 		NoRateLimits: o.noLimits,

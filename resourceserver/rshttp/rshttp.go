@@ -207,7 +207,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 		return nil, err
 	}
 	if d.Metrics == nil {
-		return e, nil
+		return app.StrictTransport(cfg.Production, e), nil
 	}
 	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -215,7 +215,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 			return next(c)
 		}
 	})
-	return d.Metrics.HTTPMiddleware(nil, e), nil
+	return app.StrictTransport(cfg.Production, d.Metrics.HTTPMiddleware(nil, e)), nil
 }
 
 // startNotifications builds the process's notifications unless given and
