@@ -22,6 +22,8 @@ import (
 	"time"
 
 	ics "github.com/arran4/golang-ical"
+
+	"github.com/linkslot/linkslot/internal/textout"
 )
 
 // Person is an organizer or attendee.
@@ -144,40 +146,15 @@ func addEvents(cal *ics.Calendar, events []Event) error {
 const localFormat = "20060102T150405"
 
 // Text is s as an RFC 5545 TEXT value may hold it (docs/reference.md
-// §11): every line break (CRLF, bare CR, bare LF, NEL, U+2028, U+2029) becomes
-// one LF, which golang-ical then writes as the two characters \n next to its
-// escaping of backslash, ';' and ','; every other control character (C0 but
-// HTAB, DEL, C1) is removed, and invalid UTF-8 becomes U+FFFD. Every text
-// the writer puts into a property goes through Text, so no value can end a
-// content line and start one the product did not write; the library folds
-// the lines at 75 octets.
-func Text(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	for i, r := range s {
-		switch {
-		case r == '\r':
-			b.WriteByte('\n')
-		case r == '\n':
-			if i == 0 || s[i-1] != '\r' {
-				b.WriteByte('\n')
-			}
-		case r == 0x85 || r == 0x2028 || r == 0x2029:
-			b.WriteByte('\n')
-		case r == '\t':
-			b.WriteByte('\t')
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// §11): textout.Lines (line breaks as one LF, which golang-ical writes as
+// \n next to its escaping of backslash, ';' and ','; no other control
+// character but HTAB). Every text the writer puts into a property goes
+// through Text, so no value can end a content line and start one the
+// product did not write; the library folds the lines at 75 octets.
+func Text(s string) string { return textout.Lines(s) }
 
-// oneLine is Text on one line: runs of white space, line breaks included,
-// become one space (SUMMARY, LOCATION, the calendar's name, UID).
-func oneLine(s string) string { return strings.Join(strings.Fields(Text(s)), " ") }
+// oneLine is Text on one line (SUMMARY, LOCATION, the calendar's name, UID).
+func oneLine(s string) string { return textout.OneLine(s) }
 
 // paramText is a name as an unquoted CN parameter may hold it: oneLine, and
 // the characters that would end the parameter or the property (DQUOTE, ';',
