@@ -53,12 +53,21 @@ func OneLine(s string) string { return strings.Join(strings.Fields(Lines(s)), " 
 // escapes (\x1b, \r, \x00, \u009b), bidi controls as U+202E, invalid UTF-8
 // as \xff, and a backslash doubled, so what is printed is what is stored
 // and nothing reaches the terminal as a command.
-func Visible(s string) string {
+func Visible(s string) string { return visible(s, false) }
+
+// VisibleLines is Visible keeping tabs, line feeds and backslashes as they
+// are: for output whose structure they are (a table tabwriter aligned),
+// and whose free text went through Visible already.
+func VisibleLines(s string) string { return visible(s, true) }
+
+func visible(s string, keep bool) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r == '\\':
+		case keep && (r == '\t' || r == '\n'):
+			b.WriteRune(r)
+		case r == '\\' && !keep:
 			b.WriteString(`\\`)
 		case r == 0xfffd && n == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
