@@ -61,9 +61,11 @@ func TestLettersOfHostileCatalogText(t *testing.T) {
 	if _, err := mail.ParseAddress(msg.Header.Get("To")); err != nil || msg.Header.Get("Bcc") != "" {
 		t.Fatalf("To %q, Bcc %q", msg.Header.Get("To"), msg.Header.Get("Bcc"))
 	}
-	var text, ics string
+	var text, ics, attached string
 	for _, p := range parts {
 		switch p.ContentType {
+		case "application/ics":
+			attached = string(p.Body)
 		case "text/plain":
 			text = strings.ReplaceAll(string(p.Body), "\r\n", "\n") // the part's own line ends
 		case "text/calendar":
@@ -80,6 +82,9 @@ func TestLettersOfHostileCatalogText(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Fatalf("text part lacks %q", want)
 		}
+	}
+	if attached != ics || ics == "" {
+		t.Fatalf("invite.ics differs from the text/calendar part:\n%s\n%s", attached, ics)
 	}
 	var lines []string // unfolded
 	for _, line := range strings.Split(strings.TrimSuffix(ics, "\r\n"), "\r\n") {
