@@ -82,6 +82,7 @@ func (n *Notifier) letters(c Change, v booking.BookingView, customer string) let
 		"Your calendar invitation is attached; it updates the same event if the booking moves or is cancelled.",
 		"To change this booking, ask the app you booked with, or visit " + n.issuer + "/account.",
 	}
+	customer = oneLine(customer)
 	bizFacts := append([]fact{{"Customer", customer}}, facts...)
 	bizOutro := []string{"The calendar invitation attached keeps this appointment up to date in your calendar."}
 	return letters{

@@ -33,7 +33,10 @@ func TestLettersOfHostileCatalogText(t *testing.T) {
 		PriceCents: 4500, Currency: "USD"}
 	c := Change{Facts: booking.Facts{Action: "create", BusinessName: v.BusinessName, BusinessAddress: "12 Water St" + inject,
 		StaffName: v.StaffName, Notes: "First visit\r\nBcc: x@evil.example\rthird line\n\x1b[2Jfourth"}}
-	l := n.letters(c, v, "Pat <pat@example.com>")
+	l := n.letters(c, v, "Pat\r\nX-Injected: yes <pat@example.com>")
+	if !strings.Contains(l.business.text, "\nCustomer: Pat X-Injected: yes <pat@example.com>\n") {
+		t.Fatalf("the customer is not on one line:\n%.300s", l.business.text)
+	}
 	cal, _, err := n.invitation(c, v, "pat@example.com", start.Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
