@@ -35,7 +35,8 @@ func urlClientDoc(u, name string, redirects ...string) string {
 // HTTPS under names of their own (a test CA and a resolver that answers
 // them with loopback). It checks what a person reads and takes phone and
 // desktop screenshots of the consent page of a registered URL client, of an
-// unverified one under the open policy and of one whose every redirect is
+// unverified one under the open policy (and of one whose name carries a
+// right-to-left override), of one whose every redirect is
 // on the person's own computer, and of the error pages an unregistered one
 // and a redirect address its document does not list end on.
 func TestBrowserURLClientPages(t *testing.T) {
@@ -73,6 +74,8 @@ func TestBrowserURLClientPages(t *testing.T) {
 	terminal := host.At("terminal.example") + "/cli/client.json"
 	host.Put("/cli/client.json", http.StatusOK,
 		urlClientDoc(terminal, "Terminal Agent", "http://127.0.0.1/callback", "http://localhost/callback"))
+	spoof := host.At("helper.example") + "/spoof.json"
+	host.Put("/spoof.json", http.StatusOK, urlClientDoc(spoof, "Claude\u202emoc.tfosorcim\u202c", "https://helper.example/connected"))
 	stranger := host.At("helper.example") + "/unlisted.json"
 	host.Put("/unlisted.json", http.StatusOK, urlClientDoc(stranger, "Unlisted Agent", "https://helper.example/cb"))
 	adm, err := admin.New(admin.Config{Store: s, Documents: cimd.NewResolver(nil,
@@ -160,6 +163,15 @@ func TestBrowserURLClientPages(t *testing.T) {
 		[]string{ownComputer})
 	if role := text(".alert.unverified"); !strings.HasPrefix(role, unverified) {
 		t.Errorf("the open-policy warning reads %q", role)
+	}
+
+	// (b2) Under the open policy a document's name with a right-to-left
+	// override ("Claude" and reversed text, to read "Claude microsoft.com")
+	// shows without it, isolated in <bdi>: the page reads what was sent.
+	consentPage("consent-url-bidi", authorizeURL(open, spoof, "https://helper.example/connected"),
+		[]string{"It calls itself Claudemoc.tfosorcim.", unverified}, []string{"\u202e", "Claude microsoft.com"})
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('bdi.client')].map(e => e.textContent).join('|')`)); err != nil || n != "Claudemoc.tfosorcim" {
+		t.Errorf("the name in <bdi>: %q, %v", n, err)
 	}
 
 	// (c) Every redirect on the person's own computer: the warning, the

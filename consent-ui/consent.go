@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/linkslot/linkslot/internal/consent"
+	"github.com/linkslot/linkslot/internal/textout"
 )
 
 // The consent page.
@@ -20,6 +21,10 @@ type hiddenField struct{ Name, Value string }
 
 // RenderConsent shows the consent page.
 func (u *UI) RenderConsent(w http.ResponseWriter, r *http.Request, cv consent.ConsentView) {
+	// A name from outside (a metadata document, a registration) shows
+	// without bidi controls, and the templates isolate it in <bdi>, so it
+	// cannot reorder the text after it (docs/reference.md §10).
+	cv.ClientName = textout.StripBidi(textout.OneLine(cv.ClientName))
 	d := consentData{ConsentView: cv}
 	keys := make([]string, 0, len(cv.Params))
 	for k := range cv.Params {

@@ -244,6 +244,10 @@ func (e *env) testAuthorize(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, target+"?"+q.Encode(), http.StatusFound)
 		return
 	}
+	name := "Trip Planner"
+	if n := r.URL.Query().Get("client_name"); n != "" {
+		name = n // a name from outside, as a metadata document gives it
+	}
 	params := url.Values{"client_id": {"agent"}, "response_type": {"code"}, "scope": {"openid bookings:read bookings:write"},
 		"state": {"st-123"}, "redirect_uri": {r.URL.Query().Get("redirect_uri")}}
 	var scopes []scope.Scope
@@ -252,7 +256,7 @@ func (e *env) testAuthorize(w http.ResponseWriter, r *http.Request) {
 		scopes = append(scopes, s)
 	}
 	ru, _ := url.Parse(params.Get("redirect_uri"))
-	e.ui.RenderConsent(w, r, consent.ConsentView{ClientName: "Trip Planner", ClientID: "agent", RedirectHost: ru.Host,
+	e.ui.RenderConsent(w, r, consent.ConsentView{ClientName: name, ClientID: "agent", RedirectHost: ru.Host,
 		AccountEmail: acct.Email, Scopes: scopes, Action: "/test/authorize", Params: params, CSRFToken: e.ui.CSRFToken(w, r),
 		EmailUnverified: r.URL.Query().Get("unverified") == "1"})
 }

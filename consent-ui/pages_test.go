@@ -565,7 +565,7 @@ func TestActivityPage(t *testing.T) {
 	}
 	r := c.get("/account/activity")
 	if !strings.Contains(r.body, "#44") || strings.Contains(r.body, "#24<") || !strings.Contains(r.body, "Cancelled an appointment") ||
-		!strings.Contains(r.body, "yes, book it #44") || !strings.Contains(r.body, "through Trip Planner") {
+		!strings.Contains(r.body, "yes, book it #44") || !strings.Contains(r.body, "through <bdi>Trip Planner</bdi>") {
 		t.Fatal("page 1 content")
 	}
 	if strings.Index(r.body, "#44") > strings.Index(r.body, "#43") {

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	ics "github.com/arran4/golang-ical"
+
+	"github.com/linkslot/linkslot/internal/textout"
 )
 
 // Person is an organizer or attendee.
@@ -73,8 +75,8 @@ func Invitation(method string, e Event) (string, error) {
 func Feed(name string, events []Event) (string, error) {
 	cal := ics.NewCalendarFor("Linkslot")
 	cal.SetProductId(prodID)
-	cal.SetXWRCalName(name)
-	cal.SetName(name)
+	cal.SetXWRCalName(oneLine(name))
+	cal.SetName(oneLine(name))
 	cal.SetRefreshInterval("PT1H")
 	if err := addEvents(cal, events); err != nil {
 		return "", err
@@ -108,7 +110,7 @@ func addEvents(cal *ics.Calendar, events []Event) error {
 		cal.AddVTimezone(Timezone(zones[n], spans[n][0], spans[n][1]))
 	}
 	for _, e := range events {
-		ev := cal.AddEvent(e.UID)
+		ev := cal.AddEvent(oneLine(e.UID))
 		ev.SetDtStampTime(e.Stamp)
 		ev.SetSequence(e.Sequence)
 		tz := ics.WithTZID(e.Zone.String())
@@ -119,7 +121,7 @@ func addEvents(cal *ics.Calendar, events []Event) error {
 			ev.SetLocation(oneLine(e.Location))
 		}
 		if e.Description != "" {
-			ev.SetDescription(e.Description)
+			ev.SetDescription(Text(e.Description))
 		}
 		if e.Cancelled {
 			ev.SetStatus(ics.ObjectStatusCancelled)
@@ -128,14 +130,14 @@ func addEvents(cal *ics.Calendar, events []Event) error {
 		}
 		ev.SetProperty(ics.ComponentPropertyTransp, "OPAQUE")
 		if e.Organizer.Email != "" {
-			ev.SetOrganizer("mailto:"+e.Organizer.Email, ics.WithCN(oneLine(e.Organizer.Name)))
+			ev.SetOrganizer("mailto:"+address(e.Organizer.Email), ics.WithCN(paramText(e.Organizer.Name)))
 		}
 		for _, a := range e.Attendees {
 			params := []ics.PropertyParameter{ics.WithRSVP(false), ics.ParticipationStatusAccepted, ics.ParticipationRoleReqParticipant}
 			if a.Name != "" {
-				params = append(params, ics.WithCN(oneLine(a.Name)))
+				params = append(params, ics.WithCN(paramText(a.Name)))
 			}
-			ev.AddAttendee("mailto:"+a.Email, params...)
+			ev.AddAttendee("mailto:"+address(a.Email), params...)
 		}
 	}
 	return nil
@@ -143,7 +145,36 @@ func addEvents(cal *ics.Calendar, events []Event) error {
 
 const localFormat = "20060102T150405"
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// Text is s as an RFC 5545 TEXT value may hold it (docs/reference.md
+// §11): textout.Lines (line breaks as one LF, which golang-ical writes as
+// \n next to its escaping of backslash, ';' and ','; no other control
+// character but HTAB). Every text the writer puts into a property goes
+// through Text, so no value can end a content line and start one the
+// product did not write; the library folds the lines at 75 octets.
+func Text(s string) string { return textout.Lines(s) }
+
+// oneLine is Text on one line (SUMMARY, LOCATION, the calendar's name, UID).
+func oneLine(s string) string { return textout.OneLine(s) }
+
+// paramText is a name as an unquoted CN parameter may hold it: oneLine, and
+// the characters that would end the parameter or the property (DQUOTE, ';',
+// ':', ',') or that golang-ical would escape with a backslash no reader
+// undoes become spaces, and an apostrophe becomes U+2019.
+func paramText(s string) string {
+	return oneLine(strings.Map(func(r rune) rune {
+		switch r {
+		case '"', ';', ':', ',', '\\':
+			return ' '
+		case '\'':
+			return '’'
+		}
+		return r
+	}, s))
+}
+
+// address is an e-mail address as a CAL-ADDRESS value: paramText with no
+// space left in it.
+func address(s string) string { return strings.ReplaceAll(paramText(s), " ", "") }
 
 // Timezone builds the VTIMEZONE of loc for events between from and to: one
 // STANDARD or DAYLIGHT observance per offset change from a year before from

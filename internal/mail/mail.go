@@ -28,8 +28,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	gomail "github.com/wneessen/go-mail"
+
+	"github.com/linkslot/linkslot/internal/textout"
 )
 
 // Message is one e-mail to one person.
@@ -76,7 +79,7 @@ func (c Composer) Compose(m Message) (*gomail.Msg, error) {
 	if err := msg.To(m.To); err != nil {
 		return nil, fmt.Errorf("mail: to: %w", err)
 	}
-	msg.Subject(m.Subject)
+	msg.Subject(Subject(m.Subject))
 	msg.SetMessageIDWithValue(m.ID + "@" + c.Host)
 	msg.SetDateWithValue(m.Date)
 	msg.SetGenHeader(gomail.HeaderXMailer, "Linkslot")
@@ -256,4 +259,25 @@ func New(s Settings, c Composer, dir string) Sender {
 		return &Dir{Composer: c, Path: dir}
 	}
 	return Off{}
+}
+
+// MaxSubject is how many characters of a Subject are sent (docs/reference.md
+// §11); a longer one is cut at a word and ends in "…".
+const MaxSubject = 200
+
+// Subject is s as a Subject header holds it: textout.OneLine (line breaks
+// and tabs as spaces, other control characters removed, runs of white
+// space as one), at most MaxSubject characters. go-mail then encodes and
+// folds it, so no header line exceeds RFC 5322's 998 octets.
+func Subject(s string) string {
+	s = textout.OneLine(s)
+	if utf8.RuneCountInString(s) <= MaxSubject {
+		return s
+	}
+	r := []rune(s)[:MaxSubject-1]
+	cut := string(r)
+	if i := strings.LastIndexByte(cut, ' '); i > MaxSubject/2 {
+		cut = cut[:i]
+	}
+	return cut + "…"
 }

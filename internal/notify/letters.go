@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/confirm"
+	"github.com/linkslot/linkslot/internal/textout"
 )
 
 // letter is one e-mail's subject and bodies.
@@ -50,7 +50,7 @@ func (n *Notifier) letters(c Change, v booking.BookingView, customer string) let
 		facts = append(common, fact{"When", when}, fact{"Price", price.String() + " (catalog price, paid at the business)"},
 			fact{"Cancellation", cancellation(f, v.StartsAt, loc)})
 		if strings.TrimSpace(f.Notes) != "" {
-			facts = append(facts, fact{"Notes for the business", strconv.Quote(f.Notes)})
+			facts = append(facts, fact{"Notes for the business", quoted(f.Notes)})
 		}
 	case "reschedule":
 		verb = "Moved"
@@ -74,7 +74,7 @@ func (n *Notifier) letters(c Change, v booking.BookingView, customer string) let
 		}
 		facts = append(facts, fact{"Cancellation fee", fee})
 		if strings.TrimSpace(f.Reason) != "" {
-			facts = append(facts, fact{"Reason given", strconv.Quote(f.Reason)})
+			facts = append(facts, fact{"Reason given", quoted(f.Reason)})
 		}
 	}
 	subject := fmt.Sprintf("%s: %s at %s, %s", verb, oneLine(v.ServiceName), oneLine(v.BusinessName), short)
@@ -82,6 +82,7 @@ func (n *Notifier) letters(c Change, v booking.BookingView, customer string) let
 		"Your calendar invitation is attached; it updates the same event if the booking moves or is cancelled.",
 		"To change this booking, ask the app you booked with, or visit " + n.issuer + "/account.",
 	}
+	customer = oneLine(customer)
 	bizFacts := append([]fact{{"Customer", customer}}, facts...)
 	bizOutro := []string{"The calendar invitation attached keeps this appointment up to date in your calendar."}
 	return letters{
@@ -101,7 +102,20 @@ func cancellation(f booking.Facts, start time.Time, loc *time.Location) string {
 	return s
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string { return textout.OneLine(s) }
+
+// quoted is a person's own words (notes, a reason) in a letter: in
+// quotation marks, its lines kept as lines (textout.Lines) and indented
+// under the first, blank lines and control characters gone.
+func quoted(s string) string {
+	var lines []string
+	for _, l := range strings.Split(textout.Lines(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return "“" + strings.Join(lines, "\n    ") + "”"
+}
 
 var htmlLetter = template.Must(template.New("letter").Parse(`<!doctype html>
 <html><head><meta charset="utf-8"><title>{{.Subject}}</title></head>

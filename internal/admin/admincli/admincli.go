@@ -31,6 +31,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/cmdline"
+	"github.com/linkslot/linkslot/internal/textout"
 )
 
 // Env is what the commands need from the program that mounts them.
@@ -81,6 +82,24 @@ func splitList(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
 }
 
+// newTable is a tabwriter whose output reaches w through
+// textout.VisibleLines: a control or bidi character in any cell is printed
+// as \x1b or U+202E, never sent to the terminal (docs/reference.md §6).
+// Free text that may hold a tab or a line break of its own (a name) is
+// also given to the table as textout.Visible, so it stays in its cell.
+func newTable(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(visibleWriter{w}, 0, 4, 2, ' ', 0)
+}
+
+type visibleWriter struct{ w io.Writer }
+
+func (v visibleWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(v.w, textout.VisibleLines(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -89,7 +108,7 @@ func writeJSON(w io.Writer, v any) error {
 
 // table writes rows under a header, aligned.
 func table(w io.Writer, header string, rows func(tw io.Writer)) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTable(w)
 	fmt.Fprintln(tw, header)
 	rows(tw)
 	return tw.Flush()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/catalogfile"
 	"github.com/linkslot/linkslot/internal/cmdline"
+	"github.com/linkslot/linkslot/internal/textout"
 )
 
 func catalogCmd(env Env) *cobra.Command {
@@ -53,12 +54,13 @@ func catalogImportCmd(env Env) *cobra.Command {
 			// Warnings go to standard error, one a line with its path:
 			// the import is done, but these businesses will lack slots.
 			for _, w := range res.Warnings {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", textout.Visible(fmt.Sprint(w)))
 			}
 			if jsonOut(cmd) {
 				return writeJSON(cmd.OutOrStdout(), res)
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "Imported %d business(es): %s\n", len(res.Imported), strings.Join(res.Imported, ", "))
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "Imported %d business(es): %s\n", len(res.Imported),
+				textout.Visible(strings.Join(res.Imported, ", ")))
 			if err == nil && len(res.Warnings) > 0 {
 				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%d warning(s) above: the import is done, but those staff members or services are never offered a slot\n", len(res.Warnings))
 			}

@@ -5,12 +5,12 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/cmdline"
+	"github.com/linkslot/linkslot/internal/textout"
 )
 
 func clientsCmd(env Env) *cobra.Command {
@@ -174,7 +174,8 @@ func clientListCmd(env Env) *cobra.Command {
 			}
 			return table(cmd.OutOrStdout(), "ID\tNAME\tTYPE\tSTATUS\tREDIRECT URIS", func(tw io.Writer) {
 				for _, ci := range cs {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ci.ID, ci.Name, clientType(ci), clientStatus(ci), strings.Join(ci.RedirectURIs, " "))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", textout.Visible(ci.ID), textout.Visible(ci.Name), clientType(ci), clientStatus(ci),
+						textout.Visible(strings.Join(ci.RedirectURIs, " ")))
 				}
 			})
 		},
@@ -304,20 +305,20 @@ func printClient(out io.Writer, asJSON bool, c admin.ClientInfo, secret string) 
 		}{c, secret}
 		return writeJSON(out, v)
 	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	tw := newTable(out)
 	fmt.Fprintf(tw, "Client ID:\t%s\n", c.ID)
-	fmt.Fprintf(tw, "Name:\t%s\n", c.Name)
+	fmt.Fprintf(tw, "Name:\t%s\n", textout.Visible(c.Name))
 	fmt.Fprintf(tw, "Type:\t%s\n", clientType(c))
 	fmt.Fprintf(tw, "Status:\t%s\n", clientStatus(c))
-	fmt.Fprintf(tw, "Redirect URIs:\t%s\n", strings.Join(c.RedirectURIs, " "))
+	fmt.Fprintf(tw, "Redirect URIs:\t%s\n", textout.Visible(strings.Join(c.RedirectURIs, " ")))
 	fmt.Fprintf(tw, "Allowed scopes:\t%s\n", strings.Join(c.AllowedScopes, " "))
 	fmt.Fprintf(tw, "Default scopes:\t%s\n", strings.Join(c.DefaultScopes, " "))
 	fmt.Fprintf(tw, "Grant types:\t%s\n", strings.Join(c.GrantTypes, " "))
 	if c.LogoURL != "" {
-		fmt.Fprintf(tw, "Logo URL:\t%s\n", c.LogoURL)
+		fmt.Fprintf(tw, "Logo URL:\t%s\n", textout.Visible(c.LogoURL))
 	}
 	if c.Contact != "" {
-		fmt.Fprintf(tw, "Contact:\t%s\n", c.Contact)
+		fmt.Fprintf(tw, "Contact:\t%s\n", textout.Visible(c.Contact))
 	}
 	if c.IDTokenSignedResponseAlg != "" {
 		fmt.Fprintf(tw, "ID token algorithm:\t%s\n", c.IDTokenSignedResponseAlg)
