@@ -136,7 +136,7 @@ func CheckFields(f Fields) Result {
 		missing = append(missing, FieldConfirmationObtained)
 	}
 	// Words the person said show: a text of only spaces, zero-width or
-	// other invisible characters is missing (docs/reference.md §4).
+	// other invisible characters is missing (docs/reference.md §5).
 	if f.UserConfirmationText == nil || !textcheck.Visible(*f.UserConfirmationText) {
 		missing = append(missing, FieldUserConfirmationText)
 	}

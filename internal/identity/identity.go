@@ -141,7 +141,7 @@ func New(cfg Config) (*Service, error) {
 
 // NormalizeEmail trims and lower-cases an address, puts it in NFC, and
 // checks that it is a plain address (no display name) with a dotted domain
-// name (docs/reference.md §4). Invisible characters (zero-width space and
+// name (docs/reference.md §12). Invisible characters (zero-width space and
 // joiners U+200B–U+200D, word joiner U+2060, U+FEFF, soft hyphen U+00AD),
 // control and bidi characters, and IP-literal domains ("[192.0.2.1]",
 // "192.0.2.1") are refused: an address that looks like another account's

@@ -92,7 +92,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	} else if !validChallenge(r.Form.Get("code_challenge")) {
 		// A challenge no verifier can match is refused now, not at the
-		// token endpoint (docs/reference.md §7).
+		// token endpoint (docs/reference.md §2).
 		h.redirectError(w, r, back, state, errPKCE("code_challenge must be 43 to 128 base64url characters (A-Z, a-z, 0-9, '-', '_'): "+
 			"the unpadded base64url encoding of the SHA-256 of the code_verifier."))
 		return
