@@ -92,6 +92,20 @@ func TestNegative(t *testing.T) {
 			{"plain PKCE", func(t *testing.T) {
 				expectRedirectError(t, e, c.AuthCodeURL("state-1234567890", withParam("code_challenge", v), withParam("code_challenge_method", "plain")), "invalid_request")
 			}},
+			{"code_challenge too short (abc)", func(t *testing.T) {
+				expectRedirectError(t, e, c.AuthCodeURL("state-1234567890", withParam("code_challenge", "abc"), withParam("code_challenge_method", "S256")), "invalid_request")
+			}},
+			{"code_challenge over 128 characters", func(t *testing.T) {
+				expectRedirectError(t, e, c.AuthCodeURL("state-1234567890", withParam("code_challenge", strings.Repeat("a", 129)), withParam("code_challenge_method", "S256")), "invalid_request")
+			}},
+			{"code_challenge with padding", func(t *testing.T) {
+				resp := e.get(c.AuthCodeURL("state-1234567890", withParam("code_challenge", strings.Repeat("a", 42)+"="), withParam("code_challenge_method", "S256")), e.account.ID)
+				resp.Body.Close()
+				u, _ := url.Parse(resp.Header.Get("Location"))
+				if q := u.Query(); q.Get("error") != "invalid_request" || !strings.Contains(q.Get("error_description"), "code_challenge must be 43 to 128 base64url characters") || q.Get("iss") != e.issuer {
+					t.Fatalf("redirect %s, want invalid_request describing code_challenge, with iss", u)
+				}
+			}},
 			{"challenge without method (plain by default)", func(t *testing.T) {
 				expectRedirectError(t, e, c.AuthCodeURL("state-1234567890", withParam("code_challenge", v)), "invalid_request")
 			}},

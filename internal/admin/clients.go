@@ -229,7 +229,7 @@ func validateClient(c store.Client) error {
 func (s *Service) CreateClient(ctx context.Context, a Actor, spec ClientSpec) (CreatedClient, error) {
 	now := s.now()
 	c := store.Client{
-		ID: strings.TrimSpace(spec.ID), Name: strings.TrimSpace(spec.Name), Public: spec.Public,
+		ID: strings.TrimSpace(spec.ID), Name: clients.NormalizeName(spec.Name), Public: spec.Public,
 		RedirectURIs: clean(spec.RedirectURIs), AllowedScopes: clean(spec.AllowedScopes),
 		DefaultScopes: clean(spec.DefaultScopes), GrantTypes: clean(spec.GrantTypes),
 		LogoURL: strings.TrimSpace(spec.LogoURL), Contact: strings.TrimSpace(spec.Contact),
@@ -320,7 +320,7 @@ func (s *Service) updateClient(ctx context.Context, a Actor, id, action string, 
 func (s *Service) UpdateClient(ctx context.Context, a Actor, id string, p ClientPatch) (ClientInfo, error) {
 	return s.updateClient(ctx, a, id, "client.update", func(c store.Client) (store.Client, error) {
 		if p.Name != nil {
-			c.Name = strings.TrimSpace(*p.Name)
+			c.Name = clients.NormalizeName(*p.Name)
 		}
 		if p.RedirectURIs != nil {
 			c.RedirectURIs = clean(*p.RedirectURIs)

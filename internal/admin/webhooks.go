@@ -107,12 +107,26 @@ func (s *Service) checkWebhookURL(raw string) error {
 	if len(raw) > 2000 {
 		return invalid("url", "the endpoint URL is longer than 2000 characters")
 	}
-	if _, err := safefetch.CheckURL(raw, s.development); err != nil {
+	u, err := safefetch.CheckURL(raw, s.development)
+	if err != nil {
 		msg := "must be an https URL"
 		if s.development {
 			msg += " (or http to localhost or a loopback address in development)"
 		}
 		return invalid("url", msg)
+	}
+	// What the URL names literally is refused now, not at delivery
+	// (docs/reference.md §11): a bad port, an address no delivery may reach.
+	if err := safefetch.CheckTarget(u, safefetch.Rules{AllowLoopback: s.development}); err != nil {
+		var fe *safefetch.Error
+		if errors.As(err, &fe) && fe.Reason == safefetch.ReasonAddress {
+			return invalid("url", "the endpoint URL's "+fe.Detail+", which deliveries never reach; give a public host name or address")
+		}
+		detail := "an invalid port"
+		if errors.As(err, &fe) {
+			detail = fe.Detail
+		}
+		return invalid("url", "the endpoint URL has "+detail+"; give a port between 1 and 65535, or none for 443")
 	}
 	return nil
 }

@@ -64,6 +64,25 @@ func TestWebhooksCLI(t *testing.T) {
 				t.Errorf("%v: %v", bad, err)
 			}
 		}
+		// Literal special-use addresses and invalid ports are refused at
+		// creation, naming the field and the reason, not at delivery.
+		for raw, want := range map[string]string{
+			"https://10.0.0.7/in":           "address 10.0.0.7 is in a private range",
+			"https://127.0.0.1/in":          "the loopback range",
+			"https://169.254.169.254/in":    "the cloud metadata address",
+			"https://[::ffff:192.168.1.1]/": "a private range",
+			"https://[fd00::1]/in":          "the unique-local range",
+			"https://0.0.0.0/in":            "the unspecified range",
+			"https://hooks.example:0/in":    "port 0, outside 1–65535",
+			"https://hooks.example:99999/":  "port 99999, outside 1–65535",
+			"https://hooks.example:/in":     "an empty port",
+		} {
+			_, err := svc.CreateWebhook(ctx, admin.Actor{}, "biz-a", raw, nil)
+			ps, _ := admin.ProblemsOf(err)
+			if !errors.Is(err, admin.ErrInvalid) || len(ps) != 1 || ps[0].Path != "url" || !strings.Contains(ps[0].Message, want) {
+				t.Errorf("%s: %v %+v, want url refused with %q", raw, err, ps, want)
+			}
+		}
 		if _, err := run(t, svc, "", "webhooks", "create", "--business", "biz-missing", "--url", "https://h.example/x"); !errors.Is(err, admin.ErrNotFound) {
 			t.Errorf("unknown business: %v", err)
 		}

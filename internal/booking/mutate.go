@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/textcheck"
 )
 
 // ReferencePrefix starts every booking reference.
@@ -28,15 +28,18 @@ func NormalizeReference(ref string) string {
 }
 
 // CheckText is the one rule for a booking's free text (notes, a
-// cancellation reason): valid text of at most MaxNotes characters. It
-// answers invalid_argument naming field. The plans do not check it again:
-// the mutation service checks the text first, before anything else
-// (internal/mutation), and is the engine's one caller for changes.
-func CheckText(field, v string) error {
-	if !utf8.ValidString(v) || utf8.RuneCountInString(v) > MaxNotes {
-		return fieldErr(problem.CodeInvalidArgument, field, "%s must be valid text of at most %d characters; shorten it and call again.", field, MaxNotes)
+// cancellation reason): internal/textcheck's rule for multi-line text of at
+// most MaxNotes characters (docs/reference.md §4). It returns the text in
+// NFC, as it is stored, or invalid_argument naming field. The plans do not
+// check it again: the mutation service checks the text first, before
+// anything else (internal/mutation), and is the engine's one caller for
+// changes.
+func CheckText(field, v string) (string, error) {
+	s, err := textcheck.Text(v, MaxNotes, true)
+	if err != nil {
+		return "", fieldErr(problem.CodeInvalidArgument, field, "%s %v; correct it and call again.", field, err)
 	}
-	return nil
+	return s, nil
 }
 
 // movable refuses to move a booking that is cancelled, started, completed or

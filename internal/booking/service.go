@@ -11,10 +11,11 @@ import (
 
 	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/textcheck"
 )
 
 // MaxNotes is the longest notes text a booking takes, in characters.
-const MaxNotes = 500
+const MaxNotes = textcheck.NoteMax
 
 // maxCached bounds the catalog cache; past it, an arbitrary entry is evicted
 // for each new one.

@@ -135,6 +135,11 @@ func TestParseRefusals(t *testing.T) {
 		{"duplicate yaml key", "yaml", "businesses: []\nbusinesses: []\n", `appears twice`},
 		{"bad contact email", "json", `{"businesses":[` + base + `,"contact_email":"desk at example"}]}`, `businesses[0].contact_email: "desk at example" is not an e-mail address`},
 		{"named contact email", "json", `{"businesses":[` + base + `,"contact_email":"Desk <desk@example.com>"}]}`, `is not an e-mail address`},
+		{"nul in name", "json", `{"businesses":[` + strings.Replace(base, `"B"`, `"B\u0000"`, 1) + `}]}`, `businesses[0].name: contains a NUL character (U+0000)`},
+		{"long name", "json", `{"businesses":[` + strings.Replace(base, `"B"`, `"`+strings.Repeat("B", 100000)+`"`, 1) + `}]}`, `businesses[0].name: is 100000 characters long; at most 200 are accepted`},
+		{"override in staff name", "json", `{"businesses":[` + base + `,"staff":[{"reference":"x","name":"X\u202eY","services":[]}]}]}`, `businesses[0].staff[0].name: contains the bidirectional control character U+202E`},
+		{"CR in address", "json", `{"businesses":[` + base + `,"address":"1 Main St\rATTENDEE:x"}]}`, `businesses[0].address: contains the control character U+000D`},
+		{"long policy", "json", `{"businesses":[` + base + `,"policies":{"cancellation_policy":"` + strings.Repeat("p", 2001) + `"}}]}`, `cancellation_policy: is 2001 characters long; at most 2000`},
 		{"staff services required", "json", `{"businesses":[` + base + `,"staff":[{"reference":"x","name":"X"}]}]}`, `businesses[0].staff[0].services: is required`},
 	}
 	for _, tt := range tests {
@@ -252,5 +257,22 @@ func TestProblemsAreBounded(t *testing.T) {
 	got := problems(t, func() error { _, err := Parse([]byte(doc), "yaml"); return err }())
 	if len(got) != MaxProblems+1 || !strings.Contains(got[MaxProblems], "more problems") {
 		t.Errorf("%d problems, last %q", len(got), got[len(got)-1])
+	}
+}
+
+// TestParseNormalisesText: names are stored in NFC, so that a decomposed
+// "Café" and a composed one are the same name (docs/reference.md §4), and
+// a policy text keeps its line breaks.
+func TestParseNormalisesText(t *testing.T) {
+	data := `{"businesses":[{"reference":"b","name":"Cafe\u0301","category":"appointment","timezone":"UTC","currency":"EUR","policies":{"cancellation_policy":"Line one.\nLine two."}}]}`
+	cats, err := Parse([]byte(data), "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cats[0].Business.Name; got != "Caf\u00e9" {
+		t.Errorf("name = %q, want the NFC form %q", got, "Caf\u00e9")
+	}
+	if got := cats[0].Business.CancellationPolicy; got != "Line one.\nLine two." {
+		t.Errorf("cancellation_policy = %q", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/textcheck"
 )
 
 // Catalog file formats.
@@ -206,7 +207,26 @@ func (o *obj) str(key string, required bool) string {
 	if required && s == "" {
 		o.p.add(join(o.path, key), "must not be empty")
 	}
+	limit, multiline := textLimit(key)
+	s, err := textcheck.Text(s, limit, multiline)
+	if err != nil {
+		o.p.add(join(o.path, key), "%s", err.Error())
+	}
 	return s
+}
+
+// textLimit is the length limit and whether line breaks are allowed for a
+// text field of the catalog file (docs/reference.md §4): descriptions and
+// policy texts are multi-line, up to textcheck.PolicyMax characters; a
+// booking URL up to 2000; every other field is a one-line name.
+func textLimit(key string) (int, bool) {
+	switch key {
+	case "description", "cancellation_policy", "privacy_notice":
+		return textcheck.PolicyMax, true
+	case "booking_url":
+		return 2000, false
+	}
+	return textcheck.NameMax, false
 }
 
 func (o *obj) boolean(key string, def bool) bool {

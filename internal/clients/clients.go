@@ -14,10 +14,13 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/linkslot/linkslot/internal/loopback"
 	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/textcheck"
 )
 
 // Grant types a client may be registered for.
@@ -68,6 +71,8 @@ func Validate(c store.Client) error {
 	}
 	if strings.TrimSpace(c.Name) == "" {
 		bad("name", "name is required")
+	} else if _, err := textcheck.Text(c.Name, textcheck.NameMax, false); err != nil {
+		bad("name", "name %v", err)
 	}
 	if !c.Public && c.SecretHash == "" && c.JWKSURI == "" && !urlClient {
 		bad("", "a confidential client needs a secret or a jwks_uri")
@@ -124,6 +129,10 @@ func Validate(c store.Client) error {
 	}
 	return nil
 }
+
+// NormalizeName returns a client's name as it is stored: trimmed and in
+// NFC (docs/reference.md §4); Validate refuses what the text rule refuses.
+func NormalizeName(name string) string { return norm.NFC.String(strings.TrimSpace(name)) }
 
 // IsURLID reports whether id is a URL (a client ID metadata document
 // client) rather than a registered name, which cannot contain a colon.

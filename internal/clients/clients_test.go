@@ -47,6 +47,10 @@ func TestValidate(t *testing.T) {
 		{"unsupported ID token algorithm", func(c *store.Client) { c.IDTokenSignedResponseAlg = "HS256" },
 			[]string{`id_token_signed_response_alg "HS256" is not supported (ES256 or RS256)`}},
 		{"ID token algorithm in lower case", func(c *store.Client) { c.IDTokenSignedResponseAlg = "rs256" }, []string{"not supported"}},
+		{"right-to-left override in the name", func(c *store.Client) { c.Name = "Claude\u202emoc.tfosorcim" },
+			[]string{"name contains the bidirectional control character U+202E"}},
+		{"terminal escape in the name", func(c *store.Client) { c.Name = "App\x1b[2J" }, []string{"name contains the control character U+001B"}},
+		{"overlong name", func(c *store.Client) { c.Name = strings.Repeat("n", 201) }, []string{"at most 200 are accepted"}},
 		{"every problem at once", func(c *store.Client) {
 			c.Name = ""
 			c.RedirectURIs = []string{"http://evil.example/cb"}
@@ -210,5 +214,11 @@ func TestPrivateUseRedirects(t *testing.T) {
 	}
 	if got := clients.ReturnTarget("https://claude.ai/api/mcp/auth_callback"); got != "claude.ai" {
 		t.Errorf("https return target %q", got)
+	}
+}
+
+func TestNormalizeName(t *testing.T) {
+	if got := clients.NormalizeName("  Cafe\u0301 App "); got != "Caf\u00e9 App" {
+		t.Errorf("NormalizeName = %q, want the trimmed NFC form", got)
 	}
 }

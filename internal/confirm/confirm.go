@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/linkslot/linkslot/internal/problem"
+	"github.com/linkslot/linkslot/internal/textcheck"
 )
 
 // Field names, exactly as the tools' input schemas spell them.
@@ -116,7 +117,7 @@ func CheckFields(f Fields) Result {
 		f.UserConfirmationText == nil && f.IdempotencyKey == nil {
 		return Result{Kind: Preview, Code: problem.CodeConfirmationRequired, Message: msgPreview}
 	}
-	if t := f.UserConfirmationText; t != nil && strings.TrimSpace(*t) != "" {
+	if t := f.UserConfirmationText; t != nil && textcheck.Visible(*t) {
 		if !utf8.ValidString(*t) || utf8.RuneCountInString(*t) > MaxConfirmationText {
 			return Result{Kind: InvalidField, Code: problem.CodeInvalidArgument, Field: FieldUserConfirmationText, Message: msgText}
 		}
@@ -134,7 +135,9 @@ func CheckFields(f Fields) Result {
 	if f.ConfirmationObtained == nil || !*f.ConfirmationObtained {
 		missing = append(missing, FieldConfirmationObtained)
 	}
-	if f.UserConfirmationText == nil || strings.TrimSpace(*f.UserConfirmationText) == "" {
+	// Words the person said show: a text of only spaces, zero-width or
+	// other invisible characters is missing (docs/reference.md §5).
+	if f.UserConfirmationText == nil || !textcheck.Visible(*f.UserConfirmationText) {
 		missing = append(missing, FieldUserConfirmationText)
 	}
 	if f.IdempotencyKey == nil || *f.IdempotencyKey == "" {

@@ -178,7 +178,7 @@ func (m *Metadata) check() error {
 	}
 	m.ResponseTypes = dedupe(m.ResponseTypes)
 
-	m.ClientName = strings.TrimSpace(m.ClientName)
+	m.ClientName = clients.NormalizeName(m.ClientName)
 	if n := utf8.RuneCountInString(m.ClientName); n > MaxNameLength {
 		return metadataError("client_name has %d characters; at most %d are allowed", n, MaxNameLength)
 	}

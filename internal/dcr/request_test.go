@@ -47,3 +47,19 @@ func TestParseDefaults(t *testing.T) {
 		t.Fatalf("unnamed client called %q", m.ClientName)
 	}
 }
+
+// TestParseClientNameText: a registered name passes the text rule
+// (docs/reference.md §4): bidi overrides and terminal escapes are refused,
+// naming client_name, and an accepted name is stored in NFC.
+func TestParseClientNameText(t *testing.T) {
+	for _, name := range []string{`Claude\u202emoc.tfosorcim`, `App\u001b[2J`, `A\u0085pp`, `App\u2066x`} {
+		_, err := Parse([]byte(`{"redirect_uris":["https://a.example/cb"],"client_name":"`+name+`"}`), DefaultPolicyScopes)
+		if err == nil || !strings.Contains(err.Error(), "client_name") {
+			t.Errorf("client_name %s: %v, want a refusal naming client_name", name, err)
+		}
+	}
+	m, err := Parse([]byte(`{"redirect_uris":["https://a.example/cb"],"client_name":"Cafe\u0301"}`), DefaultPolicyScopes)
+	if err != nil || m.ClientName != "Caf\u00e9" {
+		t.Fatalf("client_name = %q, %v; want the NFC form", m.ClientName, err)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/linkslot/linkslot/internal/problem"
@@ -209,7 +208,7 @@ func (s *Service) VerifyEmail(ctx context.Context, token string) (store.Account,
 // and per client address, whether or not the address exists.
 func (s *Service) RequestPasswordReset(ctx context.Context, email, clientAddr string) error {
 	now := s.clock()
-	e := strings.ToLower(strings.TrimSpace(email))
+	e := canonicalEmail(email)
 	acctKey, addrKey := "reset-acct:"+e, "reset-addr:"+clientAddr
 	if err := s.throttled(ctx, acctKey, addrKey, now); err != nil {
 		return err

@@ -6,14 +6,18 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net"
 	"net/mail"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/linkslot/linkslot/internal/password"
 	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/textcheck"
 )
 
 // Limits on passwords.
@@ -135,12 +139,20 @@ func New(cfg Config) (*Service, error) {
 	return s, nil
 }
 
-// NormalizeEmail trims and lower-cases an address and checks that it is a
-// plain address (no display name), with a dotted domain.
+// NormalizeEmail trims and lower-cases an address, puts it in NFC, and
+// checks that it is a plain address (no display name) with a dotted domain
+// name (docs/reference.md §12). Invisible characters (zero-width space and
+// joiners U+200B–U+200D, word joiner U+2060, U+FEFF, soft hyphen U+00AD),
+// control and bidi characters, and IP-literal domains ("[192.0.2.1]",
+// "192.0.2.1") are refused: an address that looks like another account's
+// must not become a second account. Uniqueness is decided on its result.
 func NormalizeEmail(email string) (string, error) {
-	e := strings.ToLower(strings.TrimSpace(email))
+	e := canonicalEmail(email)
 	if e == "" || len(e) > maxEmailLength || strings.ContainsAny(e, " \t\r\n<>\"") {
 		return "", ErrInvalidEmail
+	}
+	if _, bad := textcheck.Control(e, false); bad || strings.ContainsAny(e, invisible) {
+		return "", ErrInvalidEmail.WithMessage("The email address contains an invisible or control character; type it again without it.")
 	}
 	a, err := mail.ParseAddress(e)
 	if err != nil || a.Address != e || a.Name != "" {
@@ -151,7 +163,22 @@ func NormalizeEmail(email string) (string, error) {
 	if at <= 0 || !strings.Contains(domain, ".") || strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") {
 		return "", ErrInvalidEmail
 	}
+	if strings.HasPrefix(domain, "[") || net.ParseIP(domain) != nil {
+		return "", ErrInvalidEmail.WithMessage("Enter an email address with a domain name, such as name@example.com, not an IP address.")
+	}
 	return e, nil
+}
+
+// invisible are the characters that show nothing and would make an address
+// look like another: zero-width space, non-joiner and joiner, word joiner,
+// zero-width no-break space and soft hyphen.
+const invisible = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+
+// canonicalEmail is the form an address is looked up by: trimmed,
+// lower-cased, NFC. Sign-in and password reset use it without
+// NormalizeEmail's refusals, so that every lookup meets the stored form.
+func canonicalEmail(email string) string {
+	return norm.NFC.String(strings.ToLower(strings.TrimSpace(email)))
 }
 
 // CheckPassword reports why a new password is refused, wrapping
@@ -226,7 +253,7 @@ func (s *Service) SignUp(ctx context.Context, email, pw string) (store.Account, 
 // made with older parameters has its hash upgraded.
 func (s *Service) Authenticate(ctx context.Context, email, pw, clientAddr string) (store.Account, error) {
 	now := s.clock()
-	e := strings.ToLower(strings.TrimSpace(email))
+	e := canonicalEmail(email)
 	acctKey, pairKey, addrKey := "acct:"+e, signInPairKey(e, clientAddr), "addr:"+clientAddr
 	if err := s.signInThrottled(ctx, acctKey, pairKey, addrKey, now); err != nil {
 		return store.Account{}, err

@@ -70,6 +70,17 @@ func TestSignUp(t *testing.T) {
 		if _, err := svc.SignUp(ctx, "ada@example.com", "another long password"); !errors.Is(err, identity.ErrEmailUnavailable) {
 			t.Fatalf("duplicate: %v", err)
 		}
+		// The same address in another Unicode form is the same account
+		// (docs/reference.md §4): NFC before uniqueness is decided.
+		if _, err := svc.SignUp(ctx, "jose\u0301@example.com", pw); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.SignUp(ctx, "jos\u00e9@EXAMPLE.com", "another long password"); !errors.Is(err, identity.ErrEmailUnavailable) {
+			t.Fatalf("the composed form of an existing address: %v, want ErrEmailUnavailable", err)
+		}
+		if _, err := svc.Authenticate(ctx, "jos\u00e9@example.com", pw, "192.0.2.1"); err != nil {
+			t.Fatalf("authenticate with the composed form: %v", err)
+		}
 		for _, tc := range []struct {
 			name, email, pw string
 			want            error
@@ -78,6 +89,15 @@ func TestSignUp(t *testing.T) {
 			{"no at", "ada.example.com", pw, identity.ErrInvalidEmail},
 			{"display name", "Ada <ada@example.com>", pw, identity.ErrInvalidEmail},
 			{"no dot in domain", "ada@localhost", pw, identity.ErrInvalidEmail},
+			{"zero-width space", "a\u200bda@example.com", pw, identity.ErrInvalidEmail},
+			{"zero-width joiner", "ada@exa\u200dmple.com", pw, identity.ErrInvalidEmail},
+			{"word joiner", "ada\u2060@example.com", pw, identity.ErrInvalidEmail},
+			{"BOM", "\ufeffada@example.com", pw, identity.ErrInvalidEmail},
+			{"soft hyphen", "a\u00adda@example.com", pw, identity.ErrInvalidEmail},
+			{"right-to-left override", "ada\u202e@example.com", pw, identity.ErrInvalidEmail},
+			{"IPv4 literal", "ada@[192.0.2.1]", pw, identity.ErrInvalidEmail},
+			{"bare IPv4", "ada@192.0.2.1", pw, identity.ErrInvalidEmail},
+			{"IPv6 literal", "ada@[IPv6:2001:db8::1]", pw, identity.ErrInvalidEmail},
 			{"short password", "bob@example.com", "123456789", identity.ErrWeakPassword},
 			{"password is email", "bob@example.com", "BOB@example.com", identity.ErrWeakPassword},
 			{"spaces", "bob@example.com", "            ", identity.ErrWeakPassword},

@@ -305,7 +305,8 @@ var (
 
 // Create books a service for the caller.
 func (s *Service) Create(ctx context.Context, c Caller, r CreateRequest, conf Confirmation) (Outcome, error) {
-	if err := booking.CheckText("notes", r.Notes); err != nil {
+	var err error
+	if r.Notes, err = booking.CheckText("notes", r.Notes); err != nil {
 		return Outcome{}, err
 	}
 	args := map[string]any{"business_reference": r.BusinessRef, "service_reference": r.ServiceRef,
@@ -361,7 +362,8 @@ func (s *Service) Reschedule(ctx context.Context, c Caller, r RescheduleRequest,
 // answers StatusCancelled with AlreadyCancelled, in either step, and records
 // nothing.
 func (s *Service) Cancel(ctx context.Context, c Caller, r CancelRequest, conf Confirmation) (Outcome, error) {
-	if err := booking.CheckText("reason", r.Reason); err != nil {
+	var err error
+	if r.Reason, err = booking.CheckText("reason", r.Reason); err != nil {
 		return Outcome{}, err
 	}
 	args := map[string]any{"booking_reference": r.BookingRef, "grant": r.Grant}

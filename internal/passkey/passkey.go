@@ -10,8 +10,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -19,6 +17,7 @@ import (
 	"github.com/linkslot/linkslot/internal/identity"
 	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/textcheck"
 )
 
 // Limits.
@@ -288,13 +287,11 @@ func CleanName(name string, now time.Time) (string, error) {
 	if n == "" {
 		return "Passkey added on " + now.UTC().Format("2 Jan 2006"), nil
 	}
-	if !utf8.ValidString(n) || utf8.RuneCountInString(n) > MaxNameLength {
+	// The text rule (docs/reference.md §4), and no line or paragraph
+	// separator either: a passkey's name is one line, stored in NFC.
+	n, err := textcheck.Text(n, MaxNameLength, false)
+	if err != nil || strings.ContainsAny(n, "\u2028\u2029") {
 		return "", ErrInvalidName
-	}
-	for _, r := range n {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return "", ErrInvalidName
-		}
 	}
 	return n, nil
 }

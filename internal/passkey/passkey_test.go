@@ -467,3 +467,18 @@ func TestPasskeyAddedWithMailOff(t *testing.T) {
 		t.Fatalf("passkeys %d", len(ps))
 	}
 }
+
+// TestCleanName: a passkey's name passes the text rule (docs/reference.md
+// §4): bidi controls and C1 characters are refused, and the name is stored
+// in NFC.
+func TestCleanName(t *testing.T) {
+	now := time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
+	for _, bad := range []string{"Phone\u202e", "Key\u2066x", "a\u0085b", "a\x1bb", "line\u2028two", strings.Repeat("k", passkey.MaxNameLength+1)} {
+		if _, err := passkey.CleanName(bad, now); !errors.Is(err, passkey.ErrInvalidName) {
+			t.Errorf("CleanName(%q) = %v, want ErrInvalidName", bad, err)
+		}
+	}
+	if got, err := passkey.CleanName(" Te\u0301le\u0301phone ", now); err != nil || got != "T\u00e9l\u00e9phone" {
+		t.Errorf("CleanName = %q, %v; want the trimmed NFC form", got, err)
+	}
+}

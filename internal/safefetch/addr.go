@@ -9,7 +9,9 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -225,4 +227,22 @@ func NewClient(rules Rules, opts DialOptions) *http.Client {
 func IsAddressRefused(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Reason == ReasonAddress
+}
+
+// CheckTarget applies the address rules to what a URL names literally,
+// before any connection: a port outside 1–65535, and a host that is an IP
+// address in a refused range, answer an *Error (ReasonURL for the port,
+// ReasonAddress for the range). Host names are checked when dialled.
+func CheckTarget(u *url.URL, rules Rules) error {
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return &Error{Reason: ReasonURL, Detail: fmt.Sprintf("port %s, outside 1–65535", p)}
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return &Error{Reason: ReasonURL, Detail: "an empty port"}
+	}
+	if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
+		return rules.Check(ip)
+	}
+	return nil
 }

@@ -61,7 +61,7 @@ var payloads = []string{
 	`<img src=x onerror=alert(1)>`,
 	`%_\`,
 	`Robert'); DELETE FROM activities WHERE ('1'='1`,
-	"{{.Secret}} ${7*7} \u202e end",
+	"{{.Secret}} ${7*7} end",
 	`</textarea><svg/onload=alert(1)>`,
 }
 
@@ -110,6 +110,13 @@ func TestInjectionStoredVerbatimAndEscaped(t *testing.T) {
 }
 
 func injectionStored(t *testing.T, x *sys) {
+	// A bidi override is not stored at all (docs/reference.md §4): it is
+	// refused at the door, naming the argument.
+	slot := firstSlot(t, x, nextDay(4))
+	if r := x.call("create_my_booking", map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut",
+		"staff_reference": slot.staff, "starts_at": slot.at, "notes": "nice \u202e end"}); r.Kind != "invalid_argument" || testkit.FindString(r.Result, "field") != "notes" {
+		t.Errorf("notes with U+202E: %s %v, want invalid_argument on notes", r.Kind, r.Result)
+	}
 	for i, p := range payloads {
 		slot := firstSlot(t, x, nextDay(5+i))
 		args := map[string]any{"business_reference": "biz-brightcut-barbers", "service_reference": "svc-classic-haircut",

@@ -90,6 +90,12 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) {
 	} else if m != "S256" {
 		h.redirectError(w, r, back, state, errPKCE("Only the S256 code_challenge_method is supported."))
 		return
+	} else if !validChallenge(r.Form.Get("code_challenge")) {
+		// A challenge no verifier can match is refused now, not at the
+		// token endpoint (docs/reference.md §2).
+		h.redirectError(w, r, back, state, errPKCE("code_challenge must be 43 to 128 base64url characters (A-Z, a-z, 0-9, '-', '_'): "+
+			"the unpadded base64url encoding of the SHA-256 of the code_verifier."))
+		return
 	}
 	resource, ok := h.resource(r.Form["resource"])
 	if !ok {
@@ -396,4 +402,19 @@ func (h *Handler) newAuthorizeResponse(ctx context.Context, ar fosite.AuthorizeR
 		return nil, err
 	}
 	return resp, nil
+}
+
+// validChallenge reports whether a code_challenge is 43 to 128 base64url
+// characters, the form RFC 7636 §4.2 gives it.
+func validChallenge(c string) bool {
+	if len(c) < 43 || len(c) > 128 {
+		return false
+	}
+	for i := 0; i < len(c); i++ {
+		b := c[i]
+		if !('A' <= b && b <= 'Z' || 'a' <= b && b <= 'z' || '0' <= b && b <= '9' || b == '-' || b == '_') {
+			return false
+		}
+	}
+	return true
 }

@@ -367,6 +367,18 @@ func TestAPIOperations(t *testing.T) {
 		if bs, _ := s.ListBusinesses(ctx); len(bs) != 0 {
 			t.Errorf("half-valid file wrote %d businesses", len(bs))
 		}
+		// Catalog text at the door (docs/reference.md §4): a NUL in a name
+		// and a name of 100,000 characters are refused, each field named.
+		hostile := `{"businesses":[{"reference":"nul","name":"Bistro\u0000","category":"appointment","timezone":"UTC","currency":"EUR"},
+		  {"reference":"long","name":"` + strings.Repeat("B", 100000) + `","category":"appointment","timezone":"UTC","currency":"EUR"}]}`
+		code, m, raw = e.do("POST", "/admin/api/catalog", "application/json", hostile, tok)
+		got = strings.Join(problemPaths(m), "\n")
+		if code != 400 || !strings.Contains(got, "businesses[0].name: ") || !strings.Contains(got, "businesses[1].name: ") {
+			t.Errorf("hostile names: %d %s", code, got)
+		}
+		if bs, _ := s.ListBusinesses(ctx); len(bs) != 0 {
+			t.Errorf("a refused file wrote %d businesses", len(bs))
+		}
 		good := "businesses:\n  - {reference: cafe, name: Cafe, category: restaurant, timezone: Asia/Tokyo, currency: JPY, agent_booking: true}\n"
 		code, m, raw = e.do("POST", "/admin/api/catalog", "application/yaml", good, tok)
 		if code != 200 || !strings.Contains(raw, `"cafe"`) || m["warnings"] == nil {

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,12 +55,7 @@ func checkControlChars(args map[string]any) *problem.Error {
 	slices.Sort(names)
 	for _, k := range names {
 		if bad, ok := findControl(args[k], freeText[k]); ok {
-			var what string
-			if bad == 0 {
-				what = "a NUL character (U+0000)"
-			} else {
-				what = fmt.Sprintf("the control character U+%04X", bad)
-			}
+			what := textcheck.Describe(bad)
 			allowed := ""
 			if freeText[k] {
 				allowed = " (tabs and line breaks are fine)"

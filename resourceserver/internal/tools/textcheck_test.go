@@ -15,6 +15,11 @@ func TestCheckControlChars(t *testing.T) {
 		{"escape in free text", map[string]any{"reason": "a\x1b[31m"}, "reason"},
 		{"first field by name", map[string]any{"zeta": "\x01", "city": "\x02"}, "city"},
 		{"nested", map[string]any{"extra": []any{map[string]any{"k": "\x00"}}}, "extra"},
+		{"DEL in free text", map[string]any{"notes": "a\x7fb"}, "notes"},
+		{"C1 control in free text", map[string]any{"notes": "a\u0085b"}, "notes"},
+		{"right-to-left override in a summary echo", map[string]any{"confirmed_summary": "Book \u202eevil"}, "confirmed_summary"},
+		{"isolate in a query", map[string]any{"query": "hair\u2066"}, "query"},
+		{"not UTF-8 in free text", map[string]any{"reason": "caf\xe9"}, "reason"},
 		{"numbers and booleans", map[string]any{"limit": 5.0, "confirmation_obtained": true}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
