@@ -165,13 +165,20 @@ func TestBrowserURLClientPages(t *testing.T) {
 		t.Errorf("the open-policy warning reads %q", role)
 	}
 
-	// (b2) Under the open policy a document's name with a right-to-left
-	// override ("Claude" and reversed text, to read "Claude microsoft.com")
-	// shows without it, isolated in <bdi>: the page reads what was sent.
-	consentPage("consent-url-bidi", authorizeURL(open, spoof, "https://helper.example/connected"),
-		[]string{"It calls itself Claudemoc.tfosorcim.", unverified}, []string{"\u202e", "Claude microsoft.com"})
-	if n, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('bdi.client')].map(e => e.textContent).join('|')`)); err != nil || n != "Claudemoc.tfosorcim" {
-		t.Errorf("the name in <bdi>: %q, %v", n, err)
+	// (b2) Under the open policy a document whose name carries a
+	// right-to-left override ("Claude" and reversed text, to read "Claude
+	// microsoft.com") is not a valid document: the text rule at the door
+	// refuses its client_name, and the person sees the refusal on the
+	// authorization server, never a consent page with the spoofed name
+	// (docs/reference.md §4, §10). A name stored before the rule is still
+	// shown stripped and isolated in <bdi> (TestConsentNameCannotReorder).
+	resp, err := chromedp.RunResponse(ctx, chromedp.Navigate(authorizeURL(open, spoof, "https://helper.example/connected")))
+	must(t, err, "open the spoofing document's authorization")
+	if resp.Status != http.StatusBadRequest || !strings.HasPrefix(resp.URL, open+"/oauth2/authorize") {
+		t.Fatalf("spoofing document: %d at %s, want 400 on the authorization server", resp.Status, resp.URL)
+	}
+	if page := bodyText(t, ctx); !strings.Contains(page, "client_name") || strings.Contains(page, "Claude microsoft.com") {
+		t.Errorf("the spoofing document's refusal does not name client_name, or shows the spoof:\n%s", page)
 	}
 
 	// (c) Every redirect on the person's own computer: the warning, the
@@ -194,7 +201,7 @@ func TestBrowserURLClientPages(t *testing.T) {
 
 	// An unregistered URL client under the registered policy ends on the
 	// error page, in words, without a redirect and without a fetch.
-	resp, err := chromedp.RunResponse(ctx, chromedp.Navigate(authorizeURL(registered, stranger, "https://helper.example/cb")))
+	resp, err = chromedp.RunResponse(ctx, chromedp.Navigate(authorizeURL(registered, stranger, "https://helper.example/cb")))
 	must(t, err, "open the refused client's authorization")
 	if resp.Status != http.StatusBadRequest || !strings.HasPrefix(resp.URL, registered+"/oauth2/authorize") {
 		t.Fatalf("refused client: %d at %s, want 400 on the authorization server", resp.Status, resp.URL)
