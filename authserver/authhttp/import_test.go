@@ -13,6 +13,7 @@ import (
 	"github.com/linkslot/linkslot/authserver/authhttp"
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/admin/adminapi"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
 	"github.com/linkslot/linkslot/internal/testkit"
 )
@@ -21,8 +22,9 @@ const importToken = "import-admin-token-0123456789"
 
 // importEnv is the authorization server with the admin API mounted, whose
 // request deadline is one second: shorter than a large import takes.
-func importEnv(t *testing.T) *env {
-	s := sqltest.SQLite(t)
+func importEnv(t *testing.T) *env { return importEnvWith(t, sqltest.SQLite(t)) }
+
+func importEnvWith(t testing.TB, s *sqlstore.Store) *env {
 	svc, err := admin.New(admin.Config{Store: s})
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +37,7 @@ func importEnv(t *testing.T) *env {
 	})
 }
 
-func postCatalog(t *testing.T, e *env, file []byte) (int, map[string]any) {
+func postCatalog(t testing.TB, e *env, file []byte) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/admin/api/catalog", strings.NewReader(string(file)))
 	req.Header.Set("Content-Type", "application/json")
