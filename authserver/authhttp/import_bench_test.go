@@ -31,7 +31,7 @@ func BenchmarkRefreshDuringImport(b *testing.B) {
 	for _, be := range sqltest.Backends() {
 		b.Run(be.Name, func(b *testing.B) {
 			for range b.N {
-				e := importEnvWith(b, be.Open(b))
+				e := importEnvWith(b, be.Open(b), 0) // rotations keep the default deadline
 				rotate := refreshChains(b, e, workers)
 				quiet := rotateWhile(workers, rotate, func() { time.Sleep(5 * time.Second) })
 				var code int

@@ -22,15 +22,17 @@ const importToken = "import-admin-token-0123456789"
 
 // importEnv is the authorization server with the admin API mounted, whose
 // request deadline is one second: shorter than a large import takes.
-func importEnv(t *testing.T) *env { return importEnvWith(t, sqltest.SQLite(t)) }
+func importEnv(t *testing.T) *env { return importEnvWith(t, sqltest.SQLite(t), time.Second) }
 
-func importEnvWith(t testing.TB, s *sqlstore.Store) *env {
+// importEnvWith is importEnv on s with a request deadline of timeout (0:
+// the default, config.DefaultRequestTimeout).
+func importEnvWith(t testing.TB, s *sqlstore.Store, timeout time.Duration) *env {
 	svc, err := admin.New(admin.Config{Store: s})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return newEnvWith(t, s, func(d *authhttp.Deps) {
-		d.Config.RequestTimeout = time.Second
+		d.Config.RequestTimeout = timeout
 		d.Mount = func(mux *http.ServeMux) {
 			mux.Handle(adminapi.Prefix, adminapi.NewAPI(svc, adminapi.NewTokenAuth(importToken), nil))
 		}
