@@ -225,10 +225,17 @@ func newRegistrations(s dcr.Store, c config.Config, clock store.Clock) (*dcr.Ser
 }
 
 // deadline bounds every request's work, database calls included
-// (LINKSLOT_REQUEST_TIMEOUT), through its context.
+// (LINKSLOT_REQUEST_TIMEOUT), through its context; a catalog import has a
+// deadline of its own, ImportTimeout, when that is longer.
 func deadline(d time.Duration, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), d)
+		limit := d
+		if importPaths[r.URL.Path] && r.Method == http.MethodPost {
+			limit = max(d, ImportTimeout)
+			// The server's write timeout would cut the answer first.
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(limit + 10*time.Second))
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), limit)
 		defer cancel()
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})

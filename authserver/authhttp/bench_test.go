@@ -3,7 +3,6 @@ package authhttp_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -166,31 +165,9 @@ func BenchmarkRefreshRotation(b *testing.B) {
 	for _, sc := range scenarios() {
 		b.Run(sc.name, func(b *testing.B) {
 			s := sc.open(b)
-			e := newEnv(b, s)
-			hc := benchClient()
-			c := e.oauth(publicID, "", "openid")
-			runWorkers(b, s, sc.workers, "rotations", func(int) func() error {
-				v := oauth2.GenerateVerifier()
-				code := e.code(c, e.account.ID, oauth2.S256ChallengeOption(v))
-				st, m := exchange(e, publicID, code, v, nil)
-				if st != 200 {
-					b.Fatalf("exchange %d %v", st, m)
-				}
-				rt := m["refresh_token"].(string)
-				return func() error {
-					form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {publicID}}
-					resp, err := hc.Post(e.issuer+"/oauth2/token", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
-					if err != nil {
-						return err
-					}
-					defer resp.Body.Close()
-					var out map[string]any
-					if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
-						return fmt.Errorf("refresh: status %d", resp.StatusCode)
-					}
-					rt = out["refresh_token"].(string)
-					return nil
-				}
+			rotate := refreshChains(b, newEnv(b, s), sc.workers)
+			runWorkers(b, s, sc.workers, "rotations", func(w int) func() error {
+				return func() error { return rotate(w) }
 			})
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/linkslot/linkslot/internal/catalogfile"
 	"github.com/linkslot/linkslot/internal/problem"
@@ -20,6 +21,12 @@ const MaxBodyBytes = 1 << 20
 // MaxImportBytes bounds a catalog import (POST /admin/catalog, the form
 // around a catalog file, and POST /admin/api/catalog).
 const MaxImportBytes = catalogfile.MaxFileBytes + 64<<10
+
+// ImportTimeout is the deadline of a catalog import (POST /admin/catalog
+// and POST /admin/api/catalog) in place of the request deadline: a file of
+// catalogfile.MaxBusinesses businesses, written one business per
+// transaction, takes minutes on a busy PostgreSQL (docs/reference.md §6).
+const ImportTimeout = 10 * time.Minute
 
 // importPaths are the routes whose bodies may be catalog files.
 var importPaths = map[string]bool{"/admin/catalog": true, "/admin/api/catalog": true}

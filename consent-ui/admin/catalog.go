@@ -10,6 +10,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/catalogfile"
+	"github.com/linkslot/linkslot/internal/problem"
 )
 
 // The businesses page and the catalog page: import and export.
@@ -87,6 +88,12 @@ func (h *Handler) postCatalog(w http.ResponseWriter, r *http.Request, p *page) {
 	if probs, ok := problemsOf(err); ok {
 		p.Problems, p.Data = probs, catalogForm{Content: content, Format: format}
 		h.render(w, r, http.StatusBadRequest, "catalog", p)
+		return
+	}
+	if e, ok := problem.As(err); ok && e.Code == problem.CodeRequestTooLarge {
+		// Over catalogfile.MaxBusinesses or MaxFileBytes: nothing was written.
+		p.Problems, p.Data = []admin.Problem{{Path: e.Field, Message: e.Message}}, catalogForm{Format: format}
+		h.render(w, r, http.StatusRequestEntityTooLarge, "catalog", p)
 		return
 	}
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
+	"github.com/linkslot/linkslot/internal/testkit"
 )
 
 const csrfOK = "csrf-ok"
@@ -113,6 +114,21 @@ func (e *env) send(req *http.Request, session string) (*http.Response, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
+}
+
+// upload posts a catalog file to the catalog page as the form's file.
+func (e *env) upload(session, name string, file []byte) (*http.Response, string) {
+	e.t.Helper()
+	var buf strings.Builder
+	mw := multipart.NewWriter(&buf)
+	mw.WriteField(consent.CSRFField, csrfOK)
+	mw.WriteField("format", "yaml")
+	fw, _ := mw.CreateFormFile("file", name)
+	fw.Write(file)
+	mw.Close()
+	req, _ := http.NewRequest("POST", e.srv.URL+"/admin/catalog", strings.NewReader(buf.String()))
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	return e.send(req, session)
 }
 
 func form(kv ...string) url.Values {
@@ -334,17 +350,17 @@ func TestCatalogPage(t *testing.T) {
 		t.Errorf("half-valid file wrote %d businesses", len(bs))
 	}
 
+	// More businesses than one import takes: 413 naming the limit, nothing written.
+	resp, body = e.upload(adm, "catalog.json", testkit.CatalogFile(10001))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "one import takes at most 10000") {
+		t.Errorf("over the limit: %d\n%.2000s", resp.StatusCode, body)
+	}
+	if bs, _ := s.ListBusinesses(ctx); len(bs) != 0 {
+		t.Errorf("a file over the limit wrote %d businesses", len(bs))
+	}
+
 	// A JSON file upload.
-	var buf strings.Builder
-	mw := multipart.NewWriter(&buf)
-	mw.WriteField(consent.CSRFField, csrfOK)
-	mw.WriteField("format", "yaml")
-	fw, _ := mw.CreateFormFile("file", "catalog.json")
-	io.WriteString(fw, `{"businesses":[{"reference":"deli","name":"Deli","category":"restaurant","timezone":"Europe/Oslo","currency":"NOK"}]}`)
-	mw.Close()
-	req, _ := http.NewRequest("POST", e.srv.URL+"/admin/catalog", strings.NewReader(buf.String()))
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	resp, body = e.send(req, adm)
+	resp, body = e.upload(adm, "catalog.json", []byte(`{"businesses":[{"reference":"deli","name":"Deli","category":"restaurant","timezone":"Europe/Oslo","currency":"NOK"}]}`))
 	if resp.StatusCode != 200 || !strings.Contains(body, "Imported 1 business(es): deli") {
 		t.Fatalf("upload: %d\n%s", resp.StatusCode, body)
 	}

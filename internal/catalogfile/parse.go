@@ -84,17 +84,36 @@ var weekdays = []struct {
 	{"thursday", time.Thursday}, {"friday", time.Friday}, {"saturday", time.Saturday}, {"sunday", time.Sunday},
 }
 
+// MaxBusinesses bounds the businesses of one import (docs/reference.md §6),
+// beside MaxFileBytes: past either, Parse answers request_too_large naming
+// the limit, before anything is validated or written.
+const MaxBusinesses = 10000
+
 // Parse decodes and validates a catalog file. It returns every business or,
 // when anything is wrong, a *problem.Error (invalid_input) whose Problems list every problem with its
-// path. An unknown format is an ordinary error.
+// path; a file over MaxFileBytes or MaxBusinesses is request_too_large with
+// the field ("file" or "businesses") named. An unknown format is an
+// ordinary error.
 func Parse(data []byte, format string) ([]store.Catalog, error) {
 	f := NormalizeFormat(format)
 	if f == "" {
 		return nil, fmt.Errorf("unknown catalog format %q (want json or yaml)", format)
 	}
+	if len(data) > MaxFileBytes {
+		return nil, problem.Newf(problem.CodeRequestTooLarge,
+			"the catalog file is %d bytes; one import takes at most %d bytes (split the file and import each part)",
+			len(data), MaxFileBytes).WithField("file")
+	}
 	tree, err := decodeTree(data, f)
 	if err != nil {
 		return nil, invalidFile([]Problem{{Message: err.Error()}})
+	}
+	if root, ok := tree.(map[string]any); ok {
+		if list, ok := root["businesses"].([]any); ok && len(list) > MaxBusinesses {
+			return nil, problem.Newf(problem.CodeRequestTooLarge,
+				"the catalog file lists %d businesses; one import takes at most %d (split the file and import each part)",
+				len(list), MaxBusinesses).WithField("businesses")
+		}
 	}
 	p := &parser{}
 	cats := p.file(tree)

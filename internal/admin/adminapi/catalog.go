@@ -27,8 +27,24 @@ func (a *api) importCatalog(w http.ResponseWriter, r *http.Request, actor admin.
 	res, err := a.svc.ImportCatalogReport(r.Context(), actor, data, format)
 	if err != nil {
 		if ps, ok := admin.ProblemsOf(err); ok {
-			writeError(w, http.StatusBadRequest, problem.CodeInvalidCatalog,
-				fmt.Sprintf("the catalog file has %d problem(s); nothing was imported", len(ps)), ps)
+			msg := fmt.Sprintf("the catalog file has %d problem(s); nothing was imported", len(ps))
+			if len(res.Imported) > 0 {
+				msg = fmt.Sprintf("the import stopped at a business the database refused; %d business(es) before it were imported", len(res.Imported))
+			}
+			writeError(w, http.StatusBadRequest, problem.CodeInvalidCatalog, msg, ps)
+			return
+		}
+		if e, ok := problem.As(err); ok && e.Code == problem.CodeRequestTooLarge {
+			// Over catalogfile.MaxBusinesses or MaxFileBytes: nothing was
+			// written (docs/reference.md §6).
+			writeError(w, http.StatusRequestEntityTooLarge, problem.CodeRequestTooLarge, e.Message,
+				[]admin.Problem{{Path: e.Field, Message: e.Message}})
+			return
+		}
+		if len(res.Imported) > 0 {
+			a.log.ErrorContext(r.Context(), "admin api", "method", r.Method, "path", r.URL.Path, "err", err)
+			writeError(w, http.StatusInternalServerError, problem.CodeServerError,
+				fmt.Sprintf("the import stopped after %d business(es), which were written; send the same file again to complete it", len(res.Imported)), nil)
 			return
 		}
 		a.fail(w, r, err)

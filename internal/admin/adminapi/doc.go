@@ -28,7 +28,7 @@
 //	GET    /admin/api/users?query=&limit=&offset=   {"users": [...], "has_more", "next_offset"}   (query: part of the email)
 //	GET    /admin/api/users/{email}                 {"account": {...}, "links": [...]}
 //	POST   /admin/api/users/{email}/disable|enable  {"account": {...}}   (disable also ends sessions and revokes links)
-//	POST   /admin/api/catalog                       {"imported": [refs]}     body: the file, Content-Type application/json or application/yaml
+//	POST   /admin/api/catalog                       {"imported": [refs]}     body: the file, Content-Type application/json or application/yaml; its own deadline (authhttp.ImportTimeout)
 //	GET    /admin/api/catalog?format=json|yaml      the file
 //	GET    /admin/api/businesses                    {"businesses": [...]}
 //	POST   /admin/api/businesses/{ref}/agent-booking {"business": {...}}    body {"enabled": true|false}
@@ -47,6 +47,8 @@
 // Error codes: unauthorized (401), forbidden (403, signed in without the
 // admin role), invalid_request / invalid_json / invalid_catalog (400, with
 // problems [{path, message}]), not_found (404), method_not_allowed (405),
-// already_exists / conflict (409), too_large (413), unsupported_media_type
+// already_exists / conflict (409), too_large (413, the body), request_too_large
+// (413, a catalog of more than catalogfile.MaxBusinesses businesses, with
+// the limit in the message), unsupported_media_type
 // (415), server_error (500).
 package adminapi

@@ -12,6 +12,7 @@ import (
 	"github.com/linkslot/linkslot/internal/admin/admincli"
 	"github.com/linkslot/linkslot/internal/cmdline"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
+	"github.com/linkslot/linkslot/internal/testkit"
 )
 
 // TestArguments: how each command's arguments are read and checked. A
@@ -60,6 +61,12 @@ func TestArguments(t *testing.T) {
 			stdin: "a long enough password\n", code: 1, opened: true, stderr: []string{"already exists"}},
 		{name: "audit --limit not a number", args: []string{"audit", "list", "--limit", "many"}, code: 2, stderr: []string{"--limit"}},
 		{name: "catalog import without a file", args: []string{"catalog", "import"}, code: 2, stderr: []string{"one file"}},
+		{name: "catalog import: progress on standard error", args: []string{"catalog", "import", "-", "--format", "json"},
+			stdin: string(testkit.CatalogFile(250)), code: 0, opened: true, stdout: "Imported 250 business(es)",
+			stderr: []string{"imported 100/250 businesses…\n", "imported 200/250 businesses…\n", "imported 250/250 businesses…\n"}},
+		{name: "catalog import: over the businesses limit", args: []string{"catalog", "import", "-", "--format", "json"},
+			stdin: string(testkit.CatalogFile(10001)), code: 1, opened: true,
+			stderr: []string{"request too large: the catalog file lists 10001 businesses; one import takes at most 10000"}},
 		{name: "catalog feed-url without --business", args: []string{"catalog", "feed-url"}, code: 2, stderr: []string{"--business is required"}},
 		{name: "webhooks create without --url", args: []string{"webhooks", "create", "--business", "b"}, code: 2,
 			stderr: []string{"--business and --url are required"}},

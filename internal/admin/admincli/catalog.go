@@ -23,7 +23,7 @@ func catalogImportCmd(env Env) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "import FILE [--format yaml|json]",
-		Short: `Import a catalog file, validated whole (FILE "-" reads standard input); nothing is written on any problem`,
+		Short: `Import a catalog file, validated whole (FILE "-" reads standard input); nothing is written on any problem; progress on standard error`,
 		Args:  cmdline.ExactArgs(1, "one file (or - for standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := args[0]
@@ -32,7 +32,7 @@ func catalogImportCmd(env Env) *cobra.Command {
 			if file == "-" {
 				data, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), catalogfile.MaxFileBytes+1))
 			} else {
-				data, err = os.ReadFile(file)
+				data, err = readLimited(file)
 			}
 			if err != nil {
 				return fmt.Errorf("read catalog: %w", err)
@@ -47,7 +47,7 @@ func catalogImportCmd(env Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := svc.ImportCatalogReport(cmd.Context(), actor, data, format)
+			res, err := svc.ImportCatalogProgress(cmd.Context(), actor, data, format, progress(cmd.ErrOrStderr()))
 			if err != nil {
 				return err
 			}
@@ -70,6 +70,31 @@ func catalogImportCmd(env Env) *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "", "yaml or json (default: from the file name)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cmdline.Values("yaml", "json"))
 	return cmd
+}
+
+// readLimited reads a catalog file, one byte past catalogfile.MaxFileBytes
+// at most: the import refuses it then, naming the limit.
+func readLimited(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, catalogfile.MaxFileBytes+1))
+}
+
+// progressEvery is how often a large import reports on standard error.
+const progressEvery = 100
+
+// progress reports a large import's writes on w, one line every
+// progressEvery businesses and one at the end; an import of fewer
+// businesses is quiet.
+func progress(w io.Writer) func(done, total int) {
+	return func(done, total int) {
+		if total >= progressEvery && (done%progressEvery == 0 || done == total) {
+			fmt.Fprintf(w, "imported %d/%d businesses…\n", done, total)
+		}
+	}
 }
 
 func catalogExportCmd(env Env) *cobra.Command {
