@@ -201,20 +201,13 @@ func agentCaller(ctx context.Context, c caller) mutation.Caller {
 
 // ---- create_my_booking ----
 
-const twoSteps = `Two steps, always:
-1. Call WITHOUT the confirmation fields. Nothing changes; the answer has status confirmation_required, confirmed_summary (the text to show) and proposal (the same facts, structured).
-2. Show confirmed_summary to the person word for word and wait for their explicit agreement (choosing a time or saying "ok, what next?" is not agreement). Then call again with the SAME arguments plus confirmed_summary (unchanged), confirmation_summary_presented: true, confirmation_obtained: true, user_confirmation_text (what the person said, 1–500 characters) and idempotency_key (a fresh random 16–200 character key, e.g. a UUID).
-A missing confirmation field answers confirmation_required with missing: [...]; only the key missing answers missing_idempotency_key. If the details changed since step 1 (time, staff, price or policy), the answer is summary_changed with the new confirmed_summary and nothing changed: show it and ask again.
-Retrying is safe: resend the same arguments with the same idempotency_key and you get the original answer with idempotent_replay: true, nothing done twice. The same key with different arguments answers idempotency_conflict; a new intent needs a new key. rate_limited: wait retry_after_sec and resend the same call.
-Report success only when the answer says so; no payment is taken here.`
-
 var createTool = &mcp.Tool{
 	Name:  CreateMyBooking,
 	Title: "Book an appointment for the person",
-	Description: `Book an appointment for the person who connected this account, at a business that accepts agent bookings, after their explicit confirmation. Use business_reference, service_reference, staff_reference and starts_at exactly as search_bookable_business and check_business_availability returned them; never invent references or times. staff_reference is required: the staff member whose slot holds starts_at (ask the person which one when several are free).
-` + twoSteps + `
-Success: status confirmed and booking (booking_reference, times with the business's UTC offset, price, and grant — keep the grant: reschedule_my_booking and cancel_my_booking need it).
-Errors (nothing booked): slot_taken (the time is no longer open: check availability again and offer another time), too_soon / beyond_booking_horizon / in_the_past (outside the business's booking window: pick another time), unknown_business / unknown_service / unknown_staff (use references from the catalog), staff_service_mismatch (that person does not perform the service), business_not_bookable (the person must contact the business), deposit_required (a deposit is needed, which cannot be paid here: give the person booking_url to finish on the web), invalid_time (starts_at is not an exact RFC 3339 instant; field names it), invalid_argument (field names it, e.g. staff_reference missing or notes over 500 characters), invalid_idempotency_key, idempotency_conflict.`,
+	Description: "Book an appointment for the person. " + protocolRef + `
+Use business_reference, service_reference, staff_reference and starts_at exactly as check_business_availability listed them; never invent references or times. To move an existing booking or change its staff member, use reschedule_my_booking instead: a second booking leaves the first in place.
+Done: status confirmed, or pending when the business must still accept (the summary says by when); booking with its booking_reference and grant (keep it to reschedule or cancel); notified (the person and the business are told).
+Refusals: slot_taken (no longer open: check availability again), deposit_required (give the person booking_url; no payment is taken here), business_not_bookable (contact the business directly), too_soon / beyond_booking_horizon / in_the_past (another time), unknown_business / unknown_service / unknown_staff / staff_service_mismatch (use the catalog's references).`,
 	OutputSchema: outputSchema[MutationOutput](),
 	Annotations:  mutating(),
 }
@@ -253,10 +246,10 @@ func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in Creat
 var rescheduleTool = &mcp.Tool{
 	Name:  RescheduleMyBooking,
 	Title: "Move one of the person's bookings",
-	Description: `Move one of the person's bookings to another open time (optionally to another staff member who performs the same service), after their explicit confirmation. The move is atomic: on any failure the original booking stays exactly as it was. The service and its duration never change; the staff member stays unless with_staff_reference names another. Get the booking and its current grant from get_my_booking, and a real open time from check_my_booking_availability (optional: the time is validated by the same slot engine either way).
-` + twoSteps + `
-Success: status rescheduled and booking with its new version and a NEW grant: the grant you sent no longer works; use the new one for any further change.
-Errors (nothing changed): invalid_grant (the grant is not this booking's current grant for this connection — it may be from before a change, for another booking, or altered: call get_my_booking and use the grant it returns), expired_grant (the appointment has started: the person must contact the business), booking_not_found (not one of the person's bookings), slot_taken (that time is not open: check availability again; the original booking is untouched), too_soon / beyond_booking_horizon / in_the_past (pick another time), unknown_staff / staff_service_mismatch (choose a staff member who performs the service), already_cancelled (a cancelled booking cannot move: create a new one), payment_active (a payment or deposit hold exists: the person must change it with the business), business_not_bookable, invalid_time (requested_starts_at is not an exact RFC 3339 instant), invalid_argument, invalid_idempotency_key, idempotency_conflict.`,
+	Description: "Move one of the person's bookings to another open time, optionally with another staff member who performs the same service; the service, its duration and the booking_reference stay. " + protocolRef + `
+Atomic: after any refusal the booking is exactly as it was. Take the grant from get_my_booking and a time from check_my_booking_availability (optional: the same slot engine checks requested_starts_at either way). A different service is a new booking (create_my_booking), then a cancel.
+Done: status rescheduled; booking with a NEW grant (the one you sent stops working); notified (the person and the business are told).
+Refusals: invalid_grant (call get_my_booking and use its grant), expired_grant (the appointment has started: contact the business), payment_active (change it with the business), already_cancelled (create a new booking), slot_taken (check availability again), too_soon / beyond_booking_horizon / in_the_past, unknown_staff / staff_service_mismatch, business_not_bookable, booking_not_found.`,
 	OutputSchema: outputSchema[MutationOutput](),
 	Annotations:  mutating(),
 }
@@ -288,10 +281,10 @@ func (t *toolSet) reschedule(ctx context.Context, req *mcp.CallToolRequest, in R
 var cancelTool = &mcp.Tool{
 	Name:  CancelMyBooking,
 	Title: "Cancel one of the person's bookings",
-	Description: `Cancel one of the person's bookings, after their explicit confirmation. The summary states the business's cancellation policy and the fee, if any, that cancelling now costs (settled with the business; nothing is charged here). Get the booking and its current grant from get_my_booking.
-` + twoSteps + `
-Success: status cancelled and the cancelled booking (with cancellation_fee_cents when a late fee applies and its new grant). Cancelling a booking that is already cancelled is not an error: the answer has already_cancelled: true and nothing changed.
-Errors (nothing changed): invalid_grant (the grant is not this booking's current grant for this connection: call get_my_booking and use the grant it returns), expired_grant and cancellation_closed (the appointment has started: the person must contact the business), booking_not_found (not one of the person's bookings), payment_active (a payment or deposit hold exists: cancel with the business directly), invalid_argument (field names it, e.g. reason over 500 characters), invalid_idempotency_key, idempotency_conflict.`,
+	Description: "Cancel one of the person's bookings. " + protocolRef + `
+To change only the time or the staff member, use reschedule_my_booking instead: cancelling and booking again can cost the late-cancellation fee and lose the slot. Take the grant from get_my_booking. The summary states the fee, if any, that cancelling now costs (settled with the business; nothing is charged here).
+Done: status cancelled; booking (cancellation_fee_cents when a fee applies); notified (the person and the business are told). A booking cancelled before this call answers the same with already_cancelled: true, and nothing changed.
+Refusals: invalid_grant (call get_my_booking and use its grant), expired_grant / cancellation_closed (it has started: contact the business), payment_active (cancel with the business), booking_not_found.`,
 	OutputSchema: outputSchema[MutationOutput](),
 	Annotations:  mutating(),
 }

@@ -373,13 +373,6 @@ func (r registry) listOutputSchemas(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-const serverInstructions = `Linkslot books appointments at local businesses for the person who connected this account.
-Find a business with search_bookable_business, list its services and staff with check_business_availability (business_reference only), then open times with check_business_availability (business_reference, service_reference, local_date).
-The person's own bookings: search_my_bookings, get_my_booking, check_my_booking_availability.
-Changes (create_my_booking, reschedule_my_booking, cancel_my_booking) take two calls: the first answers confirmation_required with a confirmed_summary to show the person; only after their explicit agreement, call again with the confirmation fields and an idempotency_key. Reschedule and cancel need the booking's current grant.
-All times are RFC 3339 instants with the business's UTC offset; local dates are YYYY-MM-DD in the business's time zone.
-Failed calls answer {"error": {"code", "message"}}; the message says what to do next.`
-
 // argumentErrors rewrites the SDK's own argument-validation failures
 // (a result with isError and no structured content whose text starts with
 // "validating \"arguments\"" or is a JSON unmarshal error) into
