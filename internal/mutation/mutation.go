@@ -398,13 +398,34 @@ func (s *Service) Cancel(ctx context.Context, c Caller, r CancelRequest, conf Co
 		v := viewOf(plan.Facts, plan.Current)
 		return Outcome{Status: StatusCancelled, AlreadyCancelled: true, Booking: &v, Grant: g}, nil
 	}
-	return s.confirmOrExecute(ctx, m, plan.Facts, StatusCancelled, func(tx Tx) (Change, error) {
+	out, err = s.confirmOrExecute(ctx, m, plan.Facts, StatusCancelled, func(tx Tx) (Change, error) {
 		// A booking cancelled by a concurrent request since the plan
 		// answers the engine's already_cancelled error (nothing changed).
 		b, err := s.Engine.Cancel(ctx, tx, plan)
 		before := plan.Current
 		return Change{Kind: KindCancelled, Before: &before, After: b, Business: plan.Business()}, err
 	})
+	if problem.CodeOf(err) == problem.CodeAlreadyCancelled {
+		// Another cancel won the race: answered as a cancel of a booking
+		// already cancelled, so already_cancelled means one thing
+		// (docs/reference.md §5): cancelled before this call, nothing
+		// changed, nothing stored under the key.
+		return s.alreadyCancelled(ctx, c, r.BookingRef)
+	}
+	return out, err
+}
+
+// alreadyCancelled answers a cancel that found the booking cancelled.
+func (s *Service) alreadyCancelled(ctx context.Context, c Caller, ref string) (Outcome, error) {
+	v, err := s.Engine.MyBooking(ctx, c.AccountID, ref)
+	if err != nil {
+		return Outcome{}, protocolError(c, err)
+	}
+	g, err := s.grantFor(ctx, c, v.Record)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Status: StatusCancelled, AlreadyCancelled: true, Booking: &v, Grant: g}, nil
 }
 
 // instant is the canonical form of a requested instant in the arguments
