@@ -69,7 +69,7 @@ func (c ConfirmationInput) fields() mutation.Confirmation {
 type CreateInput struct {
 	BusinessReference string `json:"business_reference" jsonschema:"the business, from search_bookable_business"`
 	ServiceReference  string `json:"service_reference" jsonschema:"the service, from check_business_availability's catalog"`
-	StaffReference    string `json:"staff_reference" jsonschema:"the staff member whose slot holds starts_at, from check_business_availability"`
+	StaffReference    string `json:"staff_reference" jsonschema:"the staff member whose slot holds starts_at, from check_business_availability; when several are free, ask the person"`
 	StartsAt          string `json:"starts_at" jsonschema:"a slot's starts_at from check_business_availability, unchanged, e.g. 2026-03-04T10:00:00-05:00"`
 	Notes             string `json:"notes,omitempty" jsonschema:"notes the business will read: leave out anything sensitive"`
 	ConfirmationInput

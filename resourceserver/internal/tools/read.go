@@ -153,7 +153,7 @@ func (t *toolSet) withGrant(ctx context.Context, c caller, v booking.BookingView
 
 // MyBookingsInput are the arguments of search_my_bookings.
 type MyBookingsInput struct {
-	Status string `json:"status,omitempty" jsonschema:"which bookings (see the description)"`
+	Status string `json:"status,omitempty" jsonschema:"upcoming (default): not yet started, soonest first; pending: waiting for the business to accept; past: started, not cancelled; cancelled; all. All but upcoming list the latest first"`
 	Limit  *int   `json:"limit,omitempty" jsonschema:"results per page"`
 	Offset *int   `json:"offset,omitempty" jsonschema:"the previous page's next_offset"`
 }
@@ -169,7 +169,7 @@ type MyBookingsOutput struct {
 var myBookingsTool = &mcp.Tool{
 	Name:  SearchMyBookings,
 	Title: "List my bookings",
-	Description: `List the person's own bookings (never anyone else's) by status: upcoming (the default: not yet started, soonest first), past (started before now and not cancelled), cancelled, or all (latest first, like past and cancelled). Each carries booking_reference, business, service, staff, times with the business's UTC offset, price, status and its current grant (none once cancelled). Use it to find a booking; to show one booking before changing it, call get_my_booking, which also returns its current grant. Paged: while has_more, call again with offset = next_offset.
+	Description: `List the person's own bookings (never anyone else's), filtered by status. Each carries booking_reference, business, service, staff, times with the business's UTC offset, price, status and its current grant (none once cancelled). Use it to find a booking; to show one booking before changing it, call get_my_booking, which also returns its current grant. Paged: while has_more, call again with offset = next_offset.
 Refusals: invalid_argument (field names the argument), rate_limited (wait retry_after_sec).`,
 	OutputSchema: listedOutput[MyBookingsOutput](),
 	Annotations:  readOnly(),
@@ -261,7 +261,7 @@ var myBookingAvailabilityTool = &mcp.Tool{
 	Name:  CheckMyBookingAvailability,
 	Title: "Check times to move one of my bookings to",
 	Description: `List the times one of the person's bookings can move to on local_date: same service, same staff member unless with_staff_reference names another, and the booking's own time counts as free. Use it before reschedule_my_booking (pass a chosen starts_at as requested_starts_at); for a new booking use check_business_availability instead. A listed time is not held.
-It refuses up front, with the code the move itself would meet, a booking that cannot move: already_cancelled (create a new booking instead), in_the_past (it has started: contact the business), payment_active (a payment or deposit hold: change it with the business), business_not_bookable (contact the business). So listed times are times reschedule_my_booking can take, given the booking's current grant.
+It refuses up front, with the code the move itself would meet, a booking that cannot move: already_cancelled (create a new booking instead), in_the_past (it has started: contact the business), payment_active (a payment or deposit hold: change it with the business), business_not_bookable (contact the business). What it lists, reschedule_my_booking accepts with the booking's current grant, unless someone takes the time first (slot_taken).
 Other refusals: booking_not_found (list with search_my_bookings), unknown_staff / staff_service_mismatch (use the catalog's staff), too_soon / beyond_booking_horizon (another date), invalid_time (local_date), invalid_argument, rate_limited.`,
 	OutputSchema: listedOutput[MyBookingAvailabilityOutput](),
 	Annotations:  readOnly(),
