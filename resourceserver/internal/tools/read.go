@@ -33,7 +33,7 @@ var searchBusinessTool = &mcp.Tool{
 	Name:  SearchBookableBusiness,
 	Title: "Search bookable businesses",
 	Description: `Find businesses the person can book through Linkslot by free text — a business name, a kind of service, a city — optionally narrowed to city. Start here whenever the person names a business or a service: each result's business_reference is what check_business_availability and create_my_booking need. Only businesses that accept agent bookings are listed; one the person names that is not listed cannot be booked here (tell them to contact it directly). Paged: while has_more, call again with offset = next_offset.
-Refusals: invalid_argument (field names the argument), rate_limited (wait retry_after_sec).`,
+Refusals: invalid_argument (field names the argument: fix it), rate_limited (wait retry_after_sec, then the same call).`,
 	OutputSchema: listedOutput[SearchBusinessOutput](),
 	Annotations:  readOnly(),
 }
@@ -168,9 +168,9 @@ type MyBookingsOutput struct {
 
 var myBookingsTool = &mcp.Tool{
 	Name:  SearchMyBookings,
-	Title: "List my bookings",
+	Title: "List the person's bookings",
 	Description: `List the person's own bookings (never anyone else's), filtered by status. Each carries booking_reference, business, service, staff, times with the business's UTC offset, price, status and its current grant (none once cancelled). Use it to find a booking; to show one booking before changing it, call get_my_booking, which also returns its current grant. Paged: while has_more, call again with offset = next_offset.
-Refusals: invalid_argument (field names the argument), rate_limited (wait retry_after_sec).`,
+Refusals: invalid_argument (field names the argument: fix it), rate_limited (wait retry_after_sec, then the same call).`,
 	OutputSchema: listedOutput[MyBookingsOutput](),
 	Annotations:  readOnly(),
 }
@@ -218,9 +218,9 @@ type MyBookingOutput struct {
 
 var myBookingTool = &mcp.Tool{
 	Name:  GetMyBooking,
-	Title: "Get one of my bookings",
+	Title: "Get one of the person's bookings",
 	Description: `Fetch one of the person's bookings by booking_reference: status, business, service, staff, times with the business's UTC offset, price, notes, cancellation policy and fee, and its current grant. Call it right before reschedule_my_booking or cancel_my_booking: to show the person what will change, and for the grant they require (a grant stops working after every change, so take the newest). To find a booking_reference, use search_my_bookings.
-Refusals: booking_not_found (no booking of this person has that reference: list them with search_my_bookings), invalid_argument, rate_limited.`,
+Refusals: booking_not_found (no booking of this person has that reference: list them with search_my_bookings), invalid_argument (fix the field it names), rate_limited (wait retry_after_sec).`,
 	OutputSchema: listedOutput[MyBookingOutput](),
 	Annotations:  readOnly(),
 }
@@ -259,7 +259,7 @@ type MyBookingAvailabilityOutput struct {
 
 var myBookingAvailabilityTool = &mcp.Tool{
 	Name:  CheckMyBookingAvailability,
-	Title: "Check times to move one of my bookings to",
+	Title: "Check times one of the person's bookings can move to",
 	Description: `List the times one of the person's bookings can move to on local_date: same service, same staff member unless with_staff_reference names another, and the booking's own time counts as free. Use it before reschedule_my_booking (pass a chosen starts_at as requested_starts_at); for a new booking use check_business_availability instead. A listed time is not held.
 It refuses up front, with the code the move itself would meet, a booking that cannot move: already_cancelled (create a new booking instead), in_the_past (it has started: contact the business), payment_active (a payment or deposit hold: change it with the business), business_not_bookable (contact the business). What it lists, reschedule_my_booking accepts with the booking's current grant, unless someone takes the time first (slot_taken).
 Other refusals: booking_not_found (list with search_my_bookings), unknown_staff / staff_service_mismatch (use the catalog's staff), too_soon / beyond_booking_horizon (another date), invalid_time (local_date), invalid_argument, rate_limited.`,
