@@ -51,6 +51,8 @@ const (
 	ReferencePattern = `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`
 	// LocalDatePattern is a calendar date, YYYY-MM-DD.
 	LocalDatePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`
+	// LocalTimePattern is a time of day, HH:MM, 24-hour clock.
+	LocalTimePattern = `^([01][0-9]|2[0-3]):[0-5][0-9]$`
 	// InstantPattern is an RFC 3339 date-time with its offset
 	// (booking.ParseInstant).
 	InstantPattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$`
@@ -67,9 +69,15 @@ var argRules = map[string]func(s *jsonschema.Schema){
 	"staff_reference":      reference,
 	"with_staff_reference": reference,
 	"booking_reference":    reference,
-	"local_date": func(s *jsonschema.Schema) {
-		s.Pattern, s.Format = LocalDatePattern, "date"
-	},
+	"local_date":           localDate,
+	// §16's arguments, named by docs/reference.md §4 (join_my_waitlist,
+	// create_my_booking's offer_reference): listed here so that the tools
+	// that add them list the same constraints.
+	"offer_reference":     reference,
+	"from_local_date":     localDate,
+	"to_local_date":       localDate,
+	"earliest_local_time": localTime,
+	"latest_local_time":   localTime,
 	"starts_at":           instantArg,
 	"requested_starts_at": instantArg,
 	"query":               func(s *jsonschema.Schema) { s.MinLength = ptr(1) },
@@ -92,6 +100,10 @@ var argRules = map[string]func(s *jsonschema.Schema){
 }
 
 func reference(s *jsonschema.Schema) { s.Pattern = ReferencePattern }
+
+func localDate(s *jsonschema.Schema) { s.Pattern, s.Format = LocalDatePattern, "date" }
+
+func localTime(s *jsonschema.Schema) { s.Pattern = LocalTimePattern }
 
 func instantArg(s *jsonschema.Schema) { s.Pattern, s.Format = InstantPattern, "date-time" }
 
