@@ -216,7 +216,7 @@ var createTool = &mcp.Tool{
 	Title: "Book an appointment for the person",
 	Description: "Book an appointment for the person. " + protocolRef + `
 Use business_reference, service_reference, staff_reference and starts_at exactly as check_business_availability listed them; never invent references or times. To move an existing booking or change its staff member, use reschedule_my_booking instead: a second booking leaves the first in place.
-Done: status confirmed, or pending when the business must still accept (the summary says by when); booking with its booking_reference and grant (keep it to reschedule or cancel); notified (the person and the business are told).
+Done: status confirmed, or pending when the business must still accept: the time is held until booking.respond_by, and the person hears the answer; booking with its booking_reference and grant (keep it to reschedule or cancel); notified (the person and the business are told).
 Refusals: slot_taken (no longer open: check availability again), deposit_required (give the person booking_url; no payment is taken here), business_not_bookable (contact the business directly), too_soon / beyond_booking_horizon / in_the_past (another time), unknown_business / unknown_service / unknown_staff / staff_service_mismatch (use the catalog's references).`,
 	OutputSchema: listedOutput[MutationOutput](mutationStatuses(StatusConfirmed, StatusPending)...),
 	Annotations:  mutating(),

@@ -153,7 +153,7 @@ func (t *toolSet) withGrant(ctx context.Context, c caller, v booking.BookingView
 
 // MyBookingsInput are the arguments of search_my_bookings.
 type MyBookingsInput struct {
-	Status string `json:"status,omitempty" jsonschema:"upcoming (default): not yet started, soonest first; pending: waiting for the business to accept; past: started, not cancelled; cancelled; all. All but upcoming list the latest first"`
+	Status string `json:"status,omitempty" jsonschema:"upcoming (default): not yet started, confirmed or pending, soonest first; pending: waiting for the business to accept by respond_by, the time held; past: started, not cancelled; cancelled: cancelled or declined; all. All but upcoming list the latest first"`
 	Limit  *int   `json:"limit,omitempty" jsonschema:"results per page"`
 	Offset *int   `json:"offset,omitempty" jsonschema:"the previous page's next_offset"`
 }
@@ -169,7 +169,7 @@ type MyBookingsOutput struct {
 var myBookingsTool = &mcp.Tool{
 	Name:  SearchMyBookings,
 	Title: "List the person's bookings",
-	Description: `List the person's own bookings (never anyone else's), filtered by status. Each carries booking_reference, business, service, staff, times with the business's UTC offset, price, status and its current grant (none once cancelled). Use it to find a booking; to show one booking before changing it, call get_my_booking, which also returns its current grant. Paged: while has_more, call again with offset = next_offset.
+	Description: `List the person's own bookings (never anyone else's), filtered by status. Each carries booking_reference, business, service, staff, times with the business's UTC offset, price, status and its current grant (none once cancelled or declined). Use it to find a booking; to show one booking before changing it, call get_my_booking, which also returns its current grant. Paged: while has_more, call again with offset = next_offset.
 Refusals: invalid_argument (field names the argument: fix it), rate_limited (wait retry_after_sec, then the same call).`,
 	OutputSchema: listedOutput[MyBookingsOutput](),
 	Annotations:  readOnly(),
