@@ -504,3 +504,45 @@ func TestMyBookingAvailabilityRefusesUpFront(t *testing.T) {
 		t.Fatalf("started: %s", a.raw)
 	}
 }
+
+// TestStatusAndErrorCode: status says where a change stands, error.code
+// why it was refused. A preview is no refusal; a partial confirmation,
+// a missing key and a changed summary are refusals whose error.code is
+// their status; an executed change has no error.
+func TestStatusAndErrorCode(t *testing.T) {
+	h := newToolsHarness(t)
+	staff, start := h.freeSlot(t, 3)
+	args := map[string]any{"business_reference": h.biz, "service_reference": h.svc, "staff_reference": staff, "starts_at": start}
+	p := h.preview(t, CreateMyBooking, args)
+	if p.isError || p.Error != nil {
+		t.Fatalf("a preview is a refusal: %s", p.raw)
+	}
+	partial := confirmed(args, p.ConfirmedSummary, "status-code-key-00001")
+	delete(partial, "confirmation_obtained")
+	noKey := confirmed(args, p.ConfirmedSummary, "")
+	delete(noKey, "idempotency_key")
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"partial", partial, "confirmation_required"},
+		{"no key", noKey, "missing_idempotency_key"},
+		{"changed summary", confirmed(args, "not what was shown", "status-code-key-00002"), "summary_changed"},
+	} {
+		a := h.try(t, CreateMyBooking, tc.args)
+		if !a.isError || a.Status != tc.want || a.code() != tc.want {
+			t.Errorf("%s: want status and error.code %s: %s", tc.name, tc.want, a.raw)
+		}
+		if tc.want != "summary_changed" && len(a.Missing) == 0 {
+			t.Errorf("%s: missing is empty: %s", tc.name, a.raw)
+		}
+	}
+	done := h.try(t, CreateMyBooking, confirmed(args, p.ConfirmedSummary, "status-code-key-00003"))
+	if done.isError || done.Status != StatusConfirmed || done.Error != nil {
+		t.Fatalf("executed: %s", done.raw)
+	}
+	if a := h.try(t, CreateMyBooking, args); !a.isError || a.code() != "slot_taken" || a.Status != "" {
+		t.Fatalf("a business refusal carries only error.code: %s", a.raw)
+	}
+}
