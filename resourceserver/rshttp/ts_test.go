@@ -128,12 +128,13 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	t.Logf("TypeScript SDK client: protocol %s, scope %q, results %v, answers validated against the listed output schemas: %v", res.ProtocolVersion, res.Scope, res.Results, res.Validated)
 	// The SDK's callTool validated each of these answers against the
 	// tool's listed output schema ($defs and $ref, enums, formats): a
-	// catalog, open times, refusals, and a mutation preview and refusal
-	// when the token may write.
+	// catalog, open times, refusals, and when the token may write a
+	// booking made, fetched, moved (or refused) and cancelled.
 	want := []string{"check_business_availability:ok", "check_business_availability:invalid_time", "search_my_bookings:ok",
 		"get_my_booking:booking_not_found", "check_my_booking_availability:booking_not_found"}
 	if strings.Contains(" "+res.Scope+" ", " bookings:write ") {
-		want = append(want, "create_my_booking:confirmation_required", "create_my_booking:summary_changed")
+		want = append(want, "create_my_booking:confirmation_required", "create_my_booking:summary_changed",
+			"create_my_booking:confirmed", "get_my_booking:ok", "cancel_my_booking:confirmation_required", "cancel_my_booking:cancelled")
 	}
 	for _, w := range want {
 		if !slices.Contains(res.Validated, w) {

@@ -130,10 +130,20 @@ async function validateAnswers(client, business, scope) {
   await call("get_my_booking", { booking_reference: "LS-NOSUCHBOOK" });
   await call("check_my_booking_availability", { booking_reference: "LS-NOSUCHBOOK", local_date: "2030-01-01" });
   if (slot && scope.split(" ").includes("bookings:write")) {
-    await call("create_my_booking", { business_reference: business, service_reference: service, staff_reference: slot.staff, starts_at: slot.start });
-    await call("create_my_booking", { business_reference: business, service_reference: service, staff_reference: slot.staff, starts_at: slot.start,
-      confirmed_summary: "not the summary", confirmation_summary_presented: true, confirmation_obtained: true,
-      user_confirmation_text: "yes", idempotency_key: randomUUID() });
+    const args = { business_reference: business, service_reference: service, staff_reference: slot.staff, starts_at: slot.start };
+    const confirm = (summary) => ({ confirmed_summary: summary, confirmation_summary_presented: true, confirmation_obtained: true,
+      user_confirmation_text: "Yes, go ahead", idempotency_key: randomUUID() });
+    const preview = (await call("create_my_booking", args)).structuredContent;
+    await call("create_my_booking", { ...args, ...confirm("not the summary") });
+    const booked = (await call("create_my_booking", { ...args, ...confirm(preview.confirmed_summary) })).structuredContent?.booking;
+    if (booked) {
+      const got = (await call("get_my_booking", { booking_reference: booked.booking_reference })).structuredContent?.booking;
+      await call("search_my_bookings", { status: "all" });
+      await call("reschedule_my_booking", { booking_reference: booked.booking_reference, grant: got.grant, requested_starts_at: slot.start });
+      const cancel = { booking_reference: booked.booking_reference, grant: got.grant };
+      const cp = (await call("cancel_my_booking", cancel)).structuredContent;
+      await call("cancel_my_booking", { ...cancel, ...confirm(cp.confirmed_summary) });
+    }
   }
   return done;
 }
