@@ -360,7 +360,8 @@ func (s *Service) Reschedule(ctx context.Context, c Caller, r RescheduleRequest,
 
 // Cancel cancels one of the caller's bookings. A booking already cancelled
 // answers StatusCancelled with AlreadyCancelled, in either step, and records
-// nothing.
+// nothing — also when a concurrent cancel commits between this one's plan
+// and its write.
 func (s *Service) Cancel(ctx context.Context, c Caller, r CancelRequest, conf Confirmation) (Outcome, error) {
 	var err error
 	if r.Reason, err = booking.CheckText("reason", r.Reason); err != nil {
