@@ -116,6 +116,10 @@ func LocalSpan(start, end time.Time, loc *time.Location) string {
 	return fmt.Sprintf("%s, %s–%s (%s, %s)", s.Format("Monday 2 January 2006"), s.Format("15:04"), endText, loc.String(), zone)
 }
 
+// LocalInstant renders one instant as summaries and e-mails show it:
+// "Monday 7 December 2026, 10:00 (America/New_York, EST)".
+func LocalInstant(t time.Time, loc *time.Location) string { return localInstant(t, loc) }
+
 // localInstant renders one instant: "Monday 7 December 2026, 10:00 (America/New_York, EST)".
 func localInstant(t time.Time, loc *time.Location) string {
 	l := t.In(loc)
