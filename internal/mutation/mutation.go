@@ -581,7 +581,12 @@ func (s *Service) confirmOrExecute(ctx context.Context, m *call, facts booking.F
 			return nil, err
 		}
 		v := viewOf(facts, ch.After)
-		out = Outcome{Status: status, Summary: summary, Booking: &v, Grant: g}
+		st := status
+		if ch.Kind == KindCreated && ch.After.Status == store.BookingPending {
+			// The service requires the business's confirmation.
+			st = StatusPending
+		}
+		out = Outcome{Status: st, Summary: summary, Booking: &v, Grant: g}
 		if s.Notifier != nil {
 			if ch.Person, err = tx.GetAccount(ctx, ch.After.AccountID); err != nil {
 				return nil, fmt.Errorf("mutation: the booking's account: %w", err)
