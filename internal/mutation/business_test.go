@@ -169,6 +169,22 @@ func TestPendingAndBusinessActions(t *testing.T) {
 		if got := e.topics(t, bk.ID, store.ChannelWebhook); !slices.Equal(got, []string{notify.EventPending}) {
 			t.Fatalf("pending webhooks: %v", got)
 		}
+		// The event's booking is as get_my_booking shows it: pending, with
+		// respond_by.
+		ms, err := st.ListMessages(ctx, store.OutboxFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if m.BookingID != bk.ID || m.Channel != store.ChannelWebhook {
+				continue
+			}
+			var ev notify.WebhookEvent
+			if err := json.Unmarshal(m.Payload, &ev); err != nil || ev.Type != notify.EventPending || ev.Data.Booking.Status != "pending" ||
+				ev.Data.Booking.RespondBy == nil || !ev.Data.Booking.RespondBy.Equal(wantBy) || ev.Data.Customer.Email != "ann@example.com" {
+				t.Fatalf("pending webhook payload: %s (%v)", m.Payload, err)
+			}
+		}
 		// The slot is held: an overlapping create for the same staff member
 		// is refused, and availability does not offer it.
 		over := mutation.CreateRequest{BusinessRef: "biz-ny", ServiceRef: "svc-clean", StaffRef: "stf-ana", StartsAt: at(t, "2026-06-03T10:30:00-04:00")}
@@ -387,11 +403,11 @@ func TestBusinessEmailsParsed(t *testing.T) {
 			}
 			return smtpd.WaitFor(t, n, 10*time.Second)
 		}
-		personMail := func(ms []testkit.Mail, subject string) (string, string) {
+		mailTo := func(t *testing.T, ms []testkit.Mail, to, subject string) (string, string) {
 			t.Helper()
 			for _, m := range ms {
 				msg, parts := testkit.ParseMail(t, m.Data)
-				if !strings.Contains(msg.Header.Get("To"), "ann@example.com") || !strings.HasPrefix(testkit.Subject(t, msg), subject) {
+				if !strings.Contains(msg.Header.Get("To"), to) || !strings.HasPrefix(testkit.Subject(t, msg), subject) {
 					continue
 				}
 				text, cal := testkit.FindPart(parts, "text/plain", false), testkit.FindPart(parts, "text/calendar", false)
@@ -400,11 +416,20 @@ func TestBusinessEmailsParsed(t *testing.T) {
 				}
 				return text.Body, cal.Body
 			}
-			t.Fatalf("no e-mail to the person with subject %q", subject)
+			t.Fatalf("no e-mail to %s with subject %q", to, subject)
 			return "", ""
 		}
+		personMail := func(ms []testkit.Mail, subject string) (string, string) {
+			t.Helper()
+			return mailTo(t, ms, "ann@example.com", subject)
+		}
 		p := e.book(t, "svc-implant", "stf-ana", "2026-06-03T10:00:00-04:00", "pending-key-00000001")
-		text, cal := personMail(deliver(2), "Requested: Implant consult at Harbor Dental")
+		mails := deliver(2)
+		text, cal := personMail(mails, "Requested: Implant consult at Harbor Dental")
+		if biz, _ := mailTo(t, mails, "desk@harbor.example", "Requested: Implant consult at Harbor Dental"); !strings.Contains(biz, "needs your answer") ||
+			!strings.Contains(biz, "Answer by: Tuesday 2 June 2026, 08:00 (America/New_York, EDT)") {
+			t.Errorf("the business's pending e-mail:\n%s", biz)
+		}
 		for _, want := range []string{"Your booking request is pending", "will confirm or decline it by Tuesday 2 June 2026, 08:00 (America/New_York, EDT)"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("pending text lacks %q:\n%s", want, text)
