@@ -33,6 +33,7 @@ type Store interface {
 	GetClient(ctx context.Context, id string) (store.Client, error)
 	ListBusinesses(ctx context.Context) ([]store.Business, error)
 	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
+	ListCredentials(ctx context.Context, businessID string) ([]store.Credential, error)
 	ListAuditEvents(ctx context.Context, limit, offset int) ([]store.AuditEvent, error)
 	SearchAccounts(ctx context.Context, q store.AccountQuery) ([]store.Account, error)
 	GetAccountByEmail(ctx context.Context, email string) (store.Account, error)
@@ -60,6 +61,8 @@ type Tx interface {
 	PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog, error)
 	GetBusiness(ctx context.Context, reference string) (store.Business, error)
 	SetAgentBooking(ctx context.Context, reference string, on bool) (store.Business, error)
+	ListCredentials(ctx context.Context, businessID string) ([]store.Credential, error)
+	ReplaceCredentials(ctx context.Context, businessID string, cs []store.Credential) error
 	AddAuditEvent(ctx context.Context, e store.AuditEvent) error
 	DeleteAccountWebSessions(ctx context.Context, accountID, keepIDHash string) error
 	ListAccountLinks(ctx context.Context, accountID string) ([]store.Link, error)

@@ -38,9 +38,7 @@ const (
 	StatusConfirmed            = mutation.StatusConfirmed
 	StatusRescheduled          = mutation.StatusRescheduled
 	StatusCancelled            = mutation.StatusCancelled
-	// StatusPending: created, waiting for the business to accept it
-	// (docs/reference.md §16).
-	StatusPending = "pending"
+	StatusPending              = mutation.StatusPending // waiting for the business (docs/reference.md §16)
 )
 
 // mutationStatuses are the statuses of a mutation's answer: the three that
