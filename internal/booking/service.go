@@ -32,6 +32,9 @@ type Store interface {
 	StaffDay(ctx context.Context, reference string, staffIDs []string, from, to time.Time) (store.StaffDay, error)
 	ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error)
 	GetBookingByReference(ctx context.Context, reference string) (store.Booking, error)
+	ListBusinessBookings(ctx context.Context, f store.BusinessBookingFilter) ([]store.Booking, error)
+	ListDuePending(ctx context.Context, now time.Time, limit int) ([]store.Booking, error)
+	ListCredentials(ctx context.Context, businessID string) ([]store.Credential, error)
 }
 
 var _ Store = store.Store(nil)

@@ -120,7 +120,7 @@ type Notified struct {
 
 // MutationOutput is the answer of every mutation tool.
 type MutationOutput struct {
-	Status           string      `json:"status,omitempty" jsonschema:"confirmation_required (nothing changed: show confirmed_summary and ask), summary_changed (nothing changed: show the new summary and ask again), missing_idempotency_key, or the outcome: confirmed, rescheduled, cancelled"`
+	Status           string      `json:"status,omitempty" jsonschema:"confirmation_required (nothing changed: show confirmed_summary and ask), summary_changed (nothing changed: show the new summary and ask again), missing_idempotency_key, or the outcome: confirmed, pending (booked, waiting for the business to confirm by booking.respond_by), rescheduled, cancelled"`
 	ConfirmedSummary string      `json:"confirmed_summary,omitempty" jsonschema:"the summary to show the person word for word; send it back unchanged as confirmed_summary once they agree"`
 	Missing          []string    `json:"missing,omitempty" jsonschema:"the confirmation fields the call lacked"`
 	Message          string      `json:"message,omitempty" jsonschema:"what to do next"`
@@ -213,7 +213,7 @@ var createTool = &mcp.Tool{
 	Title: "Book an appointment for the person",
 	Description: `Book an appointment for the person who connected this account, at a business that accepts agent bookings, after their explicit confirmation. Use business_reference, service_reference, staff_reference and starts_at exactly as search_bookable_business and check_business_availability returned them; never invent references or times. staff_reference is required: the staff member whose slot holds starts_at (ask the person which one when several are free).
 ` + twoSteps + `
-Success: status confirmed and booking (booking_reference, times with the business's UTC offset, price, and grant — keep the grant: reschedule_my_booking and cancel_my_booking need it).
+Success: status confirmed and booking (booking_reference, times with the business's UTC offset, price, and grant — keep the grant: reschedule_my_booking and cancel_my_booking need it). A service with requires_confirmation answers status pending instead: the time is held, and the business confirms or declines by booking.respond_by (the person is told by e-mail; unanswered, it is declined).
 Errors (nothing booked): slot_taken (the time is no longer open: check availability again and offer another time), too_soon / beyond_booking_horizon / in_the_past (outside the business's booking window: pick another time), unknown_business / unknown_service / unknown_staff (use references from the catalog), staff_service_mismatch (that person does not perform the service), business_not_bookable (the person must contact the business), deposit_required (a deposit is needed, which cannot be paid here: give the person booking_url to finish on the web), invalid_time (starts_at is not an exact RFC 3339 instant; field names it), invalid_argument (field names it, e.g. staff_reference missing or notes over 500 characters), invalid_idempotency_key, idempotency_conflict.`,
 	OutputSchema: outputSchema[MutationOutput](),
 	Annotations:  mutating(),
@@ -245,7 +245,11 @@ func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in Creat
 	}
 	o, err := t.d.Mutations.Create(ctx, agentCaller(ctx, c), mutation.CreateRequest{BusinessRef: in.BusinessReference,
 		ServiceRef: in.ServiceReference, StaffRef: in.StaffReference, StartsAt: start, Notes: in.Notes}, in.fields())
-	return t.render(ctx, CreateMyBooking, o, err, "Booked. Tell the person it is confirmed; keep booking.grant to reschedule or cancel it later.")
+	done := "Booked. Tell the person it is confirmed; keep booking.grant to reschedule or cancel it later."
+	if o.Status == mutation.StatusPending && !o.Replay || o.Booking != nil && o.Booking.Status == mutation.StatusPending {
+		done = "Requested. Tell the person the business must confirm it: the time is held until booking.respond_by, and they will get an e-mail with the answer (unanswered by then, it is declined). Keep booking.grant to cancel it."
+	}
+	return t.render(ctx, CreateMyBooking, o, err, done)
 }
 
 // ---- reschedule_my_booking ----

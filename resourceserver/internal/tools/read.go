@@ -140,7 +140,7 @@ type BookingOut struct {
 
 func (t *toolSet) withGrant(ctx context.Context, c caller, v booking.BookingView) BookingOut {
 	out := BookingOut{BookingView: v}
-	if t.d.Grants == nil || v.Status == "cancelled" || c.LinkID == "" {
+	if t.d.Grants == nil || v.Status == "cancelled" || v.Status == "declined" || c.LinkID == "" {
 		return out
 	}
 	g, err := t.d.Grants.IssueFor(ctx, v.Record, c.LinkID)
@@ -156,7 +156,7 @@ func (t *toolSet) withGrant(ctx context.Context, c caller, v booking.BookingView
 
 // MyBookingsInput are the arguments of search_my_bookings.
 type MyBookingsInput struct {
-	Status string `json:"status,omitempty" jsonschema:"which bookings: upcoming (default), past, cancelled or all"`
+	Status string `json:"status,omitempty" jsonschema:"which bookings: upcoming (default; pending and confirmed), past, cancelled (cancelled and declined), pending (waiting for the business to confirm) or all"`
 	Limit  *int   `json:"limit,omitempty" jsonschema:"results per page, 1 to 50; default 10"`
 	Offset *int   `json:"offset,omitempty" jsonschema:"results to skip; pass next_offset from the previous page; default 0"`
 }
@@ -172,10 +172,10 @@ type MyBookingsOutput struct {
 var myBookingsTool = &mcp.Tool{
 	Name:  SearchMyBookings,
 	Title: "List my bookings",
-	Description: `List the bookings of the person who connected this account (never anyone else's): status upcoming (default), past, cancelled or all.
+	Description: `List the bookings of the person who connected this account (never anyone else's): status upcoming (default), past, cancelled, pending or all. A pending booking waits for the business to confirm it (respond_by says until when; unanswered by then it is declined); its time is held.
 Each booking carries its booking_reference, business, service, staff, local times with the business's UTC offset, price, status and its current grant (needed to reschedule or cancel it).
 Results are paged: when has_more is true, call again with offset = next_offset.
-Errors: invalid_argument (field names the bad argument: status not one of upcoming/past/cancelled/all, limit outside 1–50, negative offset); rate_limited (wait retry_after_sec).`,
+Errors: invalid_argument (field names the bad argument: status not one of upcoming/past/cancelled/pending/all, limit outside 1–50, negative offset); rate_limited (wait retry_after_sec).`,
 	OutputSchema: outputSchema[MyBookingsOutput](),
 	Annotations:  readOnly(),
 }
@@ -189,9 +189,9 @@ func (t *toolSet) myBookings(ctx context.Context, req *mcp.CallToolRequest, in M
 	switch status {
 	case "":
 		status = "upcoming"
-	case "upcoming", "past", "cancelled", "all":
+	case "upcoming", "past", "cancelled", "pending", "all":
 	default:
-		return fail(invalidArg("status", "status must be upcoming, past, cancelled or all."))
+		return fail(invalidArg("status", "status must be upcoming, past, cancelled, pending or all."))
 	}
 	limit, offset, e := pageArgs(in.Limit, in.Offset)
 	if e != nil {
