@@ -98,14 +98,14 @@ type column struct {
 }
 
 type calendarData struct {
-	Date        time.Time
-	Prev, Next  string
-	Staff       []store.Staff
-	StaffID     string
-	Columns     []column
-	Today       string
-	DateValue   string
-	WeekOf      string
+	Date       time.Time
+	Prev, Next string
+	Staff      []store.Staff
+	StaffID    string
+	Columns    []column
+	Today      string
+	DateValue  string
+	WeekOf     string
 }
 
 // localDate parses a YYYY-MM-DD date in loc (empty or invalid: today).
@@ -456,7 +456,7 @@ func (h *Handler) postTimeOffRemove(w http.ResponseWriter, r *http.Request, p *p
 // ---- settings: hours, services, policies ----
 
 type dayHours struct {
-	Weekday                    time.Weekday
+	Weekday                      time.Weekday
 	Open1, Close1, Open2, Close2 string
 }
 
@@ -597,8 +597,9 @@ func (h *Handler) postService(w http.ResponseWriter, r *http.Request, p *page) {
 		return n
 	}
 	e := business.ServiceEdit{DurationMinutes: num("duration_minutes", "Give the duration in minutes."),
-		BufferBeforeMinutes: num("buffer_before_minutes", "Give the minutes before, 0 for none."),
-		BufferAfterMinutes:  num("buffer_after_minutes", "Give the minutes after, 0 for none.")}
+		BufferBeforeMinutes:  num("buffer_before_minutes", "Give the minutes before, 0 for none."),
+		BufferAfterMinutes:   num("buffer_after_minutes", "Give the minutes after, 0 for none."),
+		RequiresConfirmation: r.PostFormValue("requires_confirmation") == "on"}
 	price, ok := cents(r.PostFormValue("price"))
 	if !ok {
 		ps = append(ps, problem.Problem{Path: "price", Message: "Give the price as a number, such as 35 or 35.50."})

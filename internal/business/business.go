@@ -132,6 +132,9 @@ func (s *Service) inTx(ctx context.Context, fn func(tx Tx) error) error {
 type Membership struct {
 	store.Member
 	Business store.Business
+	// StaffName is a staff member's name on their staff record (the name
+	// the person sees when they act on a booking).
+	StaffName string
 }
 
 // IsOwner reports whether the member owns the business.
@@ -156,9 +159,21 @@ func (s *Service) Memberships(ctx context.Context, accountID string) ([]Membersh
 	}
 	out := make([]Membership, 0, len(ms))
 	for _, m := range ms {
-		if b, ok := byID[m.BusinessID]; ok {
-			out = append(out, Membership{Member: m, Business: b})
+		b, ok := byID[m.BusinessID]
+		if !ok {
+			continue
 		}
+		ms := Membership{Member: m, Business: b}
+		if m.Role == store.RoleStaff {
+			c, err := s.store.LoadCatalogByID(ctx, m.BusinessID)
+			if err != nil {
+				return nil, err
+			}
+			if st := staffByID(c, m.StaffID); st != nil {
+				ms.StaffName = st.Name
+			}
+		}
+		out = append(out, ms)
 	}
 	return out, nil
 }

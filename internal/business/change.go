@@ -102,15 +102,12 @@ func (s *Service) RemoveTimeOff(ctx context.Context, m Membership, id string) er
 	})
 }
 
-// active are the states of bookings that hold their time.
-var active = []string{"pending", store.BookingConfirmed}
-
 // outside lists the upcoming bookings (pending or confirmed) of c that the
 // opening hours hours would not cover, as problems naming each.
 func (s *Service) outside(ctx context.Context, tx Tx, c store.Catalog, hours []store.HoursWindow) ([]problem.Problem, error) {
 	now := s.now()
-	bs, err := tx.ListBusinessBookings(ctx, store.BusinessBookingFilter{BusinessID: c.Business.ID, Statuses: active,
-		From: now, To: now.AddDate(10, 0, 0)})
+	bs, err := tx.ListBusinessBookings(ctx, store.BusinessBookingFilter{BusinessID: c.Business.ID, Statuses: store.HoldingStatuses,
+		From: now, To: now.AddDate(10, 0, 0), Limit: 10000})
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +179,9 @@ type ServiceEdit struct {
 	PriceCents          int64
 	BufferBeforeMinutes int
 	BufferAfterMinutes  int
+	// RequiresConfirmation: its bookings wait for the business's answer
+	// (pending) instead of being confirmed at once.
+	RequiresConfirmation bool
 }
 
 // UpdateService changes a service of the owner's business. Booked
@@ -223,8 +223,8 @@ func (s *Service) UpdateService(ctx context.Context, m Membership, serviceRef st
 		}
 		before := c.Services[i]
 		sv := before
-		sv.DurationMinutes, sv.PriceCents, sv.BufferBeforeMinutes, sv.BufferAfterMinutes =
-			e.DurationMinutes, e.PriceCents, e.BufferBeforeMinutes, e.BufferAfterMinutes
+		sv.DurationMinutes, sv.PriceCents, sv.BufferBeforeMinutes, sv.BufferAfterMinutes, sv.RequiresConfirmation =
+			e.DurationMinutes, e.PriceCents, e.BufferBeforeMinutes, e.BufferAfterMinutes, e.RequiresConfirmation
 		c.Services[i] = sv
 		if _, err := tx.PutCatalog(ctx, c); err != nil {
 			return err

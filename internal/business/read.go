@@ -10,8 +10,12 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 )
 
-// MaxListDays bounds the date range of one bookings list.
-const MaxListDays = 93
+// MaxListDays bounds the date range of one bookings list, and MaxRows the
+// bookings it shows.
+const (
+	MaxListDays = 93
+	MaxRows     = 500
+)
 
 // BookingRow is one booking as the console shows it, its instants in the
 // business's time zone.
@@ -124,7 +128,7 @@ func (s *Service) Bookings(ctx context.Context, m Membership, f Filter) ([]Booki
 		return nil, c, ErrNotFound
 	}
 	q := store.BusinessBookingFilter{BusinessID: m.BusinessID, StaffID: staffID,
-		From: f.From, To: f.To.AddDate(0, 0, 1)}
+		From: f.From, To: f.To.AddDate(0, 0, 1), Limit: MaxRows}
 	if f.Status != "" {
 		q.Statuses = []string{f.Status}
 	}
@@ -141,7 +145,7 @@ func (s *Service) Bookings(ctx context.Context, m Membership, f Filter) ([]Booki
 }
 
 // Statuses are the booking states the list filters by.
-var Statuses = []string{"pending", store.BookingConfirmed, store.BookingCompleted, "no_show", "declined", store.BookingCancelled}
+var Statuses = []string{store.BookingPending, store.BookingConfirmed, store.BookingCompleted, store.BookingNoShow, store.BookingDeclined, store.BookingCancelled}
 
 func staffByID(c store.Catalog, id string) *store.Staff {
 	for i := range c.Staff {

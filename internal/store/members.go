@@ -36,15 +36,6 @@ type MemberInvitation struct {
 	UsedAt     *time.Time
 }
 
-// BusinessBookingFilter selects a business's bookings for its console.
-type BusinessBookingFilter struct {
-	BusinessID string
-	StaffID    string   // empty: every staff member
-	Statuses   []string // empty: every status
-	From, To   time.Time
-	Limit      int // 1..500; 0 means 500
-}
-
 // Members stores the members of businesses and the invitations of staff.
 type Members interface {
 	// AddMember inserts a membership; a second one of the same account at
@@ -65,14 +56,11 @@ type Members interface {
 	UseMemberInvitation(ctx context.Context, tokenHash string, now time.Time) error
 }
 
-// Console is what a business's console reads and changes beyond the
-// catalog import: its bookings, and its staff's time off. Time off written
-// here moves the business row's UpdatedAt, the version the booking
-// engine's catalog cache checks, in the same transaction.
+// Console is what a business's console changes beyond the catalog import:
+// its staff's time off. Time off written here moves the business row's
+// UpdatedAt, the version the booking engine's catalog cache checks, in the
+// same transaction.
 type Console interface {
-	// ListBusinessBookings returns up to f.Limit bookings of a business
-	// starting in [f.From, f.To), earliest first.
-	ListBusinessBookings(ctx context.Context, f BusinessBookingFilter) ([]Booking, error)
 	// AddTimeOff inserts a time off of a staff member of businessID
 	// (ErrNotFound when the staff member is not the business's).
 	AddTimeOff(ctx context.Context, businessID string, t TimeOff) (TimeOff, error)

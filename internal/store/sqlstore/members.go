@@ -143,30 +143,6 @@ func (s *Store) UseMemberInvitation(ctx context.Context, tokenHash string, now t
 	return nil
 }
 
-// ListBusinessBookings implements store.Console.
-func (s *Store) ListBusinessBookings(ctx context.Context, f store.BusinessBookingFilter) ([]store.Booking, error) {
-	limit := f.Limit
-	if limit <= 0 || limit > 500 {
-		limit = 500
-	}
-	q := s.q(ctx).Where("business_id = ? AND starts_at >= ? AND starts_at < ?", f.BusinessID, store.UTC(f.From), store.UTC(f.To))
-	if f.StaffID != "" {
-		q = q.Where("staff_id = ?", f.StaffID)
-	}
-	if len(f.Statuses) > 0 {
-		q = q.Where("status IN ?", f.Statuses)
-	}
-	var rows []bookingRow
-	if err := q.Order("starts_at, id").Limit(limit).Find(&rows).Error; err != nil {
-		return nil, translate(err)
-	}
-	out := make([]store.Booking, len(rows))
-	for i, r := range rows {
-		out[i] = toBooking(r)
-	}
-	return out, nil
-}
-
 // touchBusiness moves the business row's updated_at, the version the
 // booking engine's catalog cache compares on every replica.
 func touchBusiness(tx *gorm.DB, businessID string) error {
