@@ -27,7 +27,7 @@ const (
 	StaffEmail     = "staff@example.com"
 	MemberBusiness = "biz-brightcut-barbers"
 	MemberStaff    = "stf-dana-kowalski"
-	ClientID     = "demo-mcp-client"
+	ClientID       = "demo-mcp-client"
 )
 
 // redirectURIs are the demo client's redirects (docs/reference.md §8). All
