@@ -83,7 +83,6 @@ func New(c Config) (*Handler, error) {
 	for _, rt := range Routes {
 		h.mux.HandleFunc(rt.Method+" "+rt.Pattern, h.handlerOf(rt))
 	}
-	h.mux.HandleFunc("GET /business/static/", h.serveStatic)
 	return h, nil
 }
 
@@ -148,6 +147,10 @@ func setSecurityHeaders(w http.ResponseWriter) {
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setSecurityHeaders(w)
+	if strings.HasPrefix(r.URL.Path, "/business/static/") && r.Method == http.MethodGet {
+		h.serveStatic(w, r) // the console's style sheet, before any business route
+		return
+	}
 	if _, pattern := h.mux.Handler(r); pattern == "" {
 		if _, ok := h.signedIn(w, r); !ok {
 			return
