@@ -70,7 +70,7 @@ func (s *Service) AddMember(ctx context.Context, a Actor, businessRef, email, st
 		acct, err := tx.GetAccountByEmail(ctx, addr)
 		if err != nil || acct.DeletedAt != nil {
 			if err == nil || errors.Is(err, store.ErrNotFound) {
-				return ErrNotFound.WithMessage("no account with e-mail %q (the person signs up first)", addr)
+				return ErrNotFound.WithMessage("no account with e-mail %q (the person signs up first)", addr).WithField("email")
 			}
 			return err
 		}
