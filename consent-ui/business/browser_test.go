@@ -88,19 +88,23 @@ func TestOwnerDrivesTheConsole(t *testing.T) {
 	bg := context.Background()
 	base := e.srv.URL + "/business/" + demo.MemberBusiness
 
-	// What the business has: two pending bookings with Dana, a confirmed
-	// one with Marcus ahead and one behind.
+	// What the business has: a confirmed booking with Marcus ahead and
+	// one behind (imported as they were).
 	wed := e.nextWeekday(time.Wednesday, 3, 0, 0)
-	p1 := e.book(demo.MemberStaff, "svc-classic-haircut", wed.Add(9*time.Hour+30*time.Minute), store.BookingPending)
-	p2 := e.book(demo.MemberStaff, "svc-beard-trim", wed.Add(16*time.Hour), store.BookingPending)
 	c := e.book("stf-marcus-reid", "svc-skin-fade", wed.Add(14*time.Hour), store.BookingConfirmed)
 	ago := time.Now().In(e.loc).AddDate(0, 0, -2)
 	past := e.book("stf-marcus-reid", "svc-classic-haircut", time.Date(ago.Year(), ago.Month(), ago.Day(), 3, 0, 0, 0, e.loc), store.BookingConfirmed)
 
-	// Another replica's booking engine, its catalog cached before the
-	// time off.
-	replica := booking.NewService(s, store.SystemClock)
+	// The demo person's agent, linked through the pages; the resource
+	// server is another replica with its own catalog cache.
+	ag := e.linkAgent()
 	thu := e.nextWeekday(time.Thursday, 3, 0, 0).Format("2006-01-02")
+	if before := ag.slots("stf-marcus-reid", "svc-classic-haircut", thu); !contains(before, "10:00") {
+		t.Fatalf("no 10:00 slot before the time off: %v", before)
+	}
+	// Another booking engine on the same database, its catalog cached
+	// before the time off too.
+	replica := booking.NewService(s, store.SystemClock)
 	if before := slotsAt(t, replica, "stf-marcus-reid", "svc-classic-haircut", thu); !contains(before, "10:00") {
 		t.Fatalf("no 10:00 slot before the time off: %v", before)
 	}
@@ -111,9 +115,20 @@ func TestOwnerDrivesTheConsole(t *testing.T) {
 	press(t, ctx, "Sign in")
 	must(t, chromedp.Do(ctx, chromedp.WaitVisible(byID("date"))), "the day view")
 
+	// The classic haircut now waits for the business's confirmation; the
+	// agent books two, which are pending.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(base+"/settings"), chromedp.WaitVisible(heading("Services")),
+		chromedp.Click(byID("c-svc-classic-haircut"))), "requires confirmation")
+	must(t, chromedp.Do(ctx, chromedp.Click(`//form[@aria-label="Classic haircut"]//button`), chromedp.WaitVisible(`//div[@role="status"]`)), "save the service")
+	p1, st1 := ag.book(demo.MemberStaff, "svc-classic-haircut", wed.Add(9*time.Hour+30*time.Minute), "console-browser-key-0001")
+	p2, st2 := ag.book(demo.MemberStaff, "svc-classic-haircut", wed.Add(16*time.Hour), "console-browser-key-0002")
+	if st1 != store.BookingPending || st2 != store.BookingPending {
+		t.Fatalf("bookings of a service that requires confirmation: %s %s, want pending", st1, st2)
+	}
+
 	// The day: Wednesday, everyone.
 	must(t, chromedp.Do(ctx, chromedp.Navigate(base+"/day?date="+wed.Format("2006-01-02")), chromedp.WaitVisible(heading("Wednesday"))), "day")
-	if txt := bodyText(t, ctx); !strings.Contains(txt, "Skin fade") || !strings.Contains(txt, "Waiting for you") || !strings.Contains(txt, "Dana Kowalski") {
+	if txt := bodyText(t, ctx); !strings.Contains(txt, "Skin fade") || strings.Count(txt, "Waiting for you") != 2 || !strings.Contains(txt, "Dana Kowalski") {
 		t.Fatalf("day view:\n%s", txt)
 	}
 	chromium.Shoot(t, ctx, shots, "console-day", true)
@@ -121,7 +136,7 @@ func TestOwnerDrivesTheConsole(t *testing.T) {
 	// Dana's week.
 	must(t, chromedp.Do(ctx, chromedp.Navigate(base+"/week?date="+wed.Format("2006-01-02")+"&staff="+e.staff(demo.MemberStaff).ID),
 		chromedp.WaitVisible(heading("Week of"))), "week")
-	if txt := bodyText(t, ctx); !strings.Contains(txt, "Beard trim") || strings.Contains(txt, "Skin fade") {
+	if txt := bodyText(t, ctx); !strings.Contains(txt, "16:00") || strings.Contains(txt, "Skin fade") {
 		t.Fatalf("Dana's week:\n%s", txt)
 	}
 	chromium.Shoot(t, ctx, shots, "console-week", true)
@@ -130,7 +145,7 @@ func TestOwnerDrivesTheConsole(t *testing.T) {
 	must(t, chromedp.Do(ctx, chromedp.Navigate(base+"/bookings?from="+time.Now().In(e.loc).AddDate(0, 0, -7).Format("2006-01-02")+"&to="+wed.AddDate(0, 0, 7).Format("2006-01-02")),
 		chromedp.WaitVisible(heading("Bookings")), chromedp.SetValue(byID("state"), store.BookingPending)), "list")
 	press(t, ctx, "Filter")
-	if txt := bodyText(t, ctx); !strings.Contains(txt, p1.Reference) || !strings.Contains(txt, p2.Reference) || strings.Contains(txt, c.Reference) {
+	if txt := bodyText(t, ctx); !strings.Contains(txt, p1) || !strings.Contains(txt, p2) || strings.Contains(txt, c.Reference) {
 		t.Fatalf("pending list:\n%s", txt)
 	}
 	chromium.Shoot(t, ctx, shots, "console-bookings", true)
@@ -148,6 +163,9 @@ func TestOwnerDrivesTheConsole(t *testing.T) {
 	chromium.Shoot(t, ctx, shots, "console-time-off", true)
 	if after := slotsAt(t, replica, "stf-marcus-reid", "svc-classic-haircut", thu); contains(after, "10:00") || contains(after, "10:30") || !contains(after, "11:00") {
 		t.Fatalf("the other replica still offers the blocked time: %v", after)
+	}
+	if after := ag.slots("stf-marcus-reid", "svc-classic-haircut", thu); contains(after, "10:00") || contains(after, "10:30") || !contains(after, "11:00") {
+		t.Fatalf("check_business_availability still offers the blocked time: %v", after)
 	}
 
 	// Cancel Marcus's Wednesday booking with a reason.
@@ -173,16 +191,16 @@ func TestOwnerDrivesTheConsole(t *testing.T) {
 	}
 
 	// Confirm one pending booking, decline the other.
-	must(t, chromedp.Do(ctx, chromedp.Navigate(base+"/bookings/"+p1.Reference), chromedp.WaitVisible(button("Confirm the booking"))), "pending booking")
+	must(t, chromedp.Do(ctx, chromedp.Navigate(base+"/bookings/"+p1), chromedp.WaitVisible(button("Confirm the booking"))), "pending booking")
 	chromium.Shoot(t, ctx, shots, "console-pending", true)
 	press(t, ctx, "Confirm the booking")
 	if txt := bodyText(t, ctx); !strings.Contains(txt, "The booking is confirmed") {
 		t.Fatalf("after confirm:\n%s", txt)
 	}
-	must(t, chromedp.Do(ctx, chromedp.Navigate(base+"/bookings/"+p2.Reference), chromedp.WaitVisible(button("Decline the booking")),
+	must(t, chromedp.Do(ctx, chromedp.Navigate(base+"/bookings/"+p2), chromedp.WaitVisible(button("Decline the booking")),
 		chromedp.SendKeys(byID("reason-decline"), "Dana is fully booked.")), "second pending booking")
 	press(t, ctx, "Decline the booking")
-	for ref, want := range map[string]string{p1.Reference: store.BookingConfirmed, p2.Reference: store.BookingDeclined} {
+	for ref, want := range map[string]string{p1: store.BookingConfirmed, p2: store.BookingDeclined} {
 		if got, _ := s.GetBookingByReference(bg, ref); got.Status != want {
 			t.Fatalf("%s: %s, want %s", ref, got.Status, want)
 		}
@@ -198,7 +216,7 @@ func TestOwnerDrivesTheConsole(t *testing.T) {
 	if resp.Status != http.StatusConflict {
 		t.Fatalf("orphaning hours: %d", resp.Status)
 	}
-	if txt := bodyText(t, ctx); !strings.Contains(txt, p1.Reference) || !strings.Contains(txt, "Confirm the new hours") {
+	if txt := bodyText(t, ctx); !strings.Contains(txt, p1) || !strings.Contains(txt, "Confirm the new hours") {
 		t.Fatalf("orphans page:\n%s", txt)
 	}
 	chromium.Shoot(t, ctx, shots, "console-orphans", true)

@@ -2,6 +2,7 @@ package businessui_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/oauth2"
+
 	"github.com/linkslot/linkslot/authserver/authhttp"
 	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/booking"
@@ -21,6 +24,7 @@ import (
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/testkit"
+	"github.com/linkslot/linkslot/resourceserver/rshttp"
 )
 
 const password = "Console-Test-Passphrase-42"
@@ -218,4 +222,108 @@ func (c *client) post(path string, form url.Values) (*http.Response, string) {
 	}
 	f.Set(consent.CSRFField, tok)
 	return c.postRaw(path, f)
+}
+
+// agent is the demo person's linked MCP client: the resource server on the
+// same store (its own booking engine, so its own catalog cache, as another
+// replica's) and an access token linked through the real pages.
+type agent struct {
+	e        *env
+	endpoint string
+	token    string
+}
+
+func (e *env) linkAgent() *agent {
+	e.t.Helper()
+	ctx := context.Background()
+	const resource = "http://127.0.0.1:8081/mcp"
+	rsH, err := rshttp.New(ctx, rshttp.Deps{Store: e.store, Config: config.Config{Issuer: e.srv.URL, Resource: resource,
+		SecretKey: []byte("console-test-secret-key-console-test-secret"), RefreshIdle: time.Hour, RefreshAbsolute: 2 * time.Hour},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), NoRateLimits: true})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	rs := httptest.NewServer(rsH)
+	e.t.Cleanup(rs.Close)
+	tok, err := testkit.LinkThroughPages(ctx, testkit.LinkRequest{OAuth: &oauth2.Config{ClientID: demo.ClientID,
+		RedirectURL: "http://127.0.0.1:45681/callback", Scopes: demo.Client(time.Now()).AllowedScopes,
+		Endpoint: oauth2.Endpoint{AuthURL: e.srv.URL + "/oauth2/authorize", TokenURL: e.srv.URL + "/oauth2/token", AuthStyle: oauth2.AuthStyleInParams}},
+		Email: demo.AccountEmail, Password: password, Resource: resource})
+	if err != nil {
+		e.t.Fatalf("link the agent: %v", err)
+	}
+	return &agent{e: e, endpoint: rs.URL + "/mcp", token: tok.AccessToken}
+}
+
+// call makes one tools/call and answers its structured content and whether
+// it is an error result.
+func (a *agent) call(tool string, args map[string]any) (map[string]any, bool) {
+	a.e.t.Helper()
+	req, err := testkit.ToolCallRequest(context.Background(), a.endpoint, a.token, tool, args)
+	if err != nil {
+		a.e.t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var rpc struct {
+		Result struct {
+			IsError           bool           `json:"isError"`
+			StructuredContent map[string]any `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&rpc); err != nil || resp.StatusCode != http.StatusOK {
+		a.e.t.Fatalf("%s: %d %v", tool, resp.StatusCode, err)
+	}
+	return rpc.Result.StructuredContent, rpc.Result.IsError
+}
+
+// book creates a booking through summarize-then-confirm, as an agent does,
+// and answers its reference and status.
+func (a *agent) book(staffRef, serviceRef string, start time.Time, key string) (ref, status string) {
+	a.e.t.Helper()
+	args := map[string]any{"business_reference": demo.MemberBusiness, "service_reference": serviceRef,
+		"staff_reference": staffRef, "starts_at": start.Format(time.RFC3339)}
+	sum, isErr := a.call("create_my_booking", args)
+	if isErr || testkit.FindString(sum, "confirmed_summary") == "" {
+		a.e.t.Fatalf("create_my_booking preview: %v", sum)
+	}
+	out, isErr := a.call("create_my_booking", testkit.ConfirmedArgs(args, testkit.FindString(sum, "confirmed_summary"), key, "Yes, book it."))
+	if isErr {
+		a.e.t.Fatalf("create_my_booking: %v", out)
+	}
+	return testkit.FindString(out, "booking_reference"), testkit.FindString(out, "status")
+}
+
+// slots answers check_business_availability's start times (HH:MM, local)
+// of a staff member's service on a local date.
+func (a *agent) slots(staffRef, serviceRef, date string) []string {
+	a.e.t.Helper()
+	out, isErr := a.call("check_business_availability", map[string]any{"business_reference": demo.MemberBusiness,
+		"service_reference": serviceRef, "local_date": date, "with_staff_reference": staffRef})
+	if isErr {
+		a.e.t.Fatalf("check_business_availability: %v", out)
+	}
+	b, _ := json.Marshal(out)
+	var ans struct {
+		Availability struct {
+			Staff []struct {
+				Slots []struct {
+					StartsAt time.Time `json:"starts_at"`
+				} `json:"slots"`
+			} `json:"staff"`
+		} `json:"availability"`
+	}
+	if err := json.Unmarshal(b, &ans); err != nil {
+		a.e.t.Fatalf("availability answer: %v\n%s", err, b)
+	}
+	var hm []string
+	for _, st := range ans.Availability.Staff {
+		for _, sl := range st.Slots {
+			hm = append(hm, sl.StartsAt.Format("15:04"))
+		}
+	}
+	return hm
 }
