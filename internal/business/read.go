@@ -42,6 +42,8 @@ type BookingDetail struct {
 	Via       string
 	CreatedAt time.Time
 	Events    []store.BookingEvent
+	// RespondBy is when a pending booking is declined unanswered.
+	RespondBy *time.Time
 }
 
 // Filter selects bookings for the list and the calendars. From and To are
@@ -205,6 +207,14 @@ func (s *Service) Booking(ctx context.Context, m Membership, reference string) (
 	}
 	if d.Events, err = s.store.ListBookingEvents(ctx, b.ID); err != nil {
 		return BookingDetail{}, err
+	}
+	loc := Location(c.Business)
+	for i := range d.Events {
+		d.Events[i].At = d.Events[i].At.In(loc)
+	}
+	if b.RespondBy != nil {
+		t := b.RespondBy.In(loc)
+		d.RespondBy = &t
 	}
 	return d, nil
 }
