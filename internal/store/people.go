@@ -127,7 +127,8 @@ type AccountErasure interface {
 	// EraseAccount, in one transaction: ends every browser session,
 	// revokes every link with its token sessions, deletes the account's
 	// e-mail links, passkeys and activity, clears the notes of its
-	// bookings, turns off its calendar feed, and turns the account into a
+	// bookings, turns off its calendar feed, ends its memberships of
+	// businesses, and turns the account into a
 	// tombstone (address
 	// ErasedEmail, no password, disabled, DeletedAt = now). The bookings
 	// stay, for the businesses, without personal data.
