@@ -37,6 +37,8 @@ type MemberInvitation struct {
 }
 
 // Members stores the members of businesses and the invitations of staff.
+// The memberships of a deleted account (AccountErasure) are never read:
+// GetMember answers ErrNotFound and the listings leave them out.
 type Members interface {
 	// AddMember inserts a membership; a second one of the same account at
 	// the same business answers ErrAlreadyExists.

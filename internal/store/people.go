@@ -127,10 +127,10 @@ type AccountErasure interface {
 	// EraseAccount, in one transaction: ends every browser session,
 	// revokes every link with its token sessions, deletes the account's
 	// e-mail links, passkeys and activity, clears the notes of its
-	// bookings, turns off its calendar feed, ends its memberships of
-	// businesses, and turns the account into a
+	// bookings, turns off its calendar feed, and turns the account into a
 	// tombstone (address
 	// ErasedEmail, no password, disabled, DeletedAt = now). The bookings
-	// stay, for the businesses, without personal data.
+	// stay, for the businesses, without personal data. A tombstone's
+	// memberships of businesses are no longer read (Members).
 	EraseAccount(ctx context.Context, accountID string, now time.Time) error
 }

@@ -22,7 +22,8 @@ type memberRow struct {
 
 func (memberRow) TableName() string { return "business_members" }
 
-// memberListRow is a membership with its account's address.
+// memberListRow is a membership with its account's address. The listings
+// leave out the memberships of deleted accounts (tombstones).
 type memberListRow struct {
 	BusinessID string
 	AccountID  string
@@ -73,7 +74,7 @@ func (s *Store) GetMember(ctx context.Context, businessID, accountID string) (st
 func (s *Store) memberList(ctx context.Context) *gorm.DB {
 	return s.q(ctx).Table("business_members AS m").
 		Select("m.business_id, m.account_id, m.role, m.staff_id, m.created_at, a.email").
-		Joins("JOIN accounts a ON a.id = m.account_id")
+		Joins("JOIN accounts a ON a.id = m.account_id AND a.deleted_at IS NULL")
 }
 
 func (s *Store) members(db *gorm.DB) ([]store.Member, error) {

@@ -248,7 +248,6 @@ func (s *Store) EraseAccount(ctx context.Context, accountID string, now time.Tim
 			tx.Delete(&activityRow{}, "account_id = ?", accountID),
 			tx.Model(&bookingRow{}).Where("account_id = ? AND notes <> ''", accountID).Update("notes", ""),
 			tx.Model(&feedRow{}).Where("kind = ? AND account_id = ? AND revoked_at IS NULL", store.FeedAccount, accountID).Update("revoked_at", now),
-			tx.Delete(&memberRow{}, "account_id = ?", accountID), // business_members_account
 		}
 		if len(all) > 0 {
 			// An empty link id is no link: "link_id <> ''" keeps every
