@@ -24,7 +24,7 @@ type clock struct {
 	t  time.Time
 }
 
-func (c *clock) now() time.Time       { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
 
 // mailbox keeps the e-mails queued through it, in the caller's
