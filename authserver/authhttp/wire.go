@@ -9,6 +9,7 @@ import (
 	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/mail"
+	"github.com/linkslot/linkslot/internal/mutation"
 )
 
 // Wiring is what Wire needs besides Deps.
@@ -92,5 +93,12 @@ func Wire(ctx context.Context, d Deps, w Wiring) (http.Handler, *consentui.UI, e
 		return nil, nil, err
 	}
 	go svc.Notifications.Worker.Run(ctx)
+	if d.Leases != nil {
+		x, err := mutation.NewExpirer(mutation.Expirer{Service: svc.Mutations, Leases: d.Leases, Clock: d.Clock, Logger: d.Logger})
+		if err != nil {
+			return nil, nil, err
+		}
+		go x.Run(ctx)
+	}
 	return h, ui, nil
 }

@@ -79,9 +79,14 @@ const (
 // booking was not answered in time.
 const DeclinedUnanswered = "The business did not answer in time."
 
-// OpBusiness is the idempotency and Activity "tool" of a business action:
-// "business:" and the action.
+// OpBusiness is the Activity "tool" of a business action: "business:" and
+// the action.
 func OpBusiness(a BusinessAction) string { return "business:" + string(a) }
+
+// opBusinessKeys is the idempotency "tool" of every business action: one
+// key space per member, so that a key reused for another action or booking
+// answers idempotency_conflict.
+const opBusinessKeys = "business"
 
 // OpExpire is the Activity "tool" of the job's decline of an unanswered
 // booking.
@@ -153,7 +158,7 @@ func (s *Service) Business(ctx context.Context, m Member, r BusinessRequest) (Ou
 	if err != nil {
 		return Outcome{}, err
 	}
-	scope, op := "member:"+m.AccountID, OpBusiness(r.Action)
+	scope, op := "member:"+m.AccountID, opBusinessKeys
 	if raw, found, err := s.Keeper.Lookup(ctx, scope, op, r.IdempotencyKey, hash); err != nil {
 		return Outcome{}, err
 	} else if found {
@@ -180,7 +185,7 @@ func (s *Service) Business(ctx context.Context, m Member, r BusinessRequest) (Ou
 	var out Outcome
 	raw, replay, err := s.Keeper.Run(ctx, scope, op, r.IdempotencyKey, hash, func(tx Tx) ([]byte, error) {
 		o, err := s.applyBusiness(ctx, tx, plan, Caller{AccountID: plan.Current.AccountID, Channel: ChannelBusiness},
-			store.Activity{Tool: op, Arguments: activityArgs, IdempotencyKey: r.IdempotencyKey, Actor: m.Name})
+			store.Activity{Tool: OpBusiness(r.Action), Arguments: activityArgs, IdempotencyKey: r.IdempotencyKey, Actor: m.Name})
 		out = o
 		if err != nil {
 			return nil, err

@@ -223,12 +223,32 @@ func (s *Store) PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog,
 
 // replaceCredentials writes cs as a business's credentials through tx, in
 // order; a credential without UpdatedAt is stamped now.
+// A credential equal to one stored keeps that one's UpdatedAt, so that
+// importing the same file again does not make it look freshly updated.
 func replaceCredentials(tx *gorm.DB, businessID string, cs []store.Credential, now time.Time) ([]store.Credential, error) {
+	var old []credentialRow
+	if err := tx.Where("business_id = ?", businessID).Find(&old).Error; err != nil {
+		return nil, err
+	}
+	key := func(kind, name, issuer, number, until string) string {
+		return strings.Join([]string{kind, name, issuer, number, until}, "\x00")
+	}
+	kept := map[string]time.Time{}
+	for _, r := range old {
+		until := ""
+		if r.ValidUntil != nil {
+			until = *r.ValidUntil
+		}
+		kept[key(r.Kind, r.Name, r.Issuer, r.Number, until)] = store.UTC(r.UpdatedAt)
+	}
 	if err := tx.Delete(&credentialRow{}, "business_id = ?", businessID).Error; err != nil {
 		return nil, err
 	}
 	out := make([]store.Credential, len(cs))
 	for i, cr := range cs {
+		if t, ok := kept[key(cr.Kind, cr.Name, cr.Issuer, cr.Number, cr.ValidUntil)]; ok && cr.UpdatedAt.IsZero() {
+			cr.UpdatedAt = t
+		}
 		if cr.UpdatedAt.IsZero() {
 			cr.UpdatedAt = now
 		}
