@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -90,6 +91,27 @@ func testMembers(t *testing.T, s store.Store) {
 	}
 	if got, _ = s.GetMemberInvitation(ctx, "h1"); got.UsedAt == nil {
 		t.Fatal("used invitation has no used_at")
+	}
+
+	// The janitor's sweep: expired invitations go, used or not; live ones
+	// stay.
+	live := inv
+	live.TokenHash, live.ExpiresAt = "h-live", t0.Add(7*24*time.Hour)
+	must(t, s.CreateMemberInvitation(ctx, live))
+	old := inv
+	old.TokenHash = "h-old"
+	must(t, s.CreateMemberInvitation(ctx, old))
+	sw := sweeps(t, s)
+	sweepBatches(t, "SweepMemberInvitations", 2, func(limit int) (int64, error) {
+		return sw.SweepMemberInvitations(ctx, t0.Add(2*time.Hour), limit)
+	})
+	for _, h := range []string{"h1", "h-old"} {
+		if _, err := s.GetMemberInvitation(ctx, h); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("expired invitation %s survived the sweep: %v", h, err)
+		}
+	}
+	if _, err := s.GetMemberInvitation(ctx, "h-live"); err != nil {
+		t.Errorf("the sweep removed a live invitation: %v", err)
 	}
 }
 
