@@ -229,3 +229,34 @@ func TestOwnerDrivesTheConsole(t *testing.T) {
 	}
 	chromium.Shoot(t, ctx, shots, "console-members", true)
 }
+
+// TestStaffSeeTheirOwnCalendar signs in as staff@example.com (Dana
+// Kowalski): the day shows Dana's column only, the navigation no owners'
+// pages, and another staff member's booking is a page that does not exist.
+func TestStaffSeeTheirOwnCalendar(t *testing.T) {
+	ctx := chromium.New(t)
+	s := sqltest.SQLite(t)
+	e := newEnv(t, s)
+	shots := chromium.ScreenshotDir(t)
+	base := e.srv.URL + "/business/" + demo.MemberBusiness
+	wed := e.nextWeekday(time.Wednesday, 3, 0, 0)
+	e.book(demo.MemberStaff, "svc-hot-towel-shave", wed.Add(10*time.Hour), store.BookingConfirmed)
+	other := e.book("stf-marcus-reid", "svc-skin-fade", wed.Add(11*time.Hour), store.BookingConfirmed)
+
+	must(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/business"), chromedp.WaitVisible(heading("Sign in")),
+		chromedp.SendKeys(byID("email"), demo.StaffEmail), chromedp.SendKeys(byID("password"), password)), "sign in")
+	press(t, ctx, "Sign in")
+	must(t, chromedp.Do(ctx, chromedp.Navigate(base+"/day?date="+wed.Format("2006-01-02")), chromedp.WaitVisible(heading("Wednesday"))), "day")
+	txt := bodyText(t, ctx)
+	if !strings.Contains(txt, "Hot-towel shave") || strings.Contains(txt, "Marcus") || strings.Contains(txt, "Skin fade") ||
+		strings.Contains(txt, "Settings") || strings.Contains(txt, "Members") || !strings.Contains(txt, "staff") {
+		t.Fatalf("staff day:\n%s", txt)
+	}
+	chromium.Shoot(t, ctx, shots, "console-staff-day", true)
+	resp, err := chromedp.RunResponse(ctx, chromedp.Navigate(base+"/bookings/"+other.Reference))
+	must(t, err, "another staff member's booking")
+	if resp.Status != http.StatusNotFound {
+		t.Fatalf("another staff member's booking: %d, want 404", resp.Status)
+	}
+	chromium.Shoot(t, ctx, shots, "console-not-found", true)
+}
