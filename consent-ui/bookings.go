@@ -52,6 +52,9 @@ type bookingItem struct {
 	Payment   string // the payment state in words ("" for none)
 	Fee       string // the cancellation fee charged, for a cancelled booking
 	CancelURL string // upcoming bookings only
+	// RespondBy: a pending booking waits for the business's answer until
+	// this local instant (docs/reference.md "Bookings the business answers").
+	RespondBy string
 }
 
 type bookingsData struct {
@@ -92,6 +95,9 @@ func itemOf(v booking.BookingView) bookingItem {
 		Price: confirm.Money{Cents: v.PriceCents, Currency: v.Currency}.String()}
 	// The booking engine hands over instants in the business's zone.
 	it.When = confirm.LocalSpan(v.StartsAt, v.EndsAt, v.StartsAt.Location())
+	if v.Status == store.BookingPending && v.RespondBy != nil {
+		it.RespondBy = confirm.LocalInstant(*v.RespondBy, v.StartsAt.Location())
+	}
 	if v.Status == store.BookingCancelled {
 		it.Fee = "none"
 		if v.CancellationFeeCents > 0 {

@@ -143,6 +143,9 @@ func (s *Service) Business(ctx context.Context, m Member, r BusinessRequest) (Ou
 	default:
 		return Outcome{}, problem.Newf(problem.CodeInvalidArgument, "Unknown action %q: use confirm, decline, complete, no_show or cancel.", r.Action).WithField("action")
 	}
+	if r.Version < 1 {
+		return Outcome{}, problem.New(problem.CodeInvalidArgument, "The form does not say which version of the booking it showed; reload the page and try again.").WithField("version")
+	}
 	switch {
 	case r.IdempotencyKey == "":
 		return Outcome{}, problem.New(problem.CodeMissingIdempotencyKey, "The form has no idempotency key; reload the page and try again.").WithField(FieldIdempotencyKey)

@@ -212,6 +212,7 @@ func TestPendingAndBusinessActions(t *testing.T) {
 			{"unknown action", e.owner, act(ref, "archive", 1, "refusal-key-0000008"), "invalid_argument"},
 			{"no key", e.owner, act(ref, mutation.ActionConfirm, 1, ""), "missing_idempotency_key"},
 			{"short key", e.owner, act(ref, mutation.ActionConfirm, 1, "short"), "invalid_idempotency_key"},
+			{"no version", e.owner, act(ref, mutation.ActionConfirm, 0, "refusal-key-0000011"), "invalid_argument"},
 		}
 		acts := e.count(t, "activities")
 		for _, c := range refusals {
@@ -287,8 +288,16 @@ func TestPendingAndBusinessActions(t *testing.T) {
 		if pg, _ := e.engine.MyBookings(ctx, e.ann.ID, "cancelled", 10, 0); len(pg.Results) != 2 {
 			t.Fatalf("cancelled list (cancelled and declined): %+v", pg.Results)
 		}
-		// The person may still cancel a pending booking themselves (free).
+		// The person may still move a pending booking (it stays pending,
+		// answered by the same time) and cancel it themselves (free).
 		p3 := e.book(t, "svc-implant", "stf-ana", "2026-06-05T09:00:00-04:00", "pending-key-00000003")
+		mv := mutation.RescheduleRequest{BookingRef: p3.Booking.Reference, Grant: p3.Grant, StartsAt: at(t, "2026-06-05T11:00:00-04:00")}
+		mpre := must(t, "move preview")(svc.Reschedule(ctx, e.agent, mv, mutation.Confirmation{}))
+		moved := must(t, "move pending")(svc.Reschedule(ctx, e.agent, mv, confirmed(mpre.Summary, "move-pending-key-001")))
+		if moved.Booking.Status != store.BookingPending || moved.Booking.RespondBy == nil || !moved.Booking.RespondBy.Equal(*p3.Booking.RespondBy) {
+			t.Fatalf("moved pending booking: %+v", moved.Booking)
+		}
+		p3.Grant = moved.Grant
 		cpre := must(t, "cancel preview")(svc.Cancel(ctx, e.agent, mutation.CancelRequest{BookingRef: p3.Booking.Reference, Grant: p3.Grant}, mutation.Confirmation{}))
 		if c := must(t, "person cancels pending")(svc.Cancel(ctx, e.agent, mutation.CancelRequest{BookingRef: p3.Booking.Reference, Grant: p3.Grant},
 			confirmed(cpre.Summary, "cancel-own-key-00001"))); c.Status != mutation.StatusCancelled {

@@ -183,7 +183,7 @@ func (s *Store) ListStaffBookings(ctx context.Context, staffIDs []string, from, 
 	span, spanArgs := s.blockedSpanOverlaps("bookings", from, to)
 	err := s.q(ctx).Where("staff_id IN ? AND "+holding+" AND block_start < ? AND block_end > ?"+span,
 		append([]any{staffIDs, store.UTC(to), store.UTC(from)}, spanArgs...)...).
-		Order("block_start").Find(&rows).Error
+		Order("block_start, id").Find(&rows).Error
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -209,7 +209,7 @@ func (s *Store) StaffDay(ctx context.Context, reference string, staffIDs []strin
 FROM businesses b
 LEFT JOIN bookings k ON k.staff_id IN ? AND k.`+holding+` AND k.block_start < ? AND k.block_end > ?`+span+`
 WHERE b.reference = ?
-ORDER BY k.block_start`, append(args, reference)...).Rows()
+ORDER BY k.block_start, k.id`, append(args, reference)...).Rows()
 	if err != nil {
 		return store.StaffDay{}, translate(err)
 	}

@@ -85,7 +85,7 @@ FROM generate_series(0, ?) AS s, generate_series(1, 2500) AS d,
 func TestStaffBookingsAtScaleSQLite(t *testing.T) {
 	ctx := context.Background()
 	s := openSchemaAt(t, "sqlite", 8)
-	c := benchCatalog(t, s)
+	c := putCatalogBefore22(t, s, benchCatalogOf())
 	ids := make([]string, len(c.Staff))
 	for i, st := range c.Staff {
 		ids[i] = st.ID

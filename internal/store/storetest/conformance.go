@@ -42,6 +42,7 @@ func RunTests(t *testing.T, open func(t testing.TB) store.Store) {
 		{"Search", testSearch},
 		{"Bookings", testBookings},
 		{"BookingsConcurrent", testBookingsConcurrent},
+		{"PendingHolds", testPendingHolds},
 		{"AccountBookings", testAccountBookings},
 		{"Idempotency", testIdempotency},
 		{"IdempotencyConcurrent", testIdempotencyConcurrent},
