@@ -28,6 +28,8 @@ type Store interface {
 	Outbox
 	Webhooks
 	Feeds
+	Callbacks
+	Waitlist
 
 	// InTx runs fn with a Store bound to one transaction: everything fn
 	// writes commits together when it returns nil and rolls back otherwise.

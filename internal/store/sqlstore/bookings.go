@@ -89,6 +89,9 @@ func (s *Store) InsertBooking(ctx context.Context, b store.Booking) error {
 		if err := s.checkOverlap(tx, r); err != nil {
 			return err
 		}
+		if err := s.checkHeld(tx, r); err != nil {
+			return err
+		}
 		return tx.Create(&r).Error
 	})
 }
@@ -136,6 +139,11 @@ func (s *Store) UpdateBooking(ctx context.Context, id string, fn func(store.Book
 		}
 		if err := s.checkOverlap(tx, nr); err != nil {
 			return err
+		}
+		if moved := nr.StaffID != r.StaffID || !nr.BlockStart.Equal(r.BlockStart) || !nr.BlockEnd.Equal(r.BlockEnd) || r.Status != nr.Status; moved {
+			if err := s.checkHeld(tx, nr); err != nil {
+				return err
+			}
 		}
 		// SkipHooks: gorm's Save would otherwise overwrite updated_at with
 		// the wall clock, ignoring the caller's (possibly pinned) clock.
