@@ -132,7 +132,11 @@ func (s *Store) UpdateBooking(ctx context.Context, id string, fn func(store.Book
 			b.UpdatedAt = store.SystemClock()
 		}
 		nr := fromBooking(b)
-		if nr.Status == store.BookingConfirmed {
+		// A confirmed booking that leaves its slot (cancelled, moved) also
+		// takes the lock: the waitlist may hold the freed slot in this
+		// transaction (store.Waitlist HoldSlot), and a writer that took the
+		// lock first must not wait on this row while this one waits on it.
+		if nr.Status == store.BookingConfirmed || r.Status == store.BookingConfirmed {
 			if err := s.lockStaff(tx, r.StaffID, nr.StaffID); err != nil {
 				return err
 			}
@@ -181,9 +185,18 @@ func (s *Store) ListStaffBookings(ctx context.Context, staffIDs []string, from, 
 	}
 	var rows []bookingRow
 	span, spanArgs := s.blockedSpanOverlaps("bookings", from, to)
-	err := s.q(ctx).Where("staff_id IN ? AND status = ? AND block_start < ? AND block_end > ?"+span,
-		append([]any{staffIDs, store.BookingConfirmed, store.UTC(to), store.UTC(from)}, spanArgs...)...).
-		Order("block_start").Find(&rows).Error
+	args := append([]any{staffIDs, store.BookingConfirmed, store.UTC(to), store.UTC(from)}, spanArgs...)
+	args = append(args, store.BookingConfirmed, staffIDs, store.OfferHeld, store.UTC(to), store.UTC(from))
+	// A slot held for a waiting person (waitlist_offers) blocks like a
+	// booking, with the offer's id, until it is used or passed on
+	// (docs/design.md "The waitlist").
+	err := s.q(ctx).Raw(`SELECT `+bookingColumns+` FROM bookings
+WHERE staff_id IN ? AND status = ? AND block_start < ? AND block_end > ?`+span+`
+UNION ALL
+SELECT id, reference, business_id, service_id, staff_id, account_id, link_id, starts_at, ends_at, block_start, block_end,
+  ?, 1, '', 'none', 0, '', '', 0, created_at, updated_at, NULL
+FROM waitlist_offers WHERE staff_id IN ? AND status = ? AND block_start < ? AND block_end > ?
+ORDER BY block_start`, args...).Scan(&rows).Error
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -205,11 +218,18 @@ func (s *Store) StaffDay(ctx context.Context, reference string, staffIDs []strin
 	}
 	span, spanArgs := s.blockedSpanOverlaps("k", from, to)
 	args := append([]any{ids, store.BookingConfirmed, store.UTC(to), store.UTC(from)}, spanArgs...)
+	args = append(args, reference, ids, store.OfferHeld, store.UTC(to), store.UTC(from), reference)
+	// Held waitlist offers block as bookings do (ListStaffBookings).
 	rs, err := s.q(ctx).Raw(`SELECT b.id, b.updated_at, k.id, k.staff_id, k.block_start, k.block_end
 FROM businesses b
 LEFT JOIN bookings k ON k.staff_id IN ? AND k.status = ? AND k.block_start < ? AND k.block_end > ?`+span+`
 WHERE b.reference = ?
-ORDER BY k.block_start`, append(args, reference)...).Rows()
+UNION ALL
+SELECT b.id, b.updated_at, o.id, o.staff_id, o.block_start, o.block_end
+FROM businesses b
+JOIN waitlist_offers o ON o.staff_id IN ? AND o.status = ? AND o.block_start < ? AND o.block_end > ?
+WHERE b.reference = ?
+ORDER BY 5`, args...).Rows()
 	if err != nil {
 		return store.StaffDay{}, translate(err)
 	}
@@ -291,3 +311,7 @@ func (s *Store) ListBookingEvents(ctx context.Context, bookingID string) ([]stor
 	}
 	return out, nil
 }
+
+// bookingColumns are bookingRow's columns in its field order.
+const bookingColumns = `id, reference, business_id, service_id, staff_id, account_id, link_id, starts_at, ends_at, block_start, block_end,
+  status, version, notes, payment_state, price_cents, currency, cancel_reason, cancellation_fee_cents, created_at, updated_at, cancelled_at`
