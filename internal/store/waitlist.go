@@ -135,6 +135,9 @@ type Waitlist interface {
 	// staff member starting at start.
 	WasOffered(ctx context.Context, entryID, staffID string, start time.Time) (bool, error)
 	GetWaitlistOffer(ctx context.Context, reference string) (WaitlistOffer, error)
+	// LiveOfferOf returns the entry's held offer that has not run out at
+	// now; ErrNotFound when there is none.
+	LiveOfferOf(ctx context.Context, entryID string, now time.Time) (WaitlistOffer, error)
 	// UseWaitlistOffer marks a live offer used by bookingID and its entry
 	// booked: ErrConflict when the offer is no longer held at now.
 	UseWaitlistOffer(ctx context.Context, id, bookingID string, now time.Time) (WaitlistOffer, error)

@@ -398,3 +398,14 @@ func (s *Store) ListHeldOffers(ctx context.Context, staffIDs []string, from, to,
 	}
 	return out, nil
 }
+
+// LiveOfferOf implements store.Waitlist.
+func (s *Store) LiveOfferOf(ctx context.Context, entryID string, now time.Time) (store.WaitlistOffer, error) {
+	var r waitlistOfferRow
+	err := s.q(ctx).Where("entry_id = ? AND status = ? AND held_until > ?", entryID, store.OfferHeld, store.UTC(now)).
+		Order("created_at DESC").Take(&r).Error
+	if err != nil {
+		return store.WaitlistOffer{}, translate(err)
+	}
+	return toOffer(r), nil
+}
