@@ -274,19 +274,19 @@ func (s *Service) JoinWaitlist(ctx context.Context, tx WaitlistTx, p WaitlistPla
 // WaitlistView is a waitlist entry as the person sees it
 // (search_my_bookings status=waitlisted, My bookings).
 type WaitlistView struct {
-	Reference         string `json:"waitlist_reference"`
-	Status            string `json:"status" jsonschema:"waiting, or offered: a slot is held for the person (see offer)"`
-	BusinessReference string `json:"business_reference"`
-	BusinessName      string `json:"business_name"`
-	ServiceReference  string `json:"service_reference"`
-	ServiceName       string `json:"service_name"`
-	StaffReference    string `json:"staff_reference,omitempty" jsonschema:"only this staff member; absent: anyone who performs the service"`
-	StaffName         string `json:"staff_name,omitempty"`
-	TimeZone          string `json:"timezone"`
-	FromDate          string `json:"from_local_date"`
-	ToDate            string `json:"to_local_date"`
-	Earliest          string `json:"earliest_local_time"`
-	Latest            string `json:"latest_local_time"`
+	Reference         string     `json:"waitlist_reference"`
+	Status            string     `json:"status" jsonschema:"waiting, or offered: a slot is held for the person (see offer)"`
+	BusinessReference string     `json:"business_reference"`
+	BusinessName      string     `json:"business_name"`
+	ServiceReference  string     `json:"service_reference"`
+	ServiceName       string     `json:"service_name"`
+	StaffReference    string     `json:"staff_reference,omitempty" jsonschema:"only this staff member; absent: anyone who performs the service"`
+	StaffName         string     `json:"staff_name,omitempty"`
+	TimeZone          string     `json:"timezone"`
+	FromDate          string     `json:"from_local_date"`
+	ToDate            string     `json:"to_local_date"`
+	Earliest          string     `json:"earliest_local_time"`
+	Latest            string     `json:"latest_local_time"`
 	Offer             *OfferView `json:"offer,omitempty"`
 }
 
