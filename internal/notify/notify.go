@@ -50,8 +50,14 @@ const (
 	EventCancelled   = "booking.cancelled"
 )
 
-// Events lists every booking event type, the default of a webhook endpoint.
-var Events = []string{EventCreated, EventRescheduled, EventCancelled}
+// Events of callback requests and the waitlist (docs/reference.md §16).
+const (
+	EventCallbackRequested = "callback.requested"
+	EventWaitlistOffered   = "waitlist.offered"
+)
+
+// Events lists every event type, the default of a webhook endpoint.
+var Events = []string{EventCreated, EventRescheduled, EventCancelled, EventCallbackRequested, EventWaitlistOffered}
 
 // EventFor maps a booking engine action (create, reschedule, cancel) to its
 // event type.
