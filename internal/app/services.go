@@ -32,7 +32,7 @@ const IdempotencyTTL = 48 * time.Hour
 // cancels as the signed-in person); notifier nil sends nothing.
 func NewMutations(s store.Store, engine *booking.Service, grants mutation.Grants, notifier mutation.Notifier, clock store.Clock) *mutation.Service {
 	return &mutation.Service{Engine: engine, Grants: grants, Keeper: idempotency.New(s, mutation.InTx(s), clock, IdempotencyTTL),
-		Notifier: notifier, Clock: clock}
+		Notifier: notifier, Clock: clock, Accounts: s}
 }
 
 // AuthServices are the authorization server's domain services, each built
