@@ -160,16 +160,17 @@ type MyBookingsInput struct {
 
 // MyBookingsOutput is the answer of search_my_bookings.
 type MyBookingsOutput struct {
-	Results    []BookingOut `json:"results" jsonschema:"the person's bookings; upcoming soonest first, others latest first"`
-	HasMore    bool         `json:"has_more" jsonschema:"true when another page exists"`
-	NextOffset *int         `json:"next_offset" jsonschema:"offset of the next page, or null"`
-	Error      *ToolError   `json:"error,omitempty" jsonschema:"present only when the call failed"`
+	Results    []BookingOut           `json:"results" jsonschema:"the person's bookings; upcoming soonest first, others latest first"`
+	Waitlist   []booking.WaitlistView `json:"waitlist,omitempty" jsonschema:"status waitlisted: the person's waitlist entries, oldest first, each with its live offer (results is then empty)"`
+	HasMore    bool                   `json:"has_more" jsonschema:"true when another page exists"`
+	NextOffset *int                   `json:"next_offset" jsonschema:"offset of the next page, or null"`
+	Error      *ToolError             `json:"error,omitempty" jsonschema:"present only when the call failed"`
 }
 
 var myBookingsTool = &mcp.Tool{
 	Name:  SearchMyBookings,
 	Title: "List my bookings",
-	Description: `List the person's own bookings (never anyone else's) by status: upcoming (the default: not yet started, soonest first), past (started before now and not cancelled), cancelled, or all (latest first, like past and cancelled). Each carries booking_reference, business, service, staff, times with the business's UTC offset, price, status and its current grant (none once cancelled). Use it to find a booking; to show one booking before changing it, call get_my_booking, which also returns its current grant. Paged: while has_more, call again with offset = next_offset.
+	Description: `List the person's own bookings (never anyone else's) by status: upcoming (the default: not yet started, soonest first), past (started before now and not cancelled), cancelled, or all (latest first, like past and cancelled), or waitlisted (the person's waitlist entries from join_my_waitlist, in waitlist instead of results, each with the offer held for them if any: book it with create_my_booking and its offer_reference). Each booking carries booking_reference, business, service, staff, times with the business's UTC offset, price, status and its current grant (none once cancelled). Use it to find a booking; to show one booking before changing it, call get_my_booking, which also returns its current grant. Paged: while has_more, call again with offset = next_offset.
 Refusals: invalid_argument (field names the argument), rate_limited (wait retry_after_sec).`,
 	OutputSchema: listedOutput[MyBookingsOutput](),
 	Annotations:  readOnly(),
@@ -184,13 +185,16 @@ func (t *toolSet) myBookings(ctx context.Context, req *mcp.CallToolRequest, in M
 	switch status {
 	case "":
 		status = "upcoming"
-	case "upcoming", "past", "cancelled", "all":
+	case "upcoming", "past", "cancelled", "all", "waitlisted":
 	default:
-		return fail(invalidArg("status", "status must be upcoming, past, cancelled or all."))
+		return fail(invalidArg("status", "status must be upcoming, past, cancelled, waitlisted or all."))
 	}
 	limit, offset, e := pageArgs(in.Limit, in.Offset)
 	if e != nil {
 		return fail(e)
+	}
+	if status == "waitlisted" {
+		return t.myWaitlist(ctx, c, limit, offset)
 	}
 	page, err := t.d.Domain.MyBookings(ctx, c.AccountID, status, limit, offset)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/problem"
 )
 
@@ -36,10 +37,11 @@ var ErrorCodes = []string{
 	problem.CodeInvalidGrant, problem.CodeExpiredGrant, problem.CodeConfirmationRequired, problem.CodeSummaryChanged,
 	problem.CodeMissingIdempotencyKey, problem.CodeInvalidIdempotencyKey, problem.CodeIdempotencyConflict,
 	problem.CodeRateLimited, problem.CodeServerError,
+	problem.CodeOfferNotFound, problem.CodeOfferOtherLink, problem.CodeOfferLapsed, problem.CodeOfferMismatch,
 }
 
 // MyBookingStatuses are search_my_bookings' status values.
-var MyBookingStatuses = []string{"upcoming", "pending", "past", "cancelled", "all"}
+var MyBookingStatuses = []string{"upcoming", "pending", "past", "cancelled", "waitlisted", "all"}
 
 // Patterns of the listed input schemas.
 const (
@@ -57,6 +59,9 @@ const (
 	// IdempotencyKeyPattern is printable ASCII, space included
 	// (internal/confirm).
 	IdempotencyKeyPattern = `^[ -~]+$`
+	// LocalTimePattern is a time of day, HH:MM on the 24-hour clock, 24:00
+	// being the end of the day (join_my_waitlist).
+	LocalTimePattern = `^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$`
 )
 
 // argRules are the listed constraints of every argument, by name: one
@@ -82,6 +87,13 @@ var argRules = map[string]func(s *jsonschema.Schema){
 	"status": func(s *jsonschema.Schema) {
 		s.Enum, s.Default = anys(MyBookingStatuses), json.RawMessage(`"upcoming"`)
 	},
+	"from_local_date":        localDateArg,
+	"to_local_date":          localDateArg,
+	"earliest_local_time":    localTimeArg,
+	"latest_local_time":      localTimeArg,
+	"offer_reference":        reference,
+	"topic":                  func(s *jsonschema.Schema) { s.MinLength, s.MaxLength = ptr(1), ptr(booking.MaxTopic) },
+	"preferred_times":        func(s *jsonschema.Schema) { s.MaxLength = ptr(500) },
 	"notes":                  func(s *jsonschema.Schema) { s.MaxLength = ptr(500) },
 	"reason":                 func(s *jsonschema.Schema) { s.MaxLength = ptr(500) },
 	"confirmed_summary":      func(s *jsonschema.Schema) { s.MinLength = ptr(1) },
@@ -92,6 +104,10 @@ var argRules = map[string]func(s *jsonschema.Schema){
 }
 
 func reference(s *jsonschema.Schema) { s.Pattern = ReferencePattern }
+
+func localDateArg(s *jsonschema.Schema) { s.Pattern, s.Format = LocalDatePattern, "date" }
+
+func localTimeArg(s *jsonschema.Schema) { s.Pattern = LocalTimePattern }
 
 func instantArg(s *jsonschema.Schema) { s.Pattern, s.Format = InstantPattern, "date-time" }
 
