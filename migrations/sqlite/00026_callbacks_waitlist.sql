@@ -26,6 +26,9 @@ CREATE INDEX callback_requests_account ON callback_requests(account_id, created_
 -- A waitlist entry: a person waiting for a service at a business, with
 -- anyone or one staff member, between two local dates (inclusive) and
 -- within a time of day (minutes after local midnight, [earliest, latest)).
+-- position orders a business's entries first come, first served (one more
+-- than the business's highest when written; ties, which only concurrent
+-- joins can make, go by id).
 CREATE TABLE waitlist_entries (
     id           text PRIMARY KEY,
     reference    text NOT NULL UNIQUE,
@@ -39,11 +42,12 @@ CREATE TABLE waitlist_entries (
     earliest_min integer NOT NULL CHECK (earliest_min BETWEEN 0 AND 1440),
     latest_min   integer NOT NULL CHECK (latest_min BETWEEN 0 AND 1440),
     status       text NOT NULL CHECK (status IN ('waiting', 'offered', 'booked', 'left', 'expired')),
+    position     bigint NOT NULL DEFAULT 0,
     created_at   DATETIME NOT NULL,
     updated_at   DATETIME NOT NULL,
     CHECK (from_date <= to_date AND earliest_min < latest_min)
 );
-CREATE INDEX waitlist_entries_business ON waitlist_entries(business_id, status, created_at);
+CREATE INDEX waitlist_entries_business ON waitlist_entries(business_id, status, position);
 CREATE INDEX waitlist_entries_account ON waitlist_entries(account_id, status);
 
 -- An offer: a freed slot held for one waiting person until held_until.

@@ -100,6 +100,7 @@ type waitlistEntryRow struct {
 	EarliestMin int
 	LatestMin   int
 	Status      string
+	Position    int64
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 }
@@ -156,7 +157,18 @@ func (s *Store) InsertWaitlistEntry(ctx context.Context, e store.WaitlistEntry) 
 	if r.Status == "" {
 		r.Status = store.WaitlistWaiting
 	}
-	return translate(s.q(ctx).Create(&r).Error)
+	return s.tx(ctx, func(tx *gorm.DB) error {
+		var last *int64
+		if err := tx.Raw("SELECT MAX(position) FROM waitlist_entries WHERE business_id = ?", r.BusinessID).Scan(&last).Error; err != nil {
+			return err
+		}
+		if last != nil {
+			r.Position = *last + 1
+		} else {
+			r.Position = 1
+		}
+		return tx.Create(&r).Error
+	})
 }
 
 // GetWaitlistEntry implements store.Waitlist.
@@ -190,7 +202,7 @@ func (s *Store) ListAccountWaitlist(ctx context.Context, accountID string, limit
 func (s *Store) ListWaitingEntries(ctx context.Context, businessID string) ([]store.WaitlistEntry, error) {
 	var rows []waitlistEntryRow
 	err := s.q(ctx).Where("business_id = ? AND status = ?", businessID, store.WaitlistWaiting).
-		Order("created_at, id").Find(&rows).Error
+		Order("position, id").Find(&rows).Error
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -216,6 +228,7 @@ func (s *Store) UpdateWaitlistEntry(ctx context.Context, id string, fn func(stor
 		}
 		e.ID, e.Reference, e.CreatedAt = old.ID, old.Reference, old.CreatedAt
 		nr := fromEntry(e)
+		nr.Position = r.Position
 		if err := tx.Session(&gorm.Session{SkipHooks: true}).Save(&nr).Error; err != nil {
 			return err
 		}
