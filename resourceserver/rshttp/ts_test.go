@@ -133,7 +133,11 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	want := []string{"check_business_availability:ok", "check_business_availability:invalid_time", "search_my_bookings:ok",
 		"get_my_booking:booking_not_found", "check_my_booking_availability:booking_not_found"}
 	if strings.Contains(" "+res.Scope+" ", " bookings:write ") {
-		want = append(want, "create_my_booking:confirmation_required", "create_my_booking:summary_changed")
+		want = append(want, "create_my_booking:confirmation_required", "create_my_booking:summary_changed",
+			"request_business_callback:confirmation_required", "request_business_callback:requested",
+			"request_business_callback:replay", "request_business_callback:idempotency_conflict",
+			"join_my_waitlist:confirmation_required", "join_my_waitlist:waitlisted", "join_my_waitlist:replay",
+			"join_my_waitlist:idempotency_conflict")
 	}
 	for _, w := range want {
 		if !slices.Contains(res.Validated, w) {
