@@ -7,11 +7,14 @@ package mutation
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/confirm"
+	"github.com/linkslot/linkslot/internal/idempotency"
 	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 )
@@ -213,4 +216,68 @@ func (s *Service) SlotFreed(ctx context.Context, tx Tx, freed store.Booking) (*b
 		}
 	}
 	return o, nil
+}
+
+// OpLeaveWaitlist names leaving a waitlist (Activity, idempotency); only
+// the web offers it, so it is recorded as "web:leave_waitlist".
+const OpLeaveWaitlist = "leave_waitlist"
+
+// StatusLeft is the answer of LeaveWaitlist.
+const StatusLeft = "left"
+
+// LeaveWaitlist takes the caller off the list of one of their waitlist
+// entries (My bookings), in one transaction with its Activity entry, under
+// key (the form's, so a resent form replays). An offer the entry held
+// lapses and its slot passes to the next person waiting (SlotFreed).
+// booking_not_found-like answers: problem codes not_found (no such entry
+// of the caller's) and conflict (it is no longer on the list).
+func (s *Service) LeaveWaitlist(ctx context.Context, c Caller, reference, key string) (Outcome, error) {
+	if c.AccountID == "" {
+		return Outcome{}, errNoAccount
+	}
+	args := map[string]any{"waitlist_reference": reference}
+	hash, err := idempotency.ArgsHash(args)
+	if err != nil {
+		return Outcome{}, err
+	}
+	op := c.op(OpLeaveWaitlist)
+	summary := "Leave the waitlist: entry " + reference + "."
+	var out Outcome
+	raw, replay, err := s.Keeper.Run(ctx, c.scope(), op, key, hash, func(tx Tx) ([]byte, error) {
+		ent, held, err := tx.LeaveWaitlist(ctx, c.AccountID, reference, s.now())
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return nil, problem.New(problem.CodeNotFound, "You have no waitlist entry with that reference.")
+		case errors.Is(err, store.ErrConflict):
+			return nil, problem.New(problem.CodeConflict, "You are no longer on that waitlist.")
+		case err != nil:
+			return nil, fmt.Errorf("mutation: leave waitlist: %w", err)
+		}
+		sum := summary
+		if held != nil {
+			sum += " The time held for you was passed on."
+			if _, err := s.SlotFreed(ctx, tx, booking.OfferSpan(*held)); err != nil {
+				return nil, err
+			}
+		}
+		out = Outcome{Status: StatusLeft, Summary: sum, Waitlist: &booking.WaitlistView{Reference: ent.Reference, Status: ent.Status}}
+		resp, err := json.Marshal(storedOf(out))
+		if err != nil {
+			return nil, err
+		}
+		argJSON, _ := json.Marshal(args)
+		if err := tx.AddActivity(ctx, store.Activity{AccountID: c.AccountID, LinkID: c.LinkID, ClientID: c.ClientID, Via: c.via(),
+			Tool: op, Arguments: argJSON, Summary: sum, ConfirmationText: `Pressed "Leave the waitlist" on the Linkslot web page.`,
+			IdempotencyKey: key, Outcome: resp, RequestID: c.RequestID, CreatedAt: s.now()}); err != nil {
+			return nil, fmt.Errorf("activity: %w", err)
+		}
+		return resp, nil
+	})
+	if err != nil {
+		return Outcome{}, err
+	}
+	if replay {
+		return replayed(raw)
+	}
+	return out, nil
 }

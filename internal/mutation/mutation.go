@@ -232,6 +232,7 @@ type Tx interface {
 	booking.WaitlistTx
 	booking.FreedTx
 	NotifyTx
+	LeaveWaitlist(ctx context.Context, accountID, reference string, now time.Time) (store.WaitlistEntry, *store.WaitlistOffer, error)
 	GetAccount(ctx context.Context, id string) (store.Account, error)
 	AddActivity(ctx context.Context, a store.Activity) error
 }

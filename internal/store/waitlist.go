@@ -146,6 +146,11 @@ type Waitlist interface {
 	// concurrent callers never lapse the same offer (FOR UPDATE SKIP
 	// LOCKED on PostgreSQL).
 	LapseWaitlistOffers(ctx context.Context, now time.Time, limit int) ([]WaitlistOffer, error)
+	// LeaveWaitlist marks the person's entry left: ErrNotFound when the
+	// account has no entry with the reference, ErrConflict when it is no
+	// longer waiting or offered. An offer it held lapses with it and is
+	// returned, so that the caller passes its slot on (nil: none held).
+	LeaveWaitlist(ctx context.Context, accountID, reference string, now time.Time) (WaitlistEntry, *WaitlistOffer, error)
 	// ListHeldOffers returns the live offers at now of the staff members
 	// whose blocked span intersects [from, to).
 	ListHeldOffers(ctx context.Context, staffIDs []string, from, to, now time.Time) ([]WaitlistOffer, error)

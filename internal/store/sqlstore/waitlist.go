@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"gorm.io/gorm"
@@ -421,4 +422,42 @@ func (s *Store) LiveOfferOf(ctx context.Context, entryID string, now time.Time) 
 		return store.WaitlistOffer{}, translate(err)
 	}
 	return toOffer(r), nil
+}
+
+// LeaveWaitlist implements store.Waitlist.
+func (s *Store) LeaveWaitlist(ctx context.Context, accountID, reference string, now time.Time) (store.WaitlistEntry, *store.WaitlistOffer, error) {
+	var ent store.WaitlistEntry
+	var held *store.WaitlistOffer
+	t := store.UTC(now)
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		var r waitlistEntryRow
+		if err := lockFor(tx, s.dialect).Take(&r, "reference = ? AND account_id = ?", reference, accountID).Error; err != nil {
+			return err
+		}
+		if r.Status != store.WaitlistWaiting && r.Status != store.WaitlistOffered {
+			return store.ErrConflict
+		}
+		if err := tx.Model(&waitlistEntryRow{}).Where("id = ?", r.ID).
+			Updates(map[string]any{"status": store.WaitlistLeft, "updated_at": t}).Error; err != nil {
+			return err
+		}
+		var o waitlistOfferRow
+		err := lockFor(tx, s.dialect).Where("entry_id = ? AND status = ?", r.ID, store.OfferHeld).Take(&o).Error
+		switch {
+		case err == nil:
+			if err := tx.Model(&waitlistOfferRow{}).Where("id = ?", o.ID).
+				Updates(map[string]any{"status": store.OfferLapsed, "updated_at": t}).Error; err != nil {
+				return err
+			}
+			o.Status, o.UpdatedAt = store.OfferLapsed, t
+			off := toOffer(o)
+			held = &off
+		case !errors.Is(err, gorm.ErrRecordNotFound):
+			return err
+		}
+		r.Status, r.UpdatedAt = store.WaitlistLeft, t
+		ent = toEntry(r)
+		return nil
+	})
+	return ent, held, translate(err)
 }
