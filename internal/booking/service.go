@@ -35,6 +35,9 @@ type Store interface {
 	GetWaitlistOffer(ctx context.Context, reference string) (store.WaitlistOffer, error)
 	ListAccountWaitlist(ctx context.Context, accountID string, limit, offset int) ([]store.WaitlistEntry, error)
 	LiveOfferOf(ctx context.Context, entryID string, now time.Time) (store.WaitlistOffer, error)
+	ListBusinessBookings(ctx context.Context, f store.BusinessBookingFilter) ([]store.Booking, error)
+	ListDuePending(ctx context.Context, now time.Time, limit int) ([]store.Booking, error)
+	ListCredentials(ctx context.Context, businessID string) ([]store.Credential, error)
 }
 
 var _ Store = store.Store(nil)

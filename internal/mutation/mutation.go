@@ -22,6 +22,8 @@ type Channel string
 const (
 	ChannelAgent Channel = "agent" // an MCP client acting through a link
 	ChannelWeb   Channel = "web"   // the person, signed in on the web pages
+	// ChannelBusiness (business.go): a member of the business, in the
+	// business console.
 )
 
 // Caller is who asks for a change. AccountID is always set: the account the
@@ -35,7 +37,7 @@ type Caller struct {
 	RequestID string
 }
 
-func (c Caller) agent() bool { return c.Channel != ChannelWeb }
+func (c Caller) agent() bool { return c.Channel != ChannelWeb && c.Channel != ChannelBusiness }
 
 // scope is what idempotency keys are scoped to: the link for an agent, the
 // account for a person on the web.
@@ -268,6 +270,9 @@ type Engine interface {
 	PlanWaitlist(ctx context.Context, r booking.WaitlistRequest) (booking.WaitlistPlan, error)
 	JoinWaitlist(ctx context.Context, tx booking.WaitlistTx, p booking.WaitlistPlan) (store.WaitlistEntry, error)
 	SlotFreed(ctx context.Context, tx booking.FreedTx, freed store.Booking) (*booking.Offered, error)
+	PlanBusiness(ctx context.Context, r booking.BusinessRequest) (booking.BusinessPlan, error)
+	ApplyBusiness(ctx context.Context, tx booking.Tx, p booking.BusinessPlan) (store.Booking, error)
+	DuePending(ctx context.Context, limit int) ([]store.Booking, error)
 }
 
 // Grants issues and verifies booking grants (*grant.Issuer).
@@ -307,6 +312,18 @@ type Service struct {
 	// CallbackLimit limits executed callback requests per link (or per
 	// account on the web); nil: unlimited.
 	CallbackLimit Limiter
+	// InTx runs a transaction without an idempotency record: the expiry
+	// job's declines (ExpirePending), which the booking's own state makes
+	// happen once. Required for ExpirePending only.
+	InTx func(ctx context.Context, fn func(tx Tx) error) error
+}
+
+// Transact runs fn in one transaction seen as Tx.
+func (s *Service) Transact(ctx context.Context, fn func(tx Tx) error) error {
+	if s.InTx == nil {
+		return errors.New("mutation: no InTx to run a transaction in")
+	}
+	return s.InTx(ctx, fn)
 }
 
 // AccountReader reads accounts (store.Accounts).
@@ -608,7 +625,12 @@ func (s *Service) confirmOrExecute(ctx context.Context, m *call, facts booking.F
 			return Outcome{}, err
 		}
 		v := viewOf(facts, ch.After)
-		out := Outcome{Status: status, Summary: summary, Booking: &v, Grant: g}
+		st := status
+		if ch.Kind == KindCreated && ch.After.Status == store.BookingPending {
+			// The service requires the business's confirmation.
+			st = StatusPending
+		}
+		out := Outcome{Status: st, Summary: summary, Booking: &v, Grant: g}
 		if s.Notifier != nil {
 			if ch.Person, err = tx.GetAccount(ctx, ch.After.AccountID); err != nil {
 				return Outcome{}, fmt.Errorf("mutation: the booking's account: %w", err)

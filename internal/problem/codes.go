@@ -44,6 +44,11 @@ const (
 	// mutations of one booking race, and may answer it as summary_changed
 	// or invalid_grant. It wraps store.ErrConflict.
 	CodeBookingChanged = "booking_changed"
+	// CodeInvalidTransition: a business action the booking's state does
+	// not allow (confirm a confirmed booking, mark a future one a no-show,
+	// complete a cancelled one; docs/reference.md "Bookings the business
+	// answers"). Nothing changed.
+	CodeInvalidTransition = "invalid_transition"
 	// CodeServerError: an internal failure, logged; never with its detail.
 	CodeServerError = "server_error"
 )

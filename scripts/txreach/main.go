@@ -29,6 +29,7 @@ var interfaces = []string{
 	"internal/store.Tx",
 	"internal/store.Tokens",
 	"internal/admin.Tx",
+	"internal/business.Tx",
 	"internal/mutation.Tx",
 	"internal/mutation.NotifyTx",
 	"internal/notify.Tx",

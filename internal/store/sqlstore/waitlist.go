@@ -254,7 +254,7 @@ func (s *Store) heldOver(tx *gorm.DB, staffID, accountID string, from, to, now t
 // someone else. The caller holds the staff member's lock (lockStaff on
 // PostgreSQL; SQLite's write lock), under which offers are also written.
 func (s *Store) checkHeld(tx *gorm.DB, b bookingRow) error {
-	if b.Status != store.BookingConfirmed {
+	if !store.HoldsSlot(b.Status) {
 		return nil
 	}
 	now := b.UpdatedAt
@@ -283,7 +283,7 @@ func (s *Store) HoldSlot(ctx context.Context, o store.WaitlistOffer) error {
 		}
 		var n int64
 		if err := tx.Model(&bookingRow{}).
-			Where("staff_id = ? AND status = ? AND block_start < ? AND block_end > ?", r.StaffID, store.BookingConfirmed, r.BlockEnd, r.BlockStart).
+			Where("staff_id = ? AND "+holding+" AND block_start < ? AND block_end > ?", r.StaffID, r.BlockEnd, r.BlockStart).
 			Limit(1).Count(&n).Error; err != nil {
 			return err
 		}

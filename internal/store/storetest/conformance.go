@@ -57,6 +57,8 @@ func RunTests(t *testing.T, open func(t testing.TB) store.Store) {
 		{"OutboxConcurrentLease", testOutboxConcurrent},
 		{"WebhookEndpoints", testWebhookEndpoints},
 		{"CalendarFeeds", testCalendarFeeds},
+		{"Members", testMembers},
+		{"Console", testConsole},
 		{"InTx", testInTx},
 		{"Ping", testPing},
 		{"Faults", testFaults},

@@ -255,7 +255,11 @@ func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in Creat
 	o, err := t.d.Mutations.Create(ctx, agentCaller(ctx, c), mutation.CreateRequest{BusinessRef: in.BusinessReference,
 		ServiceRef: in.ServiceReference, StaffRef: in.StaffReference, StartsAt: start, Notes: in.Notes,
 		OfferRef: in.OfferReference}, in.fields())
-	return t.render(ctx, CreateMyBooking, o, err, "Booked. Tell the person it is confirmed; keep booking.grant to reschedule or cancel it later.")
+	done := "Booked. Tell the person it is confirmed; keep booking.grant to reschedule or cancel it later."
+	if o.Status == mutation.StatusPending && !o.Replay || o.Booking != nil && o.Booking.Status == mutation.StatusPending {
+		done = "Requested. Tell the person the business must confirm it: the time is held until booking.respond_by, and they will get an e-mail with the answer (unanswered by then, it is declined). Keep booking.grant to cancel it."
+	}
+	return t.render(ctx, CreateMyBooking, o, err, done)
 }
 
 // ---- reschedule_my_booking ----

@@ -137,7 +137,7 @@ type BookingOut struct {
 
 func (t *toolSet) withGrant(ctx context.Context, c caller, v booking.BookingView) BookingOut {
 	out := BookingOut{BookingView: v}
-	if t.d.Grants == nil || v.Status == "cancelled" || c.LinkID == "" {
+	if t.d.Grants == nil || v.Status == "cancelled" || v.Status == "declined" || c.LinkID == "" {
 		return out
 	}
 	g, err := t.d.Grants.IssueFor(ctx, v.Record, c.LinkID)
@@ -170,7 +170,7 @@ type MyBookingsOutput struct {
 var myBookingsTool = &mcp.Tool{
 	Name:  SearchMyBookings,
 	Title: "List my bookings",
-	Description: `List the person's own bookings (never anyone else's) by status: upcoming (the default: not yet started, soonest first), past (started before now and not cancelled), cancelled, or all (latest first, like past and cancelled), or waitlisted (the person's waitlist entries from join_my_waitlist, in waitlist instead of results, each with the offer held for them if any: book it with create_my_booking and its offer_reference). Each booking carries booking_reference, business, service, staff, times with the business's UTC offset, price, status and its current grant (none once cancelled). Use it to find a booking; to show one booking before changing it, call get_my_booking, which also returns its current grant. Paged: while has_more, call again with offset = next_offset.
+	Description: `List the person's own bookings (never anyone else's) by status: upcoming (the default: not yet started, pending and confirmed, soonest first), pending (waiting for the business to confirm by respond_by; the time is held), past (started before now and not cancelled), cancelled (cancelled and declined), or all (latest first, like past and cancelled), or waitlisted (the person's waitlist entries from join_my_waitlist, in waitlist instead of results, each with the offer held for them if any: book it with create_my_booking and its offer_reference). Each booking carries booking_reference, business, service, staff, times with the business's UTC offset, price, status and its current grant (none once cancelled). Use it to find a booking; to show one booking before changing it, call get_my_booking, which also returns its current grant. Paged: while has_more, call again with offset = next_offset.
 Refusals: invalid_argument (field names the argument), rate_limited (wait retry_after_sec).`,
 	OutputSchema: listedOutput[MyBookingsOutput](),
 	Annotations:  readOnly(),
@@ -185,9 +185,9 @@ func (t *toolSet) myBookings(ctx context.Context, req *mcp.CallToolRequest, in M
 	switch status {
 	case "":
 		status = "upcoming"
-	case "upcoming", "past", "cancelled", "all", "waitlisted":
+	case "upcoming", "past", "cancelled", "pending", "all", "waitlisted":
 	default:
-		return fail(invalidArg("status", "status must be upcoming, past, cancelled, waitlisted or all."))
+		return fail(invalidArg("status", "status must be upcoming, past, cancelled, pending, waitlisted or all."))
 	}
 	limit, offset, e := pageArgs(in.Limit, in.Offset)
 	if e != nil {
