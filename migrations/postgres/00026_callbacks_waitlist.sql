@@ -49,6 +49,7 @@ CREATE TABLE waitlist_entries (
 );
 CREATE INDEX waitlist_entries_business ON waitlist_entries(business_id, status, position);
 CREATE INDEX waitlist_entries_account ON waitlist_entries(account_id, status);
+CREATE INDEX waitlist_entries_service ON waitlist_entries(service_id);
 
 -- An offer: a freed slot held for one waiting person until held_until.
 -- No two held offers of one staff member overlap, whichever replica writes
@@ -79,6 +80,7 @@ CREATE TABLE waitlist_offers (
 );
 CREATE INDEX waitlist_offers_held ON waitlist_offers(status, held_until);
 CREATE INDEX waitlist_offers_entry ON waitlist_offers(entry_id);
+CREATE INDEX waitlist_offers_business ON waitlist_offers(business_id);
 
 -- +goose Down
 DROP TABLE waitlist_offers;
