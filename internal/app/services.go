@@ -10,8 +10,8 @@ import (
 
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/booking"
-	"github.com/linkslot/linkslot/internal/callbacks"
 	"github.com/linkslot/linkslot/internal/business"
+	"github.com/linkslot/linkslot/internal/callbacks"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/feed"
