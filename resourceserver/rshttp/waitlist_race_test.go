@@ -264,3 +264,46 @@ func TestWaitlistRacePostgres(t *testing.T) {
 	}
 	t.Logf("25 cancellations and 25 competing bookings on two servers: %d offers, all booked by their person; %d times won by competitors", 10, won.Load())
 }
+
+// TestCallbackLimitAcrossServersPostgres: the limit on callback requests
+// per link is one limit for every replica. Two resource servers share it
+// through the database (rate_windows): two requests confirmed through the
+// first server use the link's hour, and a third through the second server
+// answers rate_limited and sends nothing.
+func TestCallbackLimitAcrossServersPostgres(t *testing.T) {
+	s1 := sqltest.Postgres(t)
+	ctx := context.Background()
+	e := newEnv(t, envOpts{store: s1, callbacks: &rshttp.Limit{PerSecond: 2.0 / 3600, Burst: 2}})
+	// The first server was built without shared windows; build both anew
+	// the way a PostgreSQL deployment does (app.SharedRateWindows).
+	var servers []string
+	for i := 0; i < 2; i++ {
+		deps := e.deps
+		deps.RateWindows = s1
+		h, err := rshttp.New(ctx, deps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		servers = append(servers, srv.Listener.Addr().String())
+	}
+	one, two := e.agentAt(e.account, e.link, servers[0]), e.agentAt(e.account, e.link, servers[1])
+	ask := func(ag agent, topic, key string) handoff {
+		args := map[string]any{"business_reference": "biz-brightcut-barbers", "topic": topic}
+		pre := ag.hcall(tools.RequestBusinessCallback, args)
+		return ag.hcall(tools.RequestBusinessCallback, confirmed(args, pre.ConfirmedSummary, key))
+	}
+	for i, topic := range []string{"A quote", "Gift cards"} {
+		if a := ask(one, topic, fmt.Sprintf("limit-key-%02d-xxxxxxxx", i)); a.Status != "requested" {
+			t.Fatalf("request %d: %s", i, a.raw)
+		}
+	}
+	third := ask(two, "Parking", "limit-key-02-xxxxxxxx")
+	if !third.isError || third.code() != "rate_limited" || third.Error.RetryAfterSec < 1 {
+		t.Fatalf("third request through the other server: %s", third.raw)
+	}
+	if n := e.count("callback_requests"); n != 2 {
+		t.Fatalf("%d callback requests, want 2", n)
+	}
+}
