@@ -30,8 +30,9 @@ type Offered struct {
 }
 
 // SlotFreed is the waitlist's one entry point: call it inside the
-// transaction that frees a confirmed booking's slot (a cancellation, a
-// move, a decline; time off removed with a span of the staff member). It
+// transaction that frees a booking's slot (a cancellation, a move, a
+// decline), with the booking as it was, or with a lapsed offer's slot
+// (OfferSpan). The candidate start is freed.StartsAt. It
 // offers the slot to the first waiting person whose entry it matches — the
 // service fits in the freed span with its buffers, the staff member is the
 // one asked for (or anyone) and performs it, the local date and time of day

@@ -199,9 +199,9 @@ func (s *Service) JoinWaitlist(ctx context.Context, c Caller, r WaitlistRequest,
 }
 
 // SlotFreed is the waitlist's entry point for every change that frees a
-// confirmed booking's slot: call it inside that change's transaction with
-// the booking as it was (a cancellation, a move, a decline by the business;
-// for time off removed, a booking-shaped span of the staff member). The
+// booking's slot: call it inside that change's transaction with the booking
+// as it was. Cancel, Reschedule, the business channel's decline and cancel
+// (applyBusiness, the expiry job included) and LeaveWaitlist call it. The
 // first waiting person it matches is offered the slot and told, in the same
 // transaction (booking.Service.SlotFreed decides; docs/design.md "The
 // waitlist").
