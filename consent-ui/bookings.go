@@ -38,6 +38,7 @@ var bookingTabs = []struct{ Status, Label, Empty string }{
 	{"upcoming", "Upcoming", "No upcoming bookings. When you book through an app, the appointment appears here."},
 	{"past", "Past", "No past bookings yet."},
 	{"cancelled", "Cancelled", "No cancelled bookings."},
+	{"waitlisted", "Waitlist", "You are on no waitlist. When an app puts you on one, it appears here, with any time held for you."},
 }
 
 type bookingTab struct {
@@ -57,10 +58,21 @@ type bookingItem struct {
 	RespondBy string
 }
 
+// waitlistItem is one waitlist entry on the Waitlist tab (docs/reference.md
+// §16), with a form to leave it.
+type waitlistItem struct {
+	booking.WaitlistView
+	Window string // the dates and time of day in words
+	Offer  string // the time held for the person, in words ("" for none)
+	Key    string // a fresh idempotency key for the leave form
+}
+
 type bookingsData struct {
 	Tabs             []bookingTab
 	Status, Empty    string
 	Items            []bookingItem
+	Waitlist         []waitlistItem
+	Notice           string
 	Page             int
 	PrevURL, NextURL string
 }
@@ -130,6 +142,10 @@ func (u *UI) getBookings(w http.ResponseWriter, r *http.Request) {
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	if page < 1 || page > 1000 {
 		page = 1
+	}
+	if status == "waitlisted" {
+		u.waitlistTab(w, r, acct, d, page, "")
+		return
 	}
 	p, err := u.bookings.MyBookings(r.Context(), acct.ID, status, bookingsPerPage, (page-1)*bookingsPerPage)
 	if err != nil {

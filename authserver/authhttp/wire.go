@@ -64,7 +64,7 @@ func Wire(ctx context.Context, d Deps, w Wiring) (http.Handler, *consentui.UI, e
 		// The business console (docs/reference.md §16), over the same
 		// sessions and the process's one mutation service.
 		console, err := businessui.New(businessui.Config{Service: svc.Business, Actions: businessui.MutationActions{Mutations: svc.Mutations},
-			UI: ui, Logger: d.Logger, Clock: d.Clock})
+			Callbacks: svc.Callbacks, UI: ui, Logger: d.Logger, Clock: d.Clock})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -59,7 +59,8 @@ func TestEveryRouteRefusesTheWrongMember(t *testing.T) {
 		// staffMay are the routes the staff member may use (on their own
 		// calendar); the rest answer them 404.
 		staffMay := map[string]bool{"/business/{biz}": true, "/business/{biz}/day": true, "/business/{biz}/week": true,
-			"/business/{biz}/bookings": true, "/business/{biz}/time-off": true}
+			"/business/{biz}/bookings": true, "/business/{biz}/time-off": true,
+			"/business/{biz}/callbacks": true, "/business/{biz}/callbacks/{ref}/done": true}
 
 		anon := e.anonymous()
 		outsider := e.signIn(outsiderEmail)

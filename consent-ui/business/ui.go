@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/linkslot/linkslot/internal/business"
+	"github.com/linkslot/linkslot/internal/callbacks"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
@@ -40,6 +41,7 @@ var staticFS embed.FS
 type Handler struct {
 	svc     *business.Service
 	actions Actions
+	inbox   *callbacks.Inbox
 	ui      consent.UI
 	log     *slog.Logger
 	clock   store.Clock
@@ -55,6 +57,9 @@ type Config struct {
 	Service *business.Service
 	// Actions changes bookings (the mutation service's business channel).
 	Actions Actions
+	// Callbacks is the inbox of callback requests (nil: the Callbacks
+	// page says there is none).
+	Callbacks *callbacks.Inbox
 	// UI supplies the signed-in account, CSRF tokens, sign-in redirects
 	// and error pages (consentui.UI does).
 	UI     consent.UI
@@ -78,7 +83,7 @@ func New(c Config) (*Handler, error) {
 		return nil, err
 	}
 	static, _ := fs.Sub(staticFS, "static")
-	h := &Handler{svc: c.Service, actions: c.Actions, ui: c.UI, log: c.Logger, clock: c.Clock, pages: pages, mux: http.NewServeMux(),
+	h := &Handler{svc: c.Service, actions: c.Actions, inbox: c.Callbacks, ui: c.UI, log: c.Logger, clock: c.Clock, pages: pages, mux: http.NewServeMux(),
 		static: http.StripPrefix("/business/static/", http.FileServerFS(static))}
 	for _, rt := range Routes {
 		h.mux.HandleFunc(rt.Method+" "+rt.Pattern, h.handlerOf(rt))
@@ -111,6 +116,8 @@ var Routes = []Route{
 	{Method: "GET", Pattern: "/business/{biz}/time-off", name: "time-off"},
 	{Method: "POST", Pattern: "/business/{biz}/time-off", name: "time-off-post"},
 	{Method: "POST", Pattern: "/business/{biz}/time-off/{id}/remove", name: "time-off-remove"},
+	{Method: "GET", Pattern: "/business/{biz}/callbacks", name: "callbacks"},
+	{Method: "POST", Pattern: "/business/{biz}/callbacks/{ref}/done", name: "callback-done"},
 	{Method: "GET", Pattern: "/business/{biz}/settings", Owner: true, name: "settings"},
 	{Method: "POST", Pattern: "/business/{biz}/hours", Owner: true, name: "hours-post"},
 	{Method: "POST", Pattern: "/business/{biz}/services/{svc}", Owner: true, name: "service-post"},
@@ -120,7 +127,7 @@ var Routes = []Route{
 	{Method: "POST", Pattern: "/business/{biz}/members/{account}/remove", Owner: true, name: "member-remove"},
 }
 
-var pageNames = []string{"home", "join", "day", "week", "bookings", "booking", "time_off", "settings", "members", "orphans"}
+var pageNames = []string{"home", "join", "day", "week", "bookings", "booking", "time_off", "settings", "members", "orphans", "callbacks"}
 
 func parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{"path": url.PathEscape, "money": money, "label": stateLabel, "lower": strings.ToLower, "amount": amount}
@@ -271,6 +278,10 @@ func (h *Handler) route(name string) pageFunc {
 		return h.postTimeOff
 	case "time-off-remove":
 		return h.postTimeOffRemove
+	case "callbacks":
+		return h.getCallbacks
+	case "callback-done":
+		return h.postCallbackDone
 	case "settings":
 		return h.getSettings
 	case "hours-post":
@@ -340,6 +351,8 @@ func redirect(w http.ResponseWriter, r *http.Request, to, done string) {
 var notices = map[string]string{
 	"time-off":         "The time off is blocked: no new booking can take it.",
 	"time-off-removed": "The time off was removed: its time can be booked again.",
+	"callback-done":    "The request is marked done. The person is told by e-mail.",
+	"callback-gone":    "That request was already done, or is not this business's; nothing changed.",
 	"hours":            "The opening hours were saved. The next availability answer uses them.",
 	"service":          "The service was saved. Booked appointments keep their times.",
 	"policies":         "The booking rules were saved.",

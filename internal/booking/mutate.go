@@ -119,10 +119,21 @@ func (s *Service) PlanCreate(ctx context.Context, r CreateRequest) (CreatePlan, 
 	if err != nil {
 		return CreatePlan{}, fmt.Errorf("list bookings: %w", err)
 	}
+	// A slot held for the person by a waitlist offer blocks everyone but
+	// them: the offer's own span is ignored for its holder.
+	var offer *store.WaitlistOffer
+	ignore := ""
+	if r.OfferRef != "" {
+		o, err := s.offerFor(ctx, r, e, sv, now)
+		if err != nil {
+			return CreatePlan{}, err
+		}
+		offer, ignore = &o, o.ID
+	}
 	var st *store.Staff
 	var verr error = errSlotTaken(nil)
 	for _, cand := range sts { // sts is in reference order
-		if err := e.validate(cand, sv, start, bks, "", now); err == nil {
+		if err := e.validate(cand, sv, start, bks, ignore, now); err == nil {
 			st, verr = cand, nil
 			break
 		} else {
@@ -144,7 +155,7 @@ func (s *Service) PlanCreate(ctx context.Context, r CreateRequest) (CreatePlan, 
 		}
 		status, respondBy = store.BookingPending, &t
 	}
-	p := CreatePlan{Request: r, entry: e,
+	p := CreatePlan{Request: r, entry: e, Offer: offer,
 		Booking: store.Booking{BusinessID: e.cat.Business.ID, ServiceID: sv.ID, StaffID: st.ID, AccountID: r.AccountID,
 			LinkID: r.LinkID, StartsAt: start, EndsAt: end, BlockStart: bs, BlockEnd: be, Status: status,
 			Version: 1, Notes: r.Notes, PaymentState: store.PaymentNone, PriceCents: sv.PriceCents, Currency: sv.Currency,
@@ -170,6 +181,7 @@ type Tx interface {
 	InsertBooking(ctx context.Context, b store.Booking) error
 	UpdateBooking(ctx context.Context, id string, fn func(store.Booking) (store.Booking, error)) (store.Booking, error)
 	AddBookingEvent(ctx context.Context, e store.BookingEvent) error
+	UseWaitlistOffer(ctx context.Context, id, bookingID string, now time.Time) (store.WaitlistOffer, error)
 }
 
 var _ Tx = store.Store(nil)
@@ -201,7 +213,11 @@ func (s *Service) Create(ctx context.Context, tx Tx, p CreatePlan) (store.Bookin
 		return store.Booking{}, errors.New("booking: Create needs a plan from PlanCreate")
 	}
 	b := p.Booking
-	if err := s.recheck(ctx, tx, p.entry, b, ""); err != nil {
+	ignore := ""
+	if p.Offer != nil {
+		ignore = p.Offer.ID
+	}
+	if err := s.recheck(ctx, tx, p.entry, b, ignore); err != nil {
 		return store.Booking{}, err
 	}
 	now := s.now()
@@ -225,6 +241,15 @@ func (s *Service) Create(ctx context.Context, tx Tx, p CreatePlan) (store.Bookin
 		return store.Booking{}, errSlotTaken(err)
 	case err != nil:
 		return store.Booking{}, fmt.Errorf("insert booking: %w", err)
+	}
+	if p.Offer != nil {
+		// The offer is used in the booking's transaction: of two uses, or a
+		// use and its lapse, exactly one commits.
+		if _, err := tx.UseWaitlistOffer(ctx, p.Offer.ID, b.ID, now); errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+			return store.Booking{}, fieldErr(problem.CodeOfferLapsed, "offer_reference", "Offer %s is no longer held (it ran out, or was used or passed on). Call check_business_availability for open times.", p.Offer.Reference)
+		} else if err != nil {
+			return store.Booking{}, fmt.Errorf("use offer: %w", err)
+		}
 	}
 	if err := tx.AddBookingEvent(ctx, store.BookingEvent{BookingID: b.ID, Version: 1, Action: "created",
 		StaffID: b.StaffID, StartsAt: b.StartsAt, EndsAt: b.EndsAt, At: now}); err != nil {

@@ -165,6 +165,9 @@ type CreateRequest struct {
 	StaffRef    string // empty: the first staff member (by reference) free at StartsAt
 	StartsAt    time.Time
 	Notes       string // at most MaxNotes characters; visible to the business
+	// OfferRef books the slot a waitlist offer holds for the person
+	// (offer_reference); empty: an ordinary booking.
+	OfferRef string
 }
 
 // RescheduleRequest asks to move a booking.
@@ -225,6 +228,8 @@ type CreatePlan struct {
 	Request CreateRequest
 	Facts   Facts
 	Booking store.Booking // the row Create will insert (without id/reference)
+	// Offer is the waitlist offer the booking uses (OfferRef), or nil.
+	Offer *store.WaitlistOffer
 
 	entry *catalogEntry
 }

@@ -227,6 +227,13 @@ func (s *Service) applyBusiness(ctx context.Context, tx Tx, plan booking.Busines
 	if err != nil {
 		return Outcome{}, err
 	}
+	if store.HoldsSlot(plan.Current.Status) && !store.HoldsSlot(b.Status) {
+		// A decline or a cancellation by the business frees the slot:
+		// the waitlist's entry point (docs/design.md "The waitlist").
+		if _, err := s.SlotFreed(ctx, tx, plan.Current); err != nil {
+			return Outcome{}, err
+		}
+	}
 	kind, status := businessKind(plan.Request.Action)
 	summary, err := confirm.ForBusiness(plan.Facts, status)
 	if err != nil {

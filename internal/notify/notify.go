@@ -59,9 +59,15 @@ const (
 	EventNoShow    = "booking.no_show"
 )
 
-// Events lists every booking event type, the default of a webhook endpoint.
+// Events of callback requests and the waitlist (docs/reference.md §16).
+const (
+	EventCallbackRequested = "callback.requested"
+	EventWaitlistOffered   = "waitlist.offered"
+)
+
+// Events lists every event type, the default of a webhook endpoint.
 var Events = []string{EventCreated, EventRescheduled, EventCancelled, EventPending, EventConfirmed, EventDeclined,
-	EventCompleted, EventNoShow}
+	EventCompleted, EventNoShow, EventCallbackRequested, EventWaitlistOffered}
 
 // EventFor maps a booking engine action (create, reschedule, cancel) to its
 // event type.

@@ -53,6 +53,23 @@ const (
 	CodeServerError = "server_error"
 )
 
+// Waitlist offer codes (create_my_booking with offer_reference,
+// docs/reference.md §16 "Waitlist").
+const (
+	// CodeOfferNotFound: no offer has the reference, or it is another
+	// person's (indistinguishable, as booking_not_found).
+	CodeOfferNotFound = "offer_not_found"
+	// CodeOfferOtherLink: the person's offer was made to another
+	// connection (the link that joined the waitlist).
+	CodeOfferOtherLink = "offer_other_link"
+	// CodeOfferLapsed: the offer's time ran out, or it was used or passed
+	// on; the slot is no longer held.
+	CodeOfferLapsed = "offer_lapsed"
+	// CodeOfferMismatch: the booking asked for is not the offered slot
+	// (business, service, staff member or start differ).
+	CodeOfferMismatch = "offer_mismatch"
+)
+
 // Administration codes (the admin service, its JSON API and pages).
 const (
 	CodeNotFound      = "not_found"

@@ -28,6 +28,8 @@ type Store interface {
 	Outbox
 	Webhooks
 	Feeds
+	Callbacks
+	Waitlist
 	Members
 	Console
 

@@ -134,7 +134,11 @@ func TestTypeScriptSDKClient(t *testing.T) {
 		"get_my_booking:booking_not_found", "check_my_booking_availability:booking_not_found"}
 	if strings.Contains(" "+res.Scope+" ", " bookings:write ") {
 		want = append(want, "create_my_booking:confirmation_required", "create_my_booking:summary_changed",
-			"create_my_booking:confirmed", "get_my_booking:ok", "cancel_my_booking:confirmation_required", "cancel_my_booking:cancelled")
+			"create_my_booking:confirmed", "get_my_booking:ok", "cancel_my_booking:confirmation_required", "cancel_my_booking:cancelled",
+			"request_business_callback:confirmation_required", "request_business_callback:requested",
+			"request_business_callback:replay", "request_business_callback:idempotency_conflict",
+			"join_my_waitlist:confirmation_required", "join_my_waitlist:waitlisted", "join_my_waitlist:replay",
+			"join_my_waitlist:idempotency_conflict")
 	}
 	for _, w := range want {
 		if !slices.Contains(res.Validated, w) {

@@ -41,6 +41,8 @@ var interfaces = []string{
 	"internal/identity.MailTx",
 	"internal/dcr.Tx",
 	"internal/passkey.Tx",
+	"internal/callbacks.Tx",
+	"internal/app.WaitlistTx",
 	"authserver/internal/endpoint.ApprovalTx",
 }
 

@@ -97,6 +97,9 @@ func (s *Store) InsertBooking(ctx context.Context, b store.Booking) error {
 		if err := s.checkOverlap(tx, r); err != nil {
 			return err
 		}
+		if err := s.checkHeld(tx, r); err != nil {
+			return err
+		}
 		return tx.Create(&r).Error
 	})
 }
@@ -137,13 +140,22 @@ func (s *Store) UpdateBooking(ctx context.Context, id string, fn func(store.Book
 			b.UpdatedAt = store.SystemClock()
 		}
 		nr := fromBooking(b)
-		if store.HoldsSlot(nr.Status) {
+		// A booking that leaves its slot (cancelled, declined, moved) also
+		// takes the lock: the waitlist may hold the freed slot in this
+		// transaction (store.Waitlist HoldSlot), and a writer that took the
+		// lock first must not wait on this row while this one waits on it.
+		if store.HoldsSlot(nr.Status) || store.HoldsSlot(r.Status) {
 			if err := s.lockStaff(tx, r.StaffID, nr.StaffID); err != nil {
 				return err
 			}
 		}
 		if err := s.checkOverlap(tx, nr); err != nil {
 			return err
+		}
+		if moved := nr.StaffID != r.StaffID || !nr.BlockStart.Equal(r.BlockStart) || !nr.BlockEnd.Equal(r.BlockEnd) || r.Status != nr.Status; moved {
+			if err := s.checkHeld(tx, nr); err != nil {
+				return err
+			}
 		}
 		// SkipHooks: gorm's Save would otherwise overwrite updated_at with
 		// the wall clock, ignoring the caller's (possibly pinned) clock.
@@ -181,9 +193,18 @@ func (s *Store) ListStaffBookings(ctx context.Context, staffIDs []string, from, 
 	}
 	var rows []bookingRow
 	span, spanArgs := s.blockedSpanOverlaps("bookings", from, to)
-	err := s.q(ctx).Where("staff_id IN ? AND "+holding+" AND block_start < ? AND block_end > ?"+span,
-		append([]any{staffIDs, store.UTC(to), store.UTC(from)}, spanArgs...)...).
-		Order("block_start, id").Find(&rows).Error
+	args := append([]any{staffIDs, store.UTC(to), store.UTC(from)}, spanArgs...)
+	args = append(args, store.BookingConfirmed, staffIDs, store.OfferHeld, store.UTC(to), store.UTC(from))
+	// A slot held for a waiting person (waitlist_offers) blocks like a
+	// booking, with the offer's id, until it is used or passed on
+	// (docs/design.md "The waitlist").
+	err := s.q(ctx).Raw(`SELECT `+bookingColumns+` FROM bookings
+WHERE staff_id IN ? AND `+holding+` AND block_start < ? AND block_end > ?`+span+`
+UNION ALL
+SELECT id, reference, business_id, service_id, staff_id, account_id, link_id, starts_at, ends_at, block_start, block_end,
+  ?, 1, '', 'none', 0, '', '', 0, created_at, updated_at, NULL, NULL
+FROM waitlist_offers WHERE staff_id IN ? AND status = ? AND block_start < ? AND block_end > ?
+ORDER BY block_start, id`, args...).Scan(&rows).Error
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -205,11 +226,18 @@ func (s *Store) StaffDay(ctx context.Context, reference string, staffIDs []strin
 	}
 	span, spanArgs := s.blockedSpanOverlaps("k", from, to)
 	args := append([]any{ids, store.UTC(to), store.UTC(from)}, spanArgs...)
+	args = append(args, reference, ids, store.OfferHeld, store.UTC(to), store.UTC(from), reference)
+	// Held waitlist offers block as bookings do (ListStaffBookings).
 	rs, err := s.q(ctx).Raw(`SELECT b.id, b.updated_at, k.id, k.staff_id, k.block_start, k.block_end
 FROM businesses b
 LEFT JOIN bookings k ON k.staff_id IN ? AND k.`+holding+` AND k.block_start < ? AND k.block_end > ?`+span+`
 WHERE b.reference = ?
-ORDER BY k.block_start, k.id`, append(args, reference)...).Rows()
+UNION ALL
+SELECT b.id, b.updated_at, o.id, o.staff_id, o.block_start, o.block_end
+FROM businesses b
+JOIN waitlist_offers o ON o.staff_id IN ? AND o.status = ? AND o.block_start < ? AND o.block_end > ?
+WHERE b.reference = ?
+ORDER BY 5, 3`, args...).Rows()
 	if err != nil {
 		return store.StaffDay{}, translate(err)
 	}
@@ -334,3 +362,7 @@ func (s *Store) ListBookingEvents(ctx context.Context, bookingID string) ([]stor
 	}
 	return out, nil
 }
+
+// bookingColumns are bookingRow's columns in its field order.
+const bookingColumns = `id, reference, business_id, service_id, staff_id, account_id, link_id, starts_at, ends_at, block_start, block_end,
+  status, version, notes, payment_state, price_cents, currency, cancel_reason, cancellation_fee_cents, created_at, updated_at, cancelled_at, respond_by`

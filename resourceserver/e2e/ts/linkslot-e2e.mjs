@@ -145,6 +145,26 @@ async function validateAnswers(client, business, scope) {
       await call("cancel_my_booking", { ...cancel, ...confirm(cp.confirmed_summary) });
     }
   }
+  if (service && scope.split(" ").includes("bookings:write")) {
+    // The two tools of §16, through the whole protocol: a preview, the
+    // confirmation with its summary, a replay of that call (recorded as
+    // "tool:replay") and the same key with other arguments.
+    const protocol = async (name, args, other) => {
+      const pre = (await call(name, args)).structuredContent;
+      const conf = { confirmed_summary: pre?.confirmed_summary ?? "", confirmation_summary_presented: true, confirmation_obtained: true,
+        user_confirmation_text: "Yes, please go ahead.", idempotency_key: randomUUID() };
+      await call(name, { ...args, ...conf });
+      const again = await call(name, { ...args, ...conf });
+      if (again.structuredContent?.idempotent_replay === true) done.push(`${name}:replay`);
+      await call(name, { ...other, ...conf });
+    };
+    await protocol("request_business_callback", { business_reference: business, topic: "A quote for a group booking" },
+      { business_reference: business, topic: "Something else entirely" });
+    const day = (n) => new Date(Date.now() + n * 86400000).toISOString().slice(0, 10);
+    const wait = { business_reference: business, service_reference: service, from_local_date: day(1), to_local_date: day(4) };
+    await protocol("join_my_waitlist", wait, { ...wait, to_local_date: day(2) });
+    await call("search_my_bookings", { status: "waitlisted" });
+  }
   return done;
 }
 

@@ -195,9 +195,12 @@ func TestListedInputConstraintsAreEnforced(t *testing.T) {
 		CreateMyBooking:            createArgs,
 		RescheduleMyBooking:        moveArgs,
 		CancelMyBooking:            cancelArgs,
+		RequestBusinessCallback:    {"business_reference": h.biz, "topic": "A quote for a wedding party"},
+		JoinMyWaitlist: {"business_reference": h.biz, "service_reference": h.svc, "from_local_date": "2026-03-04",
+			"to_local_date": "2026-03-06"},
 	}
 	// A confirmation field is tried in an otherwise complete second call.
-	for _, tool := range []string{CreateMyBooking, RescheduleMyBooking, CancelMyBooking} {
+	for _, tool := range []string{CreateMyBooking, RescheduleMyBooking, CancelMyBooking, RequestBusinessCallback, JoinMyWaitlist} {
 		p := h.preview(t, tool, base[tool])
 		base[tool+"/confirmed"] = confirmed(base[tool], p.ConfirmedSummary, "listed-constraints-key-0001")
 	}

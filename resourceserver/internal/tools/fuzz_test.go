@@ -107,7 +107,7 @@ func newToolsHarnessWith(tb testing.TB, o harnessOpts) *toolsHarness {
 	issuer := grant.New(keys.NewSigningCache(km, time.Hour, clock), clock)
 	engine := booking.NewService(st, clock)
 	srv := NewServer(Deps{Domain: engine, Grants: issuer, Links: links, Mutations: &mutation.Service{Engine: engine, Grants: issuer,
-		Keeper: idempotency.New(st, mutation.InTx(st), clock, app.IdempotencyTTL), Clock: clock}}, nil)
+		Keeper: idempotency.New(st, mutation.InTx(st), clock, app.IdempotencyTTL), Clock: clock, Accounts: st}}, nil)
 	id := tokencheck.Identity{AccountID: acct.ID, LinkID: link.ID, ClientID: cl.ID,
 		Scopes: []string{scope.OpenID, scope.BookingsRead, scope.BookingsWrite}, Expiry: epoch.Add(time.Hour)}
 	// What the router does after verifying a bearer token.

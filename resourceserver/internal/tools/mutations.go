@@ -70,6 +70,7 @@ type CreateInput struct {
 	StaffReference    string `json:"staff_reference" jsonschema:"the staff member whose slot holds starts_at, from check_business_availability; when several are free, ask the person"`
 	StartsAt          string `json:"starts_at" jsonschema:"a slot's starts_at from check_business_availability, unchanged, e.g. 2026-03-04T10:00:00-05:00"`
 	Notes             string `json:"notes,omitempty" jsonschema:"notes the business will read: leave out anything sensitive"`
+	OfferReference    string `json:"offer_reference,omitempty" jsonschema:"a waitlist offer held for the person (search_my_bookings status=waitlisted), with the offer's own business, service, staff and starts_at; omit for an ordinary booking"`
 	ConfirmationInput
 }
 
@@ -213,9 +214,10 @@ var createTool = &mcp.Tool{
 	Name:  CreateMyBooking,
 	Title: "Book an appointment for the person",
 	Description: "Book an appointment for the person. " + protocolRef + `
-Use business_reference, service_reference, staff_reference and starts_at exactly as check_business_availability listed them; never invent references or times. To move an existing booking or change its staff member, use reschedule_my_booking instead: a second booking leaves the first in place.
-Done: status confirmed, or pending when the business must still accept: the time is held until booking.respond_by, and the person hears the answer; booking with its booking_reference and grant (keep it to reschedule or cancel); notified (the person and the business are told).
-Refusals: slot_taken (no longer open: check availability again), deposit_required (give the person booking_url; no payment is taken here), business_not_bookable (contact the business directly), too_soon / beyond_booking_horizon / in_the_past (another time), unknown_business / unknown_service / unknown_staff / staff_service_mismatch (use the catalog's references).`,
+Pass the references and starts_at exactly as check_business_availability listed them; never invent them. To move an existing booking or change its staff member, use reschedule_my_booking instead: a second booking leaves the first in place.
+Done: status confirmed, or pending when the business must still accept: the time is held until booking.respond_by; booking with its booking_reference and grant (keep it to reschedule or cancel); notified.
+With offer_reference, it books the slot a waitlist offer holds for the person until held_until, passing the offer's own arguments.
+Refusals: slot_taken (check availability again), offer_lapsed (ran out, used or passed on; still on the waitlist), offer_not_found / offer_other_link (not this person's offer, or made through another app), offer_mismatch (not the offer's arguments), deposit_required (give the person booking_url), business_not_bookable (contact the business), too_soon / beyond_booking_horizon / in_the_past (another time), unknown_business / unknown_service / unknown_staff / staff_service_mismatch (use the catalog's references).`,
 	OutputSchema: listedOutput[MutationOutput](mutationStatuses(StatusConfirmed, StatusPending)...),
 	Annotations:  mutating(),
 }
@@ -244,9 +246,18 @@ func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in Creat
 	if e != nil {
 		return fail(e)
 	}
+	in.OfferReference = strings.TrimSpace(in.OfferReference)
+	if in.OfferReference != "" && !referenceRE.MatchString(in.OfferReference) {
+		return fail(invalidArg("offer_reference", "offer_reference must be an offer's reference exactly as search_my_bookings status=waitlisted shows it (for example OF-LS-7K2QD9XW3M)."))
+	}
 	o, err := t.d.Mutations.Create(ctx, agentCaller(ctx, c), mutation.CreateRequest{BusinessRef: in.BusinessReference,
-		ServiceRef: in.ServiceReference, StaffRef: in.StaffReference, StartsAt: start, Notes: in.Notes}, in.fields())
-	return t.render(ctx, CreateMyBooking, o, err, "Booked. Tell the person it is confirmed; keep booking.grant to reschedule or cancel it later.")
+		ServiceRef: in.ServiceReference, StaffRef: in.StaffReference, StartsAt: start, Notes: in.Notes,
+		OfferRef: in.OfferReference}, in.fields())
+	done := "Booked. Tell the person it is confirmed; keep booking.grant to reschedule or cancel it later."
+	if o.Status == mutation.StatusPending && !o.Replay || o.Booking != nil && o.Booking.Status == mutation.StatusPending {
+		done = "Requested. Tell the person the business must confirm it: the time is held until booking.respond_by, and they will get an e-mail with the answer (unanswered by then, it is declined). Keep booking.grant to cancel it."
+	}
+	return t.render(ctx, CreateMyBooking, o, err, done)
 }
 
 // ---- reschedule_my_booking ----

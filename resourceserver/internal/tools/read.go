@@ -153,23 +153,24 @@ func (t *toolSet) withGrant(ctx context.Context, c caller, v booking.BookingView
 
 // MyBookingsInput are the arguments of search_my_bookings.
 type MyBookingsInput struct {
-	Status string `json:"status,omitempty" jsonschema:"upcoming (default): not yet started, confirmed or pending, soonest first; pending: waiting for the business to accept by respond_by, the time held; past: started, not cancelled; cancelled: cancelled or declined; all. All but upcoming list the latest first"`
+	Status string `json:"status,omitempty" jsonschema:"upcoming (default): not yet started, confirmed or pending, soonest first; pending: waiting for the business to accept by respond_by, the time held; past: started, not cancelled; cancelled: cancelled or declined; all; waitlisted: the person's waitlist entries, in waitlist instead of results. All but upcoming list the latest first"`
 	Limit  *int   `json:"limit,omitempty" jsonschema:"results per page"`
 	Offset *int   `json:"offset,omitempty" jsonschema:"the previous page's next_offset"`
 }
 
 // MyBookingsOutput is the answer of search_my_bookings.
 type MyBookingsOutput struct {
-	Results    []BookingOut `json:"results" jsonschema:"the person's bookings; upcoming soonest first, others latest first"`
-	HasMore    bool         `json:"has_more" jsonschema:"true when another page exists"`
-	NextOffset *int         `json:"next_offset" jsonschema:"offset of the next page, or null"`
-	Error      *ToolError   `json:"error,omitempty" jsonschema:"present only when the call failed"`
+	Results    []BookingOut           `json:"results" jsonschema:"the person's bookings; upcoming soonest first, others latest first"`
+	Waitlist   []booking.WaitlistView `json:"waitlist,omitempty" jsonschema:"status waitlisted: the person's waitlist entries, oldest first, each with its live offer (results is then empty)"`
+	HasMore    bool                   `json:"has_more" jsonschema:"true when another page exists"`
+	NextOffset *int                   `json:"next_offset" jsonschema:"offset of the next page, or null"`
+	Error      *ToolError             `json:"error,omitempty" jsonschema:"present only when the call failed"`
 }
 
 var myBookingsTool = &mcp.Tool{
 	Name:  SearchMyBookings,
 	Title: "List the person's bookings",
-	Description: `List the person's own bookings (never anyone else's), filtered by status. Each carries booking_reference, business, service, staff, times with the business's UTC offset, price, status and its current grant (none once cancelled or declined). Use it to find a booking; to show one booking before changing it, call get_my_booking, which also returns its current grant. Paged: while has_more, call again with offset = next_offset.
+	Description: `List the person's own bookings (never anyone else's), filtered by status. Each carries booking_reference, business, service, staff, times with the business's UTC offset, price, status and its current grant (none once cancelled or declined). status=waitlisted lists the entries from join_my_waitlist, each with the offer held for the person if any: book it with create_my_booking and its offer_reference. Use it to find a booking; to show one booking before changing it, call get_my_booking, which also returns its current grant. Paged: while has_more, call again with offset = next_offset.
 Refusals: invalid_argument (field names the argument: fix it), rate_limited (wait retry_after_sec, then the same call).`,
 	OutputSchema: listedOutput[MyBookingsOutput](),
 	Annotations:  readOnly(),
@@ -184,13 +185,16 @@ func (t *toolSet) myBookings(ctx context.Context, req *mcp.CallToolRequest, in M
 	switch status {
 	case "":
 		status = "upcoming"
-	case "upcoming", "past", "cancelled", "all":
+	case "upcoming", "past", "cancelled", "pending", "all", "waitlisted":
 	default:
-		return fail(invalidArg("status", "status must be upcoming, past, cancelled or all."))
+		return fail(invalidArg("status", "status must be upcoming, past, cancelled, pending, waitlisted or all."))
 	}
 	limit, offset, e := pageArgs(in.Limit, in.Offset)
 	if e != nil {
 		return fail(e)
+	}
+	if status == "waitlisted" {
+		return t.myWaitlist(ctx, c, limit, offset)
 	}
 	page, err := t.d.Domain.MyBookings(ctx, c.AccountID, status, limit, offset)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/problem"
 )
 
@@ -36,10 +37,11 @@ var ErrorCodes = []string{
 	problem.CodeInvalidGrant, problem.CodeExpiredGrant, problem.CodeConfirmationRequired, problem.CodeSummaryChanged,
 	problem.CodeMissingIdempotencyKey, problem.CodeInvalidIdempotencyKey, problem.CodeIdempotencyConflict,
 	problem.CodeRateLimited, problem.CodeServerError,
+	problem.CodeOfferNotFound, problem.CodeOfferOtherLink, problem.CodeOfferLapsed, problem.CodeOfferMismatch,
 }
 
 // MyBookingStatuses are search_my_bookings' status values.
-var MyBookingStatuses = []string{"upcoming", "pending", "past", "cancelled", "all"}
+var MyBookingStatuses = []string{"upcoming", "pending", "past", "cancelled", "waitlisted", "all"}
 
 // Patterns of the listed input schemas.
 const (
@@ -51,14 +53,15 @@ const (
 	ReferencePattern = `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`
 	// LocalDatePattern is a calendar date, YYYY-MM-DD.
 	LocalDatePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`
-	// LocalTimePattern is a time of day, HH:MM, 24-hour clock.
-	LocalTimePattern = `^([01][0-9]|2[0-3]):[0-5][0-9]$`
 	// InstantPattern is an RFC 3339 date-time with its offset
 	// (booking.ParseInstant).
 	InstantPattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$`
 	// IdempotencyKeyPattern is printable ASCII, space included
 	// (internal/confirm).
 	IdempotencyKeyPattern = `^[ -~]+$`
+	// LocalTimePattern is a time of day, HH:MM on the 24-hour clock, 24:00
+	// being the end of the day (join_my_waitlist).
+	LocalTimePattern = `^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$`
 )
 
 // argRules are the listed constraints of every argument, by name: one
@@ -90,6 +93,8 @@ var argRules = map[string]func(s *jsonschema.Schema){
 	"status": func(s *jsonschema.Schema) {
 		s.Enum, s.Default = anys(MyBookingStatuses), json.RawMessage(`"upcoming"`)
 	},
+	"topic":                  func(s *jsonschema.Schema) { s.MinLength, s.MaxLength = ptr(1), ptr(booking.MaxTopic) },
+	"preferred_times":        func(s *jsonschema.Schema) { s.MaxLength = ptr(500) },
 	"notes":                  func(s *jsonschema.Schema) { s.MaxLength = ptr(500) },
 	"reason":                 func(s *jsonschema.Schema) { s.MaxLength = ptr(500) },
 	"confirmed_summary":      func(s *jsonschema.Schema) { s.MinLength = ptr(1) },

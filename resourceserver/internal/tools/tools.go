@@ -60,6 +60,10 @@ type Deps struct {
 	// Mutations is the mutation protocol (*mutation.Service); the mutation
 	// tools are registered only when it is set.
 	Mutations Mutations
+	// Handoffs are its §16 operations (request_business_callback,
+	// join_my_waitlist), registered only when set; New sets it to
+	// Mutations when that implements them.
+	Handoffs Handoffs
 
 	// Uses records that a tool call used its link, at most once a minute
 	// per link from this process (nil: not recorded); Clock is its time
@@ -87,7 +91,7 @@ func RequiredScope(name string) (string, bool) {
 	switch name {
 	case SearchBookableBusiness, CheckBusinessAvailability, SearchMyBookings, GetMyBooking, CheckMyBookingAvailability:
 		return scope.BookingsRead, true
-	case CreateMyBooking, RescheduleMyBooking, CancelMyBooking:
+	case CreateMyBooking, RescheduleMyBooking, CancelMyBooking, RequestBusinessCallback, JoinMyWaitlist:
 		return scope.BookingsWrite, true
 	}
 	return "", false
@@ -283,6 +287,9 @@ func Register(s *mcp.Server, d Deps) {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
+	if h, ok := d.Mutations.(Handoffs); ok && d.Handoffs == nil {
+		d.Handoffs = h
+	}
 	t := &toolSet{d: d, uses: newUseThrottle(d.Uses, d.Clock, d.Logger)}
 	r := registry{s: s, outputs: map[string]any{}, inputs: map[string]any{}}
 	addTool(r, searchBusinessTool, t.searchBusiness)
@@ -291,6 +298,7 @@ func Register(s *mcp.Server, d Deps) {
 	addTool(r, myBookingTool, t.myBooking)
 	addTool(r, myBookingAvailabilityTool, t.myBookingAvailability)
 	registerMutations(r, t)
+	registerHandoffs(r, t)
 	s.AddReceivingMiddleware(r.listOutputSchemas)
 }
 

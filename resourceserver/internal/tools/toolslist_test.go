@@ -80,8 +80,11 @@ func TestToolsListSize(t *testing.T) {
 const (
 	descriptionWordBudget  = 200
 	outputSchemaByteBudget = 5500
-	// per tool, on average, over the whole tools/list result
-	toolsListByteBudget = 6000
+	// per tool, on average, over the whole tools/list result: 6,000 for
+	// the eight tools of issue 46, 6,700 since §16's two mutations joined
+	// (each carries its own copy of the shared definitions, which a
+	// client cannot reference across tools: 65.7 KB for ten tools)
+	toolsListByteBudget = 6700
 )
 
 // TestProtocolSaidOnce: the mutation protocol is in the server
