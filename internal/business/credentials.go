@@ -136,11 +136,14 @@ func (s *Service) changeCredentials(ctx context.Context, m Membership, version s
 		if err != nil {
 			return err
 		}
-		if pos > len(before) {
-			return ErrNotFound
-		}
+		// A list changed since the form was shown says so, even when the
+		// position is past its end now; past the end of the list the form
+		// showed is a page that does not exist.
 		if CredentialsVersion(before) != version {
 			return ErrCredentialsChanged
+		}
+		if pos > len(before) {
+			return ErrNotFound
 		}
 		after := make([]store.Credential, 0, len(before)+1)
 		switch {
