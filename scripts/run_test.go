@@ -94,7 +94,8 @@ func TestRunTellsTheTruth(t *testing.T) {
 			}
 			_ = p.Signal(os.Interrupt)
 		})
-		for _, want := range []string{"Linkslot is running.", "listening on " + auth, "listening on " + rs, "http://" + auth + "/dev/mail"} {
+		for _, want := range []string{"Linkslot is running.", "listening on " + auth, "listening on " + rs, "http://" + auth + "/dev/mail",
+			"owner@example.com", "staff@example.com", "http://" + auth + "/business"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("banner lacks %q:\n%s", want, out)
 			}

@@ -228,6 +228,26 @@ func TestOwnerDrivesTheConsole(t *testing.T) {
 		t.Fatalf("members:\n%s", txt)
 	}
 	chromium.Shoot(t, ctx, shots, "console-members", true)
+
+	// Credentials: reached from the navigation; one added, then edited.
+	must(t, chromedp.Do(ctx, chromedp.Click(`//nav//a[normalize-space()="Credentials"]`), chromedp.WaitVisible(heading("Add a credential"))), "credentials")
+	must(t, chromedp.Do(ctx, chromedp.SetValue(byID("kind"), "insurance"), chromedp.SendKeys(byID("name"), "Public liability insurance"),
+		chromedp.SendKeys(byID("issuer"), "Aviva"), chromedp.SendKeys(byID("number"), "PL-88213"),
+		chromedp.SetValue(byID("valid_until"), "2027-03-31")), "fill in a credential")
+	press(t, ctx, "Add the credential")
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(`//div[@role="status"]`)), "credential added")
+	if txt := bodyText(t, ctx); !strings.Contains(txt, "Public liability insurance") || !strings.Contains(txt, "2027-03-31") {
+		t.Fatalf("credentials:\n%s", txt)
+	}
+	chromium.Shoot(t, ctx, shots, "console-credentials", true)
+	must(t, chromedp.Do(ctx, chromedp.Click(`//a[@aria-label="Edit Public liability insurance"]`), chromedp.WaitVisible(heading("Edit"))), "edit a credential")
+	chromium.Shoot(t, ctx, shots, "console-credential-edit", true)
+	must(t, chromedp.Do(ctx, chromedp.SetValue(byID("number"), "PL-99001")), "change the number")
+	press(t, ctx, "Save the credential")
+	must(t, chromedp.Do(ctx, chromedp.WaitVisible(`//div[@role="status"]`)), "credential saved")
+	if cs, _ := s.ListCredentials(bg, e.cat.Business.ID); len(cs) != 1 || cs[0].Number != "PL-99001" || cs[0].Kind != store.CredentialInsurance {
+		t.Fatalf("credentials after the edit: %+v", cs)
+	}
 }
 
 // TestStaffSeeTheirOwnCalendar signs in as staff@example.com (Dana

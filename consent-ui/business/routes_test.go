@@ -9,6 +9,7 @@ import (
 	"time"
 
 	businessui "github.com/linkslot/linkslot/consent-ui/business"
+	"github.com/linkslot/linkslot/internal/business"
 	"github.com/linkslot/linkslot/internal/demo"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -40,7 +41,7 @@ func TestEveryRouteRefusesTheWrongMember(t *testing.T) {
 
 		path := func(rt businessui.Route) string {
 			r := strings.NewReplacer("{biz}", demo.MemberBusiness, "{ref}", b.Reference, "{id}", off.ID,
-				"{svc}", "svc-classic-haircut", "{account}", staffAcct.ID, "{$}", "")
+				"{svc}", "svc-classic-haircut", "{account}", staffAcct.ID, "{n}", "1", "{$}", "")
 			return r.Replace(rt.Pattern)
 		}
 		// Forms the owner's request succeeds with.
@@ -52,9 +53,26 @@ func TestEveryRouteRefusesTheWrongMember(t *testing.T) {
 			"/business/{biz}/hours": {"confirm": {"yes"}, "tue_open1": {"09:00"}, "tue_close1": {"19:00"}, "wed_open1": {"09:00"}, "wed_close1": {"19:00"},
 				"thu_open1": {"09:00"}, "thu_close1": {"19:00"}, "fri_open1": {"09:00"}, "fri_close1": {"19:00"}, "sat_open1": {"09:00"}, "sat_close1": {"19:00"},
 				"sun_open1": {"10:00"}, "sun_close1": {"16:00"}},
-			"/business/{biz}/services/{svc}": {"duration_minutes": {"30"}, "price": {"36.00"}, "buffer_before_minutes": {"0"}, "buffer_after_minutes": {"5"}},
-			"/business/{biz}/policies":       {"min_notice_minutes": {"60"}, "horizon_days": {"60"}, "cancellation_window_minutes": {"1440"}, "cancellation_fee": {"15"}, "agent_booking": {"on"}},
-			"/business/{biz}/members/invite": {"email": {"new-barber@example.com"}, "staff": {marcus.ID}},
+			"/business/{biz}/services/{svc}":  {"duration_minutes": {"30"}, "price": {"36.00"}, "buffer_before_minutes": {"0"}, "buffer_after_minutes": {"5"}},
+			"/business/{biz}/policies":        {"min_notice_minutes": {"60"}, "horizon_days": {"60"}, "cancellation_window_minutes": {"1440"}, "cancellation_fee": {"15"}, "agent_booking": {"on"}},
+			"/business/{biz}/members/invite":  {"email": {"new-barber@example.com"}, "staff": {marcus.ID}},
+			"/business/{biz}/credentials":     {"kind": {"insurance"}, "name": {"Public liability insurance"}, "issuer": {"Aviva"}},
+			"/business/{biz}/credentials/{n}": {"kind": {"license"}, "name": {"Barber's license"}, "valid_until": {"2027-06-30"}},
+		}
+		// The credentials' forms carry the version of the list they showed.
+		formOf := func(pattern string) url.Values {
+			f := url.Values{}
+			for k, v := range forms[pattern] {
+				f[k] = v
+			}
+			if strings.HasPrefix(pattern, "/business/{biz}/credentials") {
+				cs, err := s.ListCredentials(ctx, e.cat.Business.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Set("version", business.CredentialsVersion(cs))
+			}
+			return f
 		}
 		// staffMay are the routes the staff member may use (on their own
 		// calendar); the rest answer them 404.
@@ -73,9 +91,9 @@ func TestEveryRouteRefusesTheWrongMember(t *testing.T) {
 				return c.get(p)
 			}
 			if csrf {
-				return c.post(p, forms[rt.Pattern])
+				return c.post(p, formOf(rt.Pattern))
 			}
-			return c.postRaw(p, forms[rt.Pattern])
+			return c.postRaw(p, formOf(rt.Pattern))
 		}
 		auditLen := func() int {
 			evs, err := s.ListAuditEvents(ctx, 1000, 0)
@@ -157,6 +175,10 @@ func TestEveryRouteRefusesTheWrongMember(t *testing.T) {
 		}
 		if _, err := s.GetMember(ctx, e.cat.Business.ID, staffAcct.ID); err == nil {
 			t.Errorf("the owner's removal of the staff member left them a member")
+		}
+		// The owner added a credential, edited it and removed it.
+		if cs, _ := s.ListCredentials(ctx, e.cat.Business.ID); len(cs) != 0 {
+			t.Errorf("the owner's add, edit and remove of a credential left %+v", cs)
 		}
 	})
 }

@@ -122,15 +122,19 @@ var Routes = []Route{
 	{Method: "POST", Pattern: "/business/{biz}/hours", Owner: true, name: "hours-post"},
 	{Method: "POST", Pattern: "/business/{biz}/services/{svc}", Owner: true, name: "service-post"},
 	{Method: "POST", Pattern: "/business/{biz}/policies", Owner: true, name: "policies-post"},
+	{Method: "GET", Pattern: "/business/{biz}/credentials", Owner: true, name: "credentials"},
+	{Method: "POST", Pattern: "/business/{biz}/credentials", Owner: true, name: "credential-add"},
+	{Method: "POST", Pattern: "/business/{biz}/credentials/{n}", Owner: true, name: "credential-edit"},
+	{Method: "POST", Pattern: "/business/{biz}/credentials/{n}/remove", Owner: true, name: "credential-remove"},
 	{Method: "GET", Pattern: "/business/{biz}/members", Owner: true, name: "members"},
 	{Method: "POST", Pattern: "/business/{biz}/members/invite", Owner: true, name: "invite-post"},
 	{Method: "POST", Pattern: "/business/{biz}/members/{account}/remove", Owner: true, name: "member-remove"},
 }
 
-var pageNames = []string{"home", "join", "day", "week", "bookings", "booking", "time_off", "settings", "members", "orphans", "callbacks"}
+var pageNames = []string{"home", "join", "day", "week", "bookings", "booking", "time_off", "settings", "credentials", "members", "orphans", "callbacks"}
 
 func parsePages() (map[string]*template.Template, error) {
-	funcs := template.FuncMap{"path": url.PathEscape, "money": money, "label": stateLabel, "lower": strings.ToLower, "amount": amount}
+	funcs := template.FuncMap{"path": url.PathEscape, "money": money, "label": stateLabel, "lower": strings.ToLower, "amount": amount, "kind": kindLabel}
 	out := map[string]*template.Template{}
 	for _, name := range pageNames {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
@@ -290,6 +294,14 @@ func (h *Handler) route(name string) pageFunc {
 		return h.postService
 	case "policies-post":
 		return h.postPolicies
+	case "credentials":
+		return h.getCredentials
+	case "credential-add":
+		return h.postCredentialAdd
+	case "credential-edit":
+		return h.postCredentialEdit
+	case "credential-remove":
+		return h.postCredentialRemove
 	case "members":
 		return h.getMembers
 	case "invite-post":
@@ -349,21 +361,24 @@ func redirect(w http.ResponseWriter, r *http.Request, to, done string) {
 
 // notices are fixed texts chosen by a query parameter after a redirect.
 var notices = map[string]string{
-	"time-off":         "The time off is blocked: no new booking can take it.",
-	"time-off-removed": "The time off was removed: its time can be booked again.",
-	"callback-done":    "The request is marked done. The person is told by e-mail.",
-	"callback-gone":    "That request was already done, or is not this business's; nothing changed.",
-	"hours":            "The opening hours were saved. The next availability answer uses them.",
-	"service":          "The service was saved. Booked appointments keep their times.",
-	"policies":         "The booking rules were saved.",
-	"invited":          "The invitation was e-mailed. It works once, for 7 days.",
-	"member-removed":   "The staff member no longer has access to this console.",
-	"joined":           "You joined the business. Its console is below.",
-	"confirm":          "The booking is confirmed. The person is told.",
-	"decline":          "The booking was declined. The person is told.",
-	"complete":         "The booking is marked completed.",
-	"no_show":          "The booking is marked as a no-show.",
-	"cancel":           "The booking was cancelled. The person is told.",
+	"time-off":           "The time off is blocked: no new booking can take it.",
+	"time-off-removed":   "The time off was removed: its time can be booked again.",
+	"callback-done":      "The request is marked done. The person is told by e-mail.",
+	"callback-gone":      "That request was already done, or is not this business's; nothing changed.",
+	"hours":              "The opening hours were saved. The next availability answer uses them.",
+	"service":            "The service was saved. Booked appointments keep their times.",
+	"policies":           "The booking rules were saved.",
+	"credential-added":   "The credential was added. Agents see it, marked as reported by the business, with today's date.",
+	"credential-saved":   "The credential was saved. Agents see it, marked as reported by the business.",
+	"credential-removed": "The credential was removed. Agents no longer see it.",
+	"invited":            "The invitation was e-mailed. It works once, for 7 days.",
+	"member-removed":     "The staff member no longer has access to this console.",
+	"joined":             "You joined the business. Its console is below.",
+	"confirm":            "The booking is confirmed. The person is told.",
+	"decline":            "The booking was declined. The person is told.",
+	"complete":           "The booking is marked completed.",
+	"no_show":            "The booking is marked as a no-show.",
+	"cancel":             "The booking was cancelled. The person is told.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("done")] }
@@ -381,6 +396,16 @@ func amount(cents int64) string { return fmt.Sprintf("%d.%02d", cents/100, cents
 
 var stateLabels = map[string]string{"pending": "Waiting for you", store.BookingConfirmed: "Confirmed", store.BookingCompleted: "Completed",
 	"no_show": "No-show", "declined": "Declined", store.BookingCancelled: "Cancelled"}
+
+var kindLabels = map[string]string{store.CredentialLicense: "License", store.CredentialInsurance: "Insurance",
+	store.CredentialCertification: "Certification"}
+
+func kindLabel(k string) string {
+	if l, ok := kindLabels[k]; ok {
+		return l
+	}
+	return k
+}
 
 func stateLabel(s string) string {
 	if l, ok := stateLabels[s]; ok {

@@ -64,6 +64,7 @@ type Store interface {
 	GetLink(ctx context.Context, id string) (store.Link, error)
 	GetClient(ctx context.Context, id string) (store.Client, error)
 	ListBusinesses(ctx context.Context) ([]store.Business, error)
+	ListCredentials(ctx context.Context, businessID string) ([]store.Credential, error)
 	InTx(ctx context.Context, fn func(store.Store) error) error
 }
 
@@ -83,6 +84,8 @@ type Tx interface {
 	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
 	PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog, error)
 	ListBusinessBookings(ctx context.Context, f store.BusinessBookingFilter) ([]store.Booking, error)
+	ListCredentials(ctx context.Context, businessID string) ([]store.Credential, error)
+	ReplaceCredentials(ctx context.Context, businessID string, cs []store.Credential) error
 	AddAuditEvent(ctx context.Context, e store.AuditEvent) error
 }
 
