@@ -212,6 +212,10 @@ type CatalogStore interface {
 	// category, city and service names. It returns up to q.Limit+1 rows so
 	// the caller can tell whether more exist.
 	SearchBusinesses(ctx context.Context, q BusinessQuery) ([]Business, error)
+	// SuggestSearches proposes up to three queries close to q's text (a
+	// word within a small edit distance of one in the catalog) that find
+	// something, for a search that found nothing.
+	SuggestSearches(ctx context.Context, q BusinessQuery) ([]string, error)
 }
 
 // Bookings stores appointments.

@@ -125,6 +125,9 @@ type businessRow struct {
 	BookingURL                string `gorm:"column:booking_url"`
 	ContactEmail              string
 	SearchText                string
+	SearchKey                 string  // the folded words search matches (search.go)
+	SearchName                *string // the folded name, only while searchable
+	SearchCity                *string // the folded city, only while searchable
 	CreatedAt                 time.Time
 	UpdatedAt                 time.Time
 }

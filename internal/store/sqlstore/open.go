@@ -275,6 +275,13 @@ func (s *Store) Migrate(ctx context.Context) (int, error) {
 	if err != nil {
 		return len(res), fmt.Errorf("migration failed: %w", err)
 	}
+	for _, r := range res {
+		if r.Source != nil && r.Source.Version == searchMigration {
+			if err := s.backfillSearch(ctx); err != nil {
+				return len(res), fmt.Errorf("migration failed: indexing businesses for search: %w", err)
+			}
+		}
+	}
 	return len(res), nil
 }
 

@@ -1,0 +1,410 @@
+package sqlstore
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/linkslot/linkslot/internal/store"
+)
+
+// Business search (docs/design.md, "Business search"). Every searchable
+// business — agent booking on, an appointment business — has one row in
+// business_terms for each distinct prefix (maxTermRunes characters at
+// most) of each folded word of its name, city and service names. A query
+// word is one equality on business_terms_term (term, field, name_key,
+// business_id), which hands the businesses over already in rank order, so
+// the page is read and not every match; names that begin with the whole
+// query come first, from businesses_search_name. The same tables and
+// statements serve PostgreSQL and SQLite.
+
+// maxTermRunes is the longest prefix stored; a longer query word is looked
+// up by its first maxTermRunes characters and checked against the whole
+// folded text.
+const maxTermRunes = 12
+
+// Where a term occurs; the smaller ranks first.
+const (
+	fieldName  = 0 // a word of the name
+	fieldOther = 1 // a word of the city or of a service name
+)
+
+// fold is what search compares: lower case, accents removed (NFKD, then
+// every combining mark dropped: "Café" is "cafe"), and every run of
+// characters that are neither letters nor digits one space, trimmed.
+func fold(s string) string {
+	var b strings.Builder
+	gap := false
+	for _, r := range norm.NFKD.String(s) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if gap && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			gap = false
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			gap = true
+		}
+	}
+	return b.String()
+}
+
+// prefix is w cut to n characters.
+func prefix(w string, n int) string {
+	i := 0
+	for j := range w {
+		if i == n {
+			return w[:j]
+		}
+		i++
+	}
+	return w
+}
+
+// searchDoc is what a business is found by.
+type searchDoc struct {
+	name, city, key string // folded; key is every word, name first
+	searchable      bool
+}
+
+func searchDocOf(c store.Catalog) searchDoc {
+	parts := []string{fold(c.Business.Name), fold(c.Business.City)}
+	for _, sv := range c.Services {
+		parts = append(parts, fold(sv.Name))
+	}
+	return searchDoc{name: parts[0], city: parts[1], key: strings.Join(strings.Fields(strings.Join(parts, " ")), " "),
+		searchable: c.Business.AgentBooking && c.Business.Category == store.CategoryAppointment}
+}
+
+func (d searchDoc) apply(r *businessRow) {
+	r.SearchKey, r.SearchName, r.SearchCity = d.key, nil, nil
+	if d.searchable {
+		r.SearchName, r.SearchCity = ptr(d.name), ptr(d.city)
+	}
+}
+
+// same reports whether r already holds d.
+func (d searchDoc) same(r businessRow) bool {
+	return r.SearchKey == d.key && (r.SearchName != nil) == d.searchable &&
+		(!d.searchable || *r.SearchName == d.name && *r.SearchCity == d.city)
+}
+
+type businessTermRow struct {
+	BusinessID string `gorm:"primaryKey"`
+	Term       string `gorm:"primaryKey"`
+	Field      int
+	CityKey    string
+	NameKey    string
+}
+
+func (businessTermRow) TableName() string { return "business_terms" }
+
+type searchWordRow struct {
+	Word string `gorm:"primaryKey"`
+}
+
+func (searchWordRow) TableName() string { return "search_words" }
+
+// terms are d's rows of business_terms, in term order.
+func (d searchDoc) terms(businessID string) []businessTermRow {
+	field := map[string]int{}
+	add := func(text string, f int) {
+		for _, w := range strings.Fields(text) {
+			for n := 1; n <= maxTermRunes; n++ {
+				t := prefix(w, n)
+				if old, ok := field[t]; !ok || f < old {
+					field[t] = f
+				}
+				if len(t) == len(w) {
+					break
+				}
+			}
+		}
+	}
+	add(d.name, fieldName)
+	add(d.key, fieldOther)
+	out := make([]businessTermRow, 0, len(field))
+	for t, f := range field {
+		out = append(out, businessTermRow{BusinessID: businessID, Term: t, Field: f, CityKey: d.city, NameKey: d.name})
+	}
+	slices.SortFunc(out, func(a, b businessTermRow) int { return strings.Compare(a.Term, b.Term) })
+	return out
+}
+
+// words are d's distinct words of three characters or more, sorted (so
+// that concurrent imports add shared words in the same order).
+func (d searchDoc) words() []searchWordRow {
+	ws := strings.Fields(d.key)
+	slices.Sort(ws)
+	ws = slices.Compact(ws)
+	out := make([]searchWordRow, 0, len(ws))
+	for _, w := range ws {
+		if utf8.RuneCountInString(w) >= 3 {
+			out = append(out, searchWordRow{Word: w})
+		}
+	}
+	return out
+}
+
+// index rewrites the business's rows of business_terms and adds its words
+// to the vocabulary of suggestions (never removed: a suggestion is only
+// offered when it finds something).
+func (s *Store) index(tx *gorm.DB, businessID string, d searchDoc) error {
+	if err := tx.Delete(&businessTermRow{}, "business_id = ?", businessID).Error; err != nil {
+		return err
+	}
+	if !d.searchable {
+		return nil
+	}
+	if ts := d.terms(businessID); len(ts) > 0 {
+		if err := tx.CreateInBatches(ts, 200).Error; err != nil {
+			return err
+		}
+	}
+	if ws := d.words(); len(ws) > 0 {
+		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(ws, 500).Error; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// searchMigration is the migration that adds the search tables; Migrate
+// indexes the businesses written before it once it is applied.
+const searchMigration = 24
+
+// backfillSearch indexes the businesses written before migration 00024
+// (search_key still empty), a few hundred per transaction.
+func (s *Store) backfillSearch(ctx context.Context) error {
+	last := ""
+	for {
+		var rows []businessRow
+		if err := s.q(ctx).Where("search_key = '' AND id > ?", last).Order("id").Limit(200).Find(&rows).Error; err != nil {
+			return translate(err)
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		err := s.tx(ctx, func(tx *gorm.DB) error {
+			for _, r := range rows {
+				c := store.Catalog{Business: toBusiness(r)}
+				var svcs []serviceRow
+				if err := tx.Select("name").Find(&svcs, "business_id = ?", r.ID).Error; err != nil {
+					return err
+				}
+				for _, sv := range svcs {
+					c.Services = append(c.Services, store.Service{Name: sv.Name})
+				}
+				d := searchDocOf(c)
+				d.apply(&r)
+				if err := tx.Model(&businessRow{}).Where("id = ?", r.ID).
+					Updates(map[string]any{"search_key": r.SearchKey, "search_name": r.SearchName, "search_city": r.SearchCity}).Error; err != nil {
+					return err
+				}
+				if err := s.index(tx, r.ID, d); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		last = rows[len(rows)-1].ID
+	}
+}
+
+// SearchBusinesses returns up to q.Limit+1 searchable businesses from
+// q.Offset on, in the ranking of docs/design.md ("Business search"):
+// names that begin with the whole folded query (an exact name first);
+// then businesses where the query's longest word begins a word of the
+// name; then those where it begins a word of the city or of a service
+// name; within each, by folded name and id. Every word of the query must
+// begin a word of the name, city or a service name; a city narrows to
+// businesses of that (folded) city. Two statements at most, each reading
+// about the rows it returns.
+func (s *Store) SearchBusinesses(ctx context.Context, q store.BusinessQuery) ([]store.Business, error) {
+	text, city := fold(q.Text), fold(q.City)
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	offset := max(q.Offset, 0)
+	need := offset + limit + 1
+	hi := text + "\U0010FFFF"
+	var rows []businessRow
+	first := s.q(ctx).Model(&businessRow{}).Where("search_name >= ? AND search_name < ?", text, hi)
+	if city != "" {
+		first = first.Where("search_city = ?", city)
+	}
+	if err := first.Order("search_name, id").Limit(need).Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	words := strings.Fields(text)
+	if len(rows) < need && len(words) > 0 {
+		lead := words[0]
+		for _, w := range words[1:] {
+			if utf8.RuneCountInString(w) > utf8.RuneCountInString(lead) {
+				lead = w
+			}
+		}
+		term := prefix(lead, maxTermRunes)
+		rest := s.q(ctx).Table("business_terms AS t").Select("b.*").
+			Joins("JOIN businesses AS b ON b.id = t.business_id").Where("t.term = ?", term)
+		if city != "" {
+			rest = rest.Where("t.city_key = ?", city)
+		}
+		checked := map[string]bool{term: true}
+		for _, w := range words {
+			if !checked[w] {
+				checked[w] = true
+				rest = rest.Where("(' ' || b.search_key) LIKE ?", "% "+w+"%")
+			}
+		}
+		rest = rest.Where("NOT (b.search_name >= ? AND b.search_name < ?)", text, hi)
+		var more []businessRow
+		if err := rest.Order("t.field, t.name_key, t.business_id").Limit(need - len(rows)).Find(&more).Error; err != nil {
+			return nil, translate(err)
+		}
+		rows = append(rows, more...)
+	}
+	if offset >= len(rows) {
+		return nil, nil
+	}
+	rows = rows[offset:]
+	out := make([]store.Business, len(rows))
+	for i, r := range rows {
+		out[i] = toBusiness(r)
+	}
+	return out, nil
+}
+
+// SuggestSearches proposes, for a query that found nothing, up to three
+// other queries that do find something: the query with one of its words
+// (of its first four, each of three characters or more) replaced by a word
+// of the catalog within a small edit distance (one edit for words of up to
+// four characters, two beyond; a swap of neighbours is one edit). The
+// candidates come from search_words: on PostgreSQL the 50 nearest by
+// trigram distance through search_words_trgm, on SQLite those with the
+// same first letter and a length within the distance.
+func (s *Store) SuggestSearches(ctx context.Context, q store.BusinessQuery) ([]string, error) {
+	words := strings.Fields(fold(q.Text))
+	var out []string
+	for i, w := range words {
+		if i == 4 || len(out) == 3 {
+			break
+		}
+		n := utf8.RuneCountInString(w)
+		if n < 3 {
+			continue
+		}
+		near, err := s.nearWords(ctx, w, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, alt := range near {
+			if len(out) == 3 {
+				break
+			}
+			try := slices.Clone(words)
+			try[i] = alt
+			text := strings.Join(try, " ")
+			if slices.Contains(out, text) {
+				continue
+			}
+			found, err := s.SearchBusinesses(ctx, store.BusinessQuery{Text: text, City: q.City, Limit: 1})
+			if err != nil {
+				return nil, err
+			}
+			if len(found) > 0 {
+				out = append(out, text)
+			}
+		}
+	}
+	return out, nil
+}
+
+// nearWords are the vocabulary's words within the edit distance of w (n
+// characters), nearest first, then alphabetically.
+func (s *Store) nearWords(ctx context.Context, w string, n int) ([]string, error) {
+	bound := 2
+	if n <= 4 {
+		bound = 1
+	}
+	var cands []string
+	db := s.q(ctx).Model(&searchWordRow{})
+	if s.dialect == "postgres" {
+		db = db.Order(clause.Expr{SQL: "word <-> ?", Vars: []any{w}}).Limit(50)
+	} else {
+		r, size := utf8.DecodeRuneInString(w)
+		db = db.Where("word >= ? AND word < ? AND length(word) BETWEEN ? AND ?", w[:size], string(r+1), n-bound, n+bound).Limit(5000)
+	}
+	if err := db.Pluck("word", &cands).Error; err != nil {
+		return nil, translate(err)
+	}
+	type near struct {
+		word string
+		d    int
+	}
+	var got []near
+	for _, c := range cands {
+		if d := editDistance(w, c, bound); d > 0 && d <= bound {
+			got = append(got, near{c, d})
+		}
+	}
+	slices.SortFunc(got, func(a, b near) int {
+		if a.d != b.d {
+			return a.d - b.d
+		}
+		return strings.Compare(a.word, b.word)
+	})
+	out := make([]string, 0, min(len(got), 5))
+	for _, g := range got[:min(len(got), 5)] {
+		out = append(out, g.word)
+	}
+	return out, nil
+}
+
+// editDistance is the optimal string alignment distance of a and b, in
+// characters (insertions, deletions, substitutions and swaps of two
+// neighbours), or bound+1 when it is more than bound.
+func editDistance(a, b string, bound int) int {
+	x, y := []rune(a), []rune(b)
+	if d := len(x) - len(y); d > bound || -d > bound {
+		return bound + 1
+	}
+	prev2 := make([]int, len(y)+1)
+	prev := make([]int, len(y)+1)
+	cur := make([]int, len(y)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		cur[0] = i
+		least := cur[0]
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+			least = min(least, cur[j])
+		}
+		if least > bound {
+			return bound + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return min(prev[len(y)], bound+1)
+}
