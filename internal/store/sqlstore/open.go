@@ -277,7 +277,7 @@ func (s *Store) Migrate(ctx context.Context) (int, error) {
 	}
 	for _, r := range res {
 		if r.Source != nil && r.Source.Version == searchMigration {
-			if err := s.backfillSearch(ctx); err != nil {
+			if _, err := s.BackfillSearch(ctx); err != nil {
 				return len(res), fmt.Errorf("migration failed: indexing businesses for search: %w", err)
 			}
 		}

@@ -178,46 +178,70 @@ func (s *Store) index(tx *gorm.DB, businessID string, d searchDoc) error {
 }
 
 // searchMigration is the migration that adds the search tables; Migrate
-// indexes the businesses written before it once it is applied.
+// indexes the businesses written before it (BackfillSearch) once it is
+// applied.
 const searchMigration = 24
 
-// backfillSearch indexes the businesses written before migration 00024
-// (search_key still empty), a few hundred per transaction.
-func (s *Store) backfillSearch(ctx context.Context) error {
-	last := ""
+// BackfillSearch indexes for search the businesses written without it —
+// before migration 00024, or by a bulk load in SQL — those whose
+// search_key is still empty, 500 to a transaction, and returns how many.
+// Migrate runs it when it applies 00024.
+func (s *Store) BackfillSearch(ctx context.Context) (int, error) {
+	last, done := "", 0
 	for {
 		var rows []businessRow
-		if err := s.q(ctx).Where("search_key = '' AND id > ?", last).Order("id").Limit(200).Find(&rows).Error; err != nil {
-			return translate(err)
+		if err := s.q(ctx).Where("search_key = '' AND id > ?", last).Order("id").Limit(500).Find(&rows).Error; err != nil {
+			return done, translate(err)
 		}
 		if len(rows) == 0 {
-			return nil
+			return done, nil
 		}
 		err := s.tx(ctx, func(tx *gorm.DB) error {
+			ids := make([]string, len(rows))
+			for i, r := range rows {
+				ids[i] = r.ID
+			}
+			var svcs []serviceRow
+			if err := tx.Select("business_id, name").Where("business_id IN ?", ids).Order("business_id, reference").Find(&svcs).Error; err != nil {
+				return err
+			}
+			names := map[string][]store.Service{}
+			for _, sv := range svcs {
+				names[sv.BusinessID] = append(names[sv.BusinessID], store.Service{Name: sv.Name})
+			}
+			if err := tx.Delete(&businessTermRow{}, "business_id IN ?", ids).Error; err != nil {
+				return err
+			}
+			var terms []businessTermRow
+			var words []searchWordRow
 			for _, r := range rows {
-				c := store.Catalog{Business: toBusiness(r)}
-				var svcs []serviceRow
-				if err := tx.Select("name").Find(&svcs, "business_id = ?", r.ID).Error; err != nil {
-					return err
-				}
-				for _, sv := range svcs {
-					c.Services = append(c.Services, store.Service{Name: sv.Name})
-				}
-				d := searchDocOf(c)
+				d := searchDocOf(store.Catalog{Business: toBusiness(r), Services: names[r.ID]})
 				d.apply(&r)
 				if err := tx.Model(&businessRow{}).Where("id = ?", r.ID).
 					Updates(map[string]any{"search_key": r.SearchKey, "search_name": r.SearchName, "search_city": r.SearchCity}).Error; err != nil {
 					return err
 				}
-				if err := s.index(tx, r.ID, d); err != nil {
+				if d.searchable {
+					terms = append(terms, d.terms(r.ID)...)
+					words = append(words, d.words()...)
+				}
+			}
+			if len(terms) > 0 {
+				if err := tx.CreateInBatches(terms, 200).Error; err != nil {
 					return err
 				}
+			}
+			slices.SortFunc(words, func(a, b searchWordRow) int { return strings.Compare(a.Word, b.Word) })
+			words = slices.Compact(words)
+			if len(words) > 0 {
+				return tx.Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(words, 500).Error
 			}
 			return nil
 		})
 		if err != nil {
-			return err
+			return done, err
 		}
+		done += len(rows)
 		last = rows[len(rows)-1].ID
 	}
 }
@@ -248,31 +272,10 @@ func (s *Store) SearchBusinesses(ctx context.Context, q store.BusinessQuery) ([]
 	if err := first.Order("search_name, id").Limit(need).Find(&rows).Error; err != nil {
 		return nil, translate(err)
 	}
-	words := strings.Fields(text)
-	if len(rows) < need && len(words) > 0 {
-		lead := words[0]
-		for _, w := range words[1:] {
-			if utf8.RuneCountInString(w) > utf8.RuneCountInString(lead) {
-				lead = w
-			}
-		}
-		term := prefix(lead, maxTermRunes)
-		rest := s.q(ctx).Table("business_terms AS t").Select("b.*").
-			Joins("JOIN businesses AS b ON b.id = t.business_id").Where("t.term = ?", term)
-		if city != "" {
-			rest = rest.Where("t.city_key = ?", city)
-		}
-		checked := map[string]bool{term: true}
-		for _, w := range words {
-			if !checked[w] {
-				checked[w] = true
-				rest = rest.Where("(' ' || b.search_key) LIKE ?", "% "+w+"%")
-			}
-		}
-		rest = rest.Where("NOT (b.search_name >= ? AND b.search_name < ?)", text, hi)
-		var more []businessRow
-		if err := rest.Order("t.field, t.name_key, t.business_id").Limit(need - len(rows)).Find(&more).Error; err != nil {
-			return nil, translate(err)
+	if words := strings.Fields(text); len(rows) < need && len(words) > 0 {
+		more, err := s.searchTerms(ctx, words, city, text, hi, need-len(rows))
+		if err != nil {
+			return nil, err
 		}
 		rows = append(rows, more...)
 	}
@@ -285,6 +288,128 @@ func (s *Store) SearchBusinesses(ctx context.Context, q store.BusinessQuery) ([]
 		out[i] = toBusiness(r)
 	}
 	return out, nil
+}
+
+// denseTerm is the number of businesses beyond which a query word counts
+// as common: a word with fewer is read whole and sorted, a bounded cost.
+const denseTerm = 200
+
+// searchTerms is the second statement of a search: up to n businesses,
+// other than those whose folded name begins with text (from lo to hi), in
+// which every word begins a word of the name, city or a service name; by
+// whether the first word begins a word of the name, then folded name and
+// id. One word is read in that order from business_terms_term (or _city)
+// and the read stops at n. With several, each word's businesses are
+// counted up to denseTerm; when the rarest has fewer, the search starts
+// from it and sorts what it finds (fewer than denseTerm rows); when every
+// word is common, it reads the first word's in order and checks the others
+// by the primary key, as for one word.
+func (s *Store) searchTerms(ctx context.Context, words []string, city, lo, hi string, n int) ([]businessRow, error) {
+	var terms []string
+	for _, w := range words {
+		if t := prefix(w, maxTermRunes); !slices.Contains(terms, t) {
+			terms = append(terms, t)
+		}
+	}
+	lead := terms[0]
+	if len(terms) > 1 { // (the statements: docs/design.md, "Business search")
+		least := int64(denseTerm)
+		for _, t := range terms[:min(len(terms), 8)] {
+			where, args := "term = ?", []any{t}
+			if city != "" {
+				where, args = "city_key = ? AND term = ?", []any{city, t}
+			}
+			var c int64
+			if err := s.q(ctx).Raw("SELECT count(*) FROM (SELECT 1 FROM business_terms WHERE "+where+" LIMIT ?) AS m",
+				append(args, denseTerm)...).Scan(&c).Error; err != nil {
+				return nil, translate(err)
+			}
+			if c < least {
+				least, lead = c, t
+			}
+		}
+	}
+	if lead != terms[0] {
+		return s.searchRare(ctx, words, terms, lead, city, lo, hi, n)
+	}
+	q := s.q(ctx).Table("business_terms AS t").Select("b.*").Joins("JOIN businesses AS b ON b.id = t.business_id").Where("t.term = ?", lead)
+	if city != "" {
+		q = q.Where("t.city_key = ?", city)
+	}
+	for _, t := range terms[1:] {
+		q = q.Where("EXISTS (SELECT 1 FROM business_terms AS o WHERE o.business_id = t.business_id AND o.term = ?)", t)
+	}
+	for _, w := range words {
+		if utf8.RuneCountInString(w) > maxTermRunes {
+			q = q.Where("(' ' || b.search_key) LIKE ?", "% "+w+"%")
+		}
+	}
+	var rows []businessRow
+	err := q.Where("NOT (t.name_key >= ? AND t.name_key < ?)", lo, hi).Order("t.field, t.name_key, t.business_id").Limit(n).Find(&rows).Error
+	return rows, translate(err)
+}
+
+// searchRare is searchTerms started from a word other than the first,
+// which begins fewer than denseTerm businesses: their ids are read from
+// business_terms (a MATERIALIZED step, so that no planner starts from a
+// common word), each with the first word's row for the rank and the other
+// words' looked up by the primary key, and sorted; then the businesses by
+// id.
+func (s *Store) searchRare(ctx context.Context, words, terms []string, lead, city, lo, hi string, n int) ([]businessRow, error) {
+	where, args := "term = ?", []any{lead}
+	if city != "" {
+		where, args = "city_key = ? AND term = ?", []any{city, lead}
+	}
+	sql := "WITH r AS MATERIALIZED (SELECT business_id, name_key FROM business_terms WHERE " + where + " LIMIT ?) " +
+		"SELECT business_id FROM (SELECT r.business_id, r.name_key, " +
+		"(SELECT f.field FROM business_terms AS f WHERE f.business_id = r.business_id AND f.term = ?) AS field FROM r) AS t " +
+		"WHERE field IS NOT NULL AND NOT (name_key >= ? AND name_key < ?)"
+	args = append(args, denseTerm, terms[0], lo, hi)
+	for _, t := range terms[1:] {
+		if t != lead {
+			sql += " AND EXISTS (SELECT 1 FROM business_terms AS o WHERE o.business_id = t.business_id AND o.term = ?)"
+			args = append(args, t)
+		}
+	}
+	sql += " ORDER BY field, name_key, business_id"
+	var ids []string
+	if err := s.q(ctx).Raw(sql, args...).Scan(&ids).Error; err != nil {
+		return nil, translate(err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var found []businessRow
+	if err := s.q(ctx).Where("id IN ?", ids).Find(&found).Error; err != nil {
+		return nil, translate(err)
+	}
+	byID := make(map[string]businessRow, len(found))
+	for _, r := range found {
+		byID[r.ID] = r
+	}
+	var rows []businessRow
+	for _, id := range ids {
+		r, ok := byID[id]
+		if !ok || !hasWords(" "+r.SearchKey, words) {
+			continue
+		}
+		if rows = append(rows, r); len(rows) == n {
+			break
+		}
+	}
+	return rows, nil
+}
+
+// hasWords reports whether every word longer than maxTermRunes begins a
+// word of key (a space, then the folded words); shorter ones were matched
+// by their terms.
+func hasWords(key string, words []string) bool {
+	for _, w := range words {
+		if utf8.RuneCountInString(w) > maxTermRunes && !strings.Contains(key, " "+w) {
+			return false
+		}
+	}
+	return true
 }
 
 // SuggestSearches proposes, for a query that found nothing, up to three
