@@ -24,9 +24,23 @@ CREATE TABLE search_words (
     word text PRIMARY KEY
 ) WITHOUT ROWID;
 
+-- Bookings at size: the same indexes as on PostgreSQL, ending in id so
+-- that the order (starts_at, id) is the index's.
 CREATE INDEX bookings_account_status ON bookings(account_id, status, starts_at, id);
+DROP INDEX bookings_account;
+CREATE INDEX bookings_account ON bookings(account_id, starts_at, id);
+DROP INDEX bookings_business_starts;
+CREATE INDEX bookings_business_starts ON bookings(business_id, starts_at, id);
+DROP INDEX bookings_staff;
+CREATE INDEX bookings_staff ON bookings(staff_id, starts_at, id);
 
 -- +goose Down
+DROP INDEX bookings_staff;
+CREATE INDEX bookings_staff ON bookings(staff_id, starts_at);
+DROP INDEX bookings_business_starts;
+CREATE INDEX bookings_business_starts ON bookings(business_id, starts_at);
+DROP INDEX bookings_account;
+CREATE INDEX bookings_account ON bookings(account_id, starts_at);
 DROP INDEX bookings_account_status;
 DROP TABLE search_words;
 DROP TABLE business_terms;

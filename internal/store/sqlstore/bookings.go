@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -186,6 +187,45 @@ func (s *Store) ListStaffBookings(ctx context.Context, staffIDs []string, from, 
 	return out, nil
 }
 
+// accountBookingsByStates is ListAccountBookings for bookings in any of
+// several states that started before now, latest first: one read per
+// state from bookings_account_status, each in the index's order and cut
+// at offset+limit+1, merged here. Every read matches its index whatever
+// the statistics, where one statement over several states was answered
+// by reading all of them and sorting (docs/design.md, "Bookings at
+// size").
+func (s *Store) accountBookingsByStates(ctx context.Context, f store.BookingFilter, states []string, now time.Time) ([]store.Booking, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	offset := max(f.Offset, 0)
+	var rows []bookingRow
+	for _, st := range states {
+		var part []bookingRow
+		if err := s.q(ctx).Where("account_id = ? AND status = ? AND starts_at < ?", f.AccountID, st, now).
+			Order("starts_at DESC, id DESC").Limit(offset + limit + 1).Find(&part).Error; err != nil {
+			return nil, translate(err)
+		}
+		rows = append(rows, part...)
+	}
+	slices.SortFunc(rows, func(a, b bookingRow) int {
+		if c := b.StartsAt.Compare(a.StartsAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	if offset >= len(rows) {
+		return []store.Booking{}, nil
+	}
+	rows = rows[offset:min(len(rows), offset+limit+1)]
+	out := make([]store.Booking, len(rows))
+	for i, r := range rows {
+		out[i] = toBooking(r)
+	}
+	return out, nil
+}
+
 // StaffDay implements store.Store: the business row and its staff's
 // confirmed bookings in the window, one LEFT JOIN from the business row
 // (one row with no booking when the window is free), scanned column by
@@ -232,6 +272,9 @@ ORDER BY k.block_start`, append(args, reference)...).Rows()
 // ListAccountBookings returns up to f.Limit+1 bookings of a person:
 // upcoming (confirmed, not yet started, soonest first), past (confirmed or
 // completed that started before now, latest first), cancelled, or all.
+// Each order is that of an index (bookings_account_status for one state,
+// bookings_account otherwise, migration 00024), read backwards for
+// "latest first", so ties on the start go by id the same way.
 func (s *Store) ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error) {
 	q := s.q(ctx).Where("account_id = ?", f.AccountID)
 	now := store.UTC(f.Now)
@@ -239,11 +282,11 @@ func (s *Store) ListAccountBookings(ctx context.Context, f store.BookingFilter) 
 	case "upcoming":
 		q = q.Where("status = ? AND starts_at >= ?", store.BookingConfirmed, now).Order("starts_at ASC, id")
 	case "past":
-		q = q.Where("status IN ? AND starts_at < ?", []string{store.BookingConfirmed, store.BookingCompleted}, now).Order("starts_at DESC, id")
+		return s.accountBookingsByStates(ctx, f, []string{store.BookingConfirmed, store.BookingCompleted}, now)
 	case "cancelled":
-		q = q.Where("status = ?", store.BookingCancelled).Order("starts_at DESC, id")
+		q = q.Where("status = ?", store.BookingCancelled).Order("starts_at DESC, id DESC")
 	default:
-		q = q.Order("starts_at DESC, id")
+		q = q.Order("starts_at DESC, id DESC")
 	}
 	limit := f.Limit
 	if limit <= 0 {
