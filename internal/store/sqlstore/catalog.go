@@ -72,11 +72,16 @@ func (s *Store) PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog,
 		doc := searchDocOf(c)
 		row := fromBusiness(c.Business, searchText(c))
 		doc.apply(&row)
-		if err := tx.Save(&row).Error; err != nil {
+		withSearch := s.hasSearch(tx)
+		save := tx
+		if !withSearch {
+			save = tx.Omit("search_key", "search_name", "search_city")
+		}
+		if err := save.Save(&row).Error; err != nil {
 			return err
 		}
 		bid := c.Business.ID
-		if !found || !doc.same(old) {
+		if withSearch && (!found || !doc.same(old)) {
 			if err := s.index(tx, bid, doc); err != nil {
 				return err
 			}
@@ -335,9 +340,16 @@ func (s *Store) SetAgentBooking(ctx context.Context, reference string, on bool) 
 		}
 		doc := searchDocOf(c)
 		doc.apply(&r)
-		if err := tx.Model(&businessRow{}).Where("id = ?", r.ID).Updates(map[string]any{"agent_booking": on, "updated_at": store.SystemClock(),
-			"search_key": r.SearchKey, "search_name": r.SearchName, "search_city": r.SearchCity}).Error; err != nil {
+		set := map[string]any{"agent_booking": on, "updated_at": store.SystemClock()}
+		withSearch := s.hasSearch(tx)
+		if withSearch {
+			set["search_key"], set["search_name"], set["search_city"] = r.SearchKey, r.SearchName, r.SearchCity
+		}
+		if err := tx.Model(&businessRow{}).Where("id = ?", r.ID).Updates(set).Error; err != nil {
 			return err
+		}
+		if !withSearch {
+			return nil
 		}
 		return s.index(tx, r.ID, doc)
 	})
