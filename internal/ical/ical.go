@@ -42,6 +42,7 @@ type Event struct {
 	Start, End  time.Time
 	Zone        *time.Location // the business's zone (its name is the TZID)
 	Cancelled   bool
+	Tentative   bool // a pending booking, waiting for the business: STATUS:TENTATIVE
 	Organizer   Person
 	Attendees   []Person
 	Stamp       time.Time // when this version of the object was made (DTSTAMP)
@@ -125,6 +126,8 @@ func addEvents(cal *ics.Calendar, events []Event) error {
 		}
 		if e.Cancelled {
 			ev.SetStatus(ics.ObjectStatusCancelled)
+		} else if e.Tentative {
+			ev.SetStatus(ics.ObjectStatusTentative)
 		} else {
 			ev.SetStatus(ics.ObjectStatusConfirmed)
 		}

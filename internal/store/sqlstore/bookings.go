@@ -17,7 +17,8 @@ func toBooking(r bookingRow) store.Booking {
 		BlockStart: store.UTC(r.BlockStart), BlockEnd: store.UTC(r.BlockEnd), Status: r.Status, Version: r.Version,
 		Notes: r.Notes, PaymentState: r.PaymentState, PriceCents: r.PriceCents, Currency: r.Currency,
 		CancelReason: r.CancelReason, CancellationFeeCents: r.CancellationFeeCents,
-		CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt), CancelledAt: utcPtr(r.CancelledAt)}
+		CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt), CancelledAt: utcPtr(r.CancelledAt),
+		RespondBy: utcPtr(r.RespondBy)}
 }
 
 func fromBooking(b store.Booking) bookingRow {
@@ -29,20 +30,27 @@ func fromBooking(b store.Booking) bookingRow {
 		BlockStart: store.UTC(b.BlockStart), BlockEnd: store.UTC(b.BlockEnd), Status: b.Status, Version: b.Version,
 		Notes: b.Notes, PaymentState: b.PaymentState, PriceCents: b.PriceCents, Currency: b.Currency,
 		CancelReason: b.CancelReason, CancellationFeeCents: b.CancellationFeeCents,
-		CreatedAt: store.UTC(b.CreatedAt), UpdatedAt: store.UTC(b.UpdatedAt), CancelledAt: utcPtr(b.CancelledAt)}
+		CreatedAt: store.UTC(b.CreatedAt), UpdatedAt: store.UTC(b.UpdatedAt), CancelledAt: utcPtr(b.CancelledAt),
+		RespondBy: utcPtr(b.RespondBy)}
 }
+
+// holding is the condition "the booking holds its slot"
+// (store.HoldingStatuses), written out so that SQLite's partial index
+// bookings_staff_block_end (migration 00022), whose condition it repeats,
+// serves it: a bound parameter would not match the index's condition.
+const holding = "status IN ('pending', 'confirmed')"
 
 // checkOverlap is SQLite's half of the no-overlap rule: inside an IMMEDIATE
 // transaction nobody else can write between this check and the insert.
 // PostgreSQL relies on its exclusion constraint instead.
 func (s *Store) checkOverlap(tx *gorm.DB, b bookingRow) error {
-	if s.dialect != "sqlite" || b.Status != store.BookingConfirmed {
+	if s.dialect != "sqlite" || !store.HoldsSlot(b.Status) {
 		return nil
 	}
 	var n int64
 	err := tx.Model(&bookingRow{}).
-		Where("staff_id = ? AND status = ? AND id <> ? AND block_start < ? AND block_end > ?",
-			b.StaffID, store.BookingConfirmed, b.ID, b.BlockEnd, b.BlockStart).
+		Where("staff_id = ? AND "+holding+" AND id <> ? AND block_start < ? AND block_end > ?",
+			b.StaffID, b.ID, b.BlockEnd, b.BlockStart).
 		Limit(1).Count(&n).Error
 	if err != nil {
 		return err
@@ -82,12 +90,15 @@ func (s *Store) lockStaff(tx *gorm.DB, staffIDs ...string) error {
 func (s *Store) InsertBooking(ctx context.Context, b store.Booking) error {
 	r := fromBooking(b)
 	return s.tx(ctx, func(tx *gorm.DB) error {
-		if r.Status == store.BookingConfirmed {
+		if store.HoldsSlot(r.Status) {
 			if err := s.lockStaff(tx, r.StaffID); err != nil {
 				return err
 			}
 		}
 		if err := s.checkOverlap(tx, r); err != nil {
+			return err
+		}
+		if err := s.checkHeld(tx, r); err != nil {
 			return err
 		}
 		return tx.Create(&r).Error
@@ -130,13 +141,22 @@ func (s *Store) UpdateBooking(ctx context.Context, id string, fn func(store.Book
 			b.UpdatedAt = store.SystemClock()
 		}
 		nr := fromBooking(b)
-		if nr.Status == store.BookingConfirmed {
+		// A booking that leaves its slot (cancelled, declined, moved) also
+		// takes the lock: the waitlist may hold the freed slot in this
+		// transaction (store.Waitlist HoldSlot), and a writer that took the
+		// lock first must not wait on this row while this one waits on it.
+		if store.HoldsSlot(nr.Status) || store.HoldsSlot(r.Status) {
 			if err := s.lockStaff(tx, r.StaffID, nr.StaffID); err != nil {
 				return err
 			}
 		}
 		if err := s.checkOverlap(tx, nr); err != nil {
 			return err
+		}
+		if moved := nr.StaffID != r.StaffID || !nr.BlockStart.Equal(r.BlockStart) || !nr.BlockEnd.Equal(r.BlockEnd) || r.Status != nr.Status; moved {
+			if err := s.checkHeld(tx, nr); err != nil {
+				return err
+			}
 		}
 		// SkipHooks: gorm's Save would otherwise overwrite updated_at with
 		// the wall clock, ignoring the caller's (possibly pinned) clock.
@@ -174,9 +194,18 @@ func (s *Store) ListStaffBookings(ctx context.Context, staffIDs []string, from, 
 	}
 	var rows []bookingRow
 	span, spanArgs := s.blockedSpanOverlaps("bookings", from, to)
-	err := s.q(ctx).Where("staff_id IN ? AND status = ? AND block_start < ? AND block_end > ?"+span,
-		append([]any{staffIDs, store.BookingConfirmed, store.UTC(to), store.UTC(from)}, spanArgs...)...).
-		Order("block_start").Find(&rows).Error
+	args := append([]any{staffIDs, store.UTC(to), store.UTC(from)}, spanArgs...)
+	args = append(args, store.BookingConfirmed, staffIDs, store.OfferHeld, store.UTC(to), store.UTC(from))
+	// A slot held for a waiting person (waitlist_offers) blocks like a
+	// booking, with the offer's id, until it is used or passed on
+	// (docs/design.md "The waitlist").
+	err := s.q(ctx).Raw(`SELECT `+bookingColumns+` FROM bookings
+WHERE staff_id IN ? AND `+holding+` AND block_start < ? AND block_end > ?`+span+`
+UNION ALL
+SELECT id, reference, business_id, service_id, staff_id, account_id, link_id, starts_at, ends_at, block_start, block_end,
+  ?, 1, '', 'none', 0, '', '', 0, created_at, updated_at, NULL, NULL
+FROM waitlist_offers WHERE staff_id IN ? AND status = ? AND block_start < ? AND block_end > ?
+ORDER BY block_start, id`, args...).Scan(&rows).Error
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -188,13 +217,14 @@ func (s *Store) ListStaffBookings(ctx context.Context, staffIDs []string, from, 
 }
 
 // accountBookingsByStates is ListAccountBookings for bookings in any of
-// several states that started before now, latest first: one read per
-// state from bookings_account_status, each in the index's order and cut
-// at offset+limit+1, merged here. Every read matches its index whatever
-// the statistics, where one statement over several states was answered
-// by reading all of them and sorting (docs/design.md, "Bookings at
-// size").
-func (s *Store) accountBookingsByStates(ctx context.Context, f store.BookingFilter, states []string, now time.Time) ([]store.Booking, error) {
+// several states: upcoming ones (from now on, soonest first) or, when
+// upcoming is false, those that started before now (unless now is zero),
+// latest first. One read per state from bookings_account_status, each in
+// the index's order and cut at offset+limit+1, merged here: every read
+// matches its index whatever the statistics, where one statement over
+// several states was answered by reading all of them and sorting
+// (docs/design.md, "Bookings at size").
+func (s *Store) accountBookingsByStates(ctx context.Context, f store.BookingFilter, states []string, now time.Time, upcoming bool) ([]store.Booking, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 10
@@ -203,17 +233,29 @@ func (s *Store) accountBookingsByStates(ctx context.Context, f store.BookingFilt
 	var rows []bookingRow
 	for _, st := range states {
 		var part []bookingRow
-		if err := s.q(ctx).Where("account_id = ? AND status = ? AND starts_at < ?", f.AccountID, st, now).
-			Order("starts_at DESC, id DESC").Limit(offset + limit + 1).Find(&part).Error; err != nil {
+		q := s.q(ctx).Where("account_id = ? AND status = ?", f.AccountID, st)
+		switch {
+		case upcoming:
+			q = q.Where("starts_at >= ?", now).Order("starts_at ASC, id ASC")
+		case !now.IsZero():
+			q = q.Where("starts_at < ?", now).Order("starts_at DESC, id DESC")
+		default:
+			q = q.Order("starts_at DESC, id DESC")
+		}
+		if err := q.Limit(offset + limit + 1).Find(&part).Error; err != nil {
 			return nil, translate(err)
 		}
 		rows = append(rows, part...)
 	}
 	slices.SortFunc(rows, func(a, b bookingRow) int {
-		if c := b.StartsAt.Compare(a.StartsAt); c != 0 {
+		c := a.StartsAt.Compare(b.StartsAt)
+		if c == 0 {
+			c = strings.Compare(a.ID, b.ID)
+		}
+		if upcoming {
 			return c
 		}
-		return strings.Compare(b.ID, a.ID)
+		return -c
 	})
 	if offset >= len(rows) {
 		return []store.Booking{}, nil
@@ -236,12 +278,19 @@ func (s *Store) StaffDay(ctx context.Context, reference string, staffIDs []strin
 		ids = []string{""} // no staff: the business row alone
 	}
 	span, spanArgs := s.blockedSpanOverlaps("k", from, to)
-	args := append([]any{ids, store.BookingConfirmed, store.UTC(to), store.UTC(from)}, spanArgs...)
+	args := append([]any{ids, store.UTC(to), store.UTC(from)}, spanArgs...)
+	args = append(args, reference, ids, store.OfferHeld, store.UTC(to), store.UTC(from), reference)
+	// Held waitlist offers block as bookings do (ListStaffBookings).
 	rs, err := s.q(ctx).Raw(`SELECT b.id, b.updated_at, k.id, k.staff_id, k.block_start, k.block_end
 FROM businesses b
-LEFT JOIN bookings k ON k.staff_id IN ? AND k.status = ? AND k.block_start < ? AND k.block_end > ?`+span+`
+LEFT JOIN bookings k ON k.staff_id IN ? AND k.`+holding+` AND k.block_start < ? AND k.block_end > ?`+span+`
 WHERE b.reference = ?
-ORDER BY k.block_start`, append(args, reference)...).Rows()
+UNION ALL
+SELECT b.id, b.updated_at, o.id, o.staff_id, o.block_start, o.block_end
+FROM businesses b
+JOIN waitlist_offers o ON o.staff_id IN ? AND o.status = ? AND o.block_start < ? AND o.block_end > ?
+WHERE b.reference = ?
+ORDER BY 5, 3`, args...).Rows()
 	if err != nil {
 		return store.StaffDay{}, translate(err)
 	}
@@ -280,11 +329,13 @@ func (s *Store) ListAccountBookings(ctx context.Context, f store.BookingFilter) 
 	now := store.UTC(f.Now)
 	switch f.Status {
 	case "upcoming":
-		q = q.Where("status = ? AND starts_at >= ?", store.BookingConfirmed, now).Order("starts_at ASC, id")
+		return s.accountBookingsByStates(ctx, f, store.HoldingStatuses, now, true)
 	case "past":
-		return s.accountBookingsByStates(ctx, f, []string{store.BookingConfirmed, store.BookingCompleted}, now)
+		return s.accountBookingsByStates(ctx, f, []string{store.BookingConfirmed, store.BookingCompleted, store.BookingNoShow}, now, false)
 	case "cancelled":
-		q = q.Where("status = ?", store.BookingCancelled).Order("starts_at DESC, id DESC")
+		return s.accountBookingsByStates(ctx, f, []string{store.BookingCancelled, store.BookingDeclined}, time.Time{}, false)
+	case "pending":
+		q = q.Where("status = ?", store.BookingPending).Order("starts_at ASC, id")
 	default:
 		q = q.Order("starts_at DESC, id DESC")
 	}
@@ -294,6 +345,47 @@ func (s *Store) ListAccountBookings(ctx context.Context, f store.BookingFilter) 
 	}
 	var rows []bookingRow
 	if err := q.Limit(limit + 1).Offset(max(f.Offset, 0)).Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	out := make([]store.Booking, len(rows))
+	for i, r := range rows {
+		out[i] = toBooking(r)
+	}
+	return out, nil
+}
+
+// ListBusinessBookings returns up to f.Limit+1 bookings of a business that
+// start in [f.From, f.To), earliest first, through bookings_business_starts.
+func (s *Store) ListBusinessBookings(ctx context.Context, f store.BusinessBookingFilter) ([]store.Booking, error) {
+	q := s.q(ctx).Where("business_id = ? AND starts_at >= ? AND starts_at < ?", f.BusinessID, store.UTC(f.From), store.UTC(f.To))
+	if f.StaffID != "" {
+		q = q.Where("staff_id = ?", f.StaffID)
+	}
+	if len(f.Statuses) > 0 {
+		q = q.Where("status IN ?", f.Statuses)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	var rows []bookingRow
+	if err := q.Order("starts_at, id").Limit(limit + 1).Offset(max(f.Offset, 0)).Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	out := make([]store.Booking, len(rows))
+	for i, r := range rows {
+		out[i] = toBooking(r)
+	}
+	return out, nil
+}
+
+// ListDuePending returns up to limit pending bookings due at now, through
+// the partial index bookings_pending_respond_by (migration 00022).
+func (s *Store) ListDuePending(ctx context.Context, now time.Time, limit int) ([]store.Booking, error) {
+	var rows []bookingRow
+	err := s.q(ctx).Where("status = 'pending' AND respond_by <= ?", store.UTC(now)).
+		Order("respond_by, id").Limit(max(limit, 1)).Find(&rows).Error
+	if err != nil {
 		return nil, translate(err)
 	}
 	out := make([]store.Booking, len(rows))
@@ -326,3 +418,7 @@ func (s *Store) ListBookingEvents(ctx context.Context, bookingID string) ([]stor
 	}
 	return out, nil
 }
+
+// bookingColumns are bookingRow's columns in its field order.
+const bookingColumns = `id, reference, business_id, service_id, staff_id, account_id, link_id, starts_at, ends_at, block_start, block_end,
+  status, version, notes, payment_state, price_cents, currency, cancel_reason, cancellation_fee_cents, created_at, updated_at, cancelled_at, respond_by`

@@ -124,6 +124,7 @@ type businessRow struct {
 	PrivacyNotice             string
 	BookingURL                string `gorm:"column:booking_url"`
 	ContactEmail              string
+	ConfirmationWindowMinutes int
 	SearchText                string
 	SearchKey                 string  // the folded words search matches (search.go)
 	SearchName                *string // the folded name, only while searchable
@@ -164,6 +165,8 @@ type serviceRow struct {
 	BufferBeforeMinutes int
 	BufferAfterMinutes  int
 	DepositRequired     bool
+	// RequiresConfirmation: bookings are pending until the business answers.
+	RequiresConfirmation bool
 }
 
 func (serviceRow) TableName() string { return "services" }
@@ -217,9 +220,24 @@ type bookingRow struct {
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
 	CancelledAt          *time.Time
+	RespondBy            *time.Time
 }
 
 func (bookingRow) TableName() string { return "bookings" }
+
+type credentialRow struct {
+	ID         string `gorm:"primaryKey"`
+	BusinessID string
+	Position   int
+	Kind       string
+	Name       string
+	Issuer     string
+	Number     string
+	ValidUntil *string
+	UpdatedAt  time.Time
+}
+
+func (credentialRow) TableName() string { return "business_credentials" }
 
 type bookingEventRow struct {
 	ID        string `gorm:"primaryKey"`
@@ -253,6 +271,7 @@ type activityRow struct {
 	LinkID           string
 	ClientID         string
 	Via              string
+	Actor            string
 	Tool             string
 	Arguments        string
 	Summary          string

@@ -75,6 +75,8 @@ type Store struct {
 	// search is whether the schema has the search tables (search.go),
 	// shared with the Store's transaction-bound copies.
 	search *searchSchema
+	// idle is the pool's idle connection limit (Migrate resets it).
+	idle int
 }
 
 var _ store.Store = (*Store)(nil)
@@ -246,7 +248,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	sqlDB.SetMaxOpenConns(maxOpen)
 	sqlDB.SetMaxIdleConns(idle)
 	sqlDB.SetConnMaxLifetime(life)
-	s := &Store{db: db, dialect: dialect, sqlDB: sqlDB, search: &searchSchema{}}
+	s := &Store{db: db, dialect: dialect, sqlDB: sqlDB, idle: idle, search: &searchSchema{}}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := sqlDB.PingContext(pctx); err != nil {
@@ -279,6 +281,7 @@ func (s *Store) Migrate(ctx context.Context) (int, error) {
 	if err != nil {
 		return len(res), fmt.Errorf("migration failed: %w", err)
 	}
+	s.dropIdle(len(res))
 	for _, r := range res {
 		if r.Source != nil && r.Source.Version == searchMigration {
 			if _, err := s.BackfillSearch(ctx); err != nil {
@@ -287,6 +290,18 @@ func (s *Store) Migrate(ctx context.Context) (int, error) {
 		}
 	}
 	return len(res), nil
+}
+
+// dropIdle closes the pool's idle connections after applied migrations: a
+// connection opened before them may hold statements prepared against the
+// old shape of a table (PostgreSQL answers "cached plan must not change
+// result type" once a migration adds a column, as 00022 does to bookings).
+func (s *Store) dropIdle(applied int) {
+	if applied == 0 || s.sqlDB == nil || s.idle <= 0 {
+		return
+	}
+	s.sqlDB.SetMaxIdleConns(0)
+	s.sqlDB.SetMaxIdleConns(s.idle)
 }
 
 // MigrateTo applies pending migrations up to and including version (tests
@@ -301,6 +316,7 @@ func (s *Store) MigrateTo(ctx context.Context, version int64) (int, error) {
 	if err != nil {
 		return len(res), fmt.Errorf("migration failed: %w", err)
 	}
+	s.dropIdle(len(res))
 	return len(res), nil
 }
 
