@@ -149,16 +149,18 @@ func inTurns(ctx context.Context, backend string, rounds int, dur time.Duration,
 
 func main() {
 	var (
-		out     = flag.String("out", "var/bench", "folder for report.txt and the SVG charts")
-		dur     = flag.Duration("dur", 1500*time.Millisecond, "duration of each concurrency level")
-		maxOps  = flag.Int64("max", 200000, "operations per level at most")
-		levels  = flag.String("levels", "1,4,16,64", "concurrency levels")
-		budget  = flag.Duration("budget", 8*time.Minute, "stop escalating workloads after this (the 4-connection targets run regardless)")
-		p99Stop = flag.Duration("p99", 100*time.Millisecond, "stop escalating a workload once its p99 exceeds this")
-		growth  = flag.Int("growth", 500_000, "spent token rows of the growth step before code-flow-grown (0: skip it)")
-		soakFor = flag.Duration("soak", 0, "run only the rotation soak, this long (make bench-soak: 10m), and write soak.txt")
-		soakWin = flag.Duration("soak-window", 30*time.Second, "the soak's reporting window")
-		soakOld = flag.Int("soak-spent", 500_000, "spent token rows, expired an hour ago, the soak's database starts with")
+		out            = flag.String("out", "var/bench", "folder for report.txt and the SVG charts")
+		dur            = flag.Duration("dur", 1500*time.Millisecond, "duration of each concurrency level")
+		maxOps         = flag.Int64("max", 200000, "operations per level at most")
+		levels         = flag.String("levels", "1,4,16,64", "concurrency levels")
+		budget         = flag.Duration("budget", 8*time.Minute, "stop escalating workloads after this (the 4-connection targets run regardless)")
+		p99Stop        = flag.Duration("p99", 100*time.Millisecond, "stop escalating a workload once its p99 exceeds this")
+		growth         = flag.Int("growth", 500_000, "spent token rows of the growth step before code-flow-grown (0: skip it)")
+		catalogGrowth  = flag.Int("catalog-growth", 100_000, "businesses the search growth step adds on PostgreSQL (a fifth, at most 20,000, on SQLite; 0: skip the step)")
+		bookingsGrowth = flag.Int("bookings-growth", 1_000_000, "bookings the growth step adds on PostgreSQL (a fifth on SQLite)")
+		soakFor        = flag.Duration("soak", 0, "run only the rotation soak, this long (make bench-soak: 10m), and write soak.txt")
+		soakWin        = flag.Duration("soak-window", 30*time.Second, "the soak's reporting window")
+		soakOld        = flag.Int("soak-spent", 500_000, "spent token rows, expired an hour ago, the soak's database starts with")
 	)
 	flag.DurationVar(&floorCPU, "floor-cpu", 0, "CPU time each floor rotation spends between its statements, holding no connection (what the process's CPU does to the rate)")
 	flag.StringVar(&profiled.path, "cpuprofile", "", "write a CPU profile (go tool pprof) of the run -profile names to this file")
@@ -417,6 +419,25 @@ func main() {
 		floors(ctx, sys, people, "pg-pool4", 16, *dur, *maxOps, record)
 		codeFloors(ctx, sys, people, "pg-pool4", 16, *dur, *maxOps, record)
 		sys.Close()
+	}
+	// The search and bookings growth step (bench/growth.go), on a database
+	// of its own per backend.
+	for _, backend := range backends {
+		if *catalogGrowth <= 0 || !wanted("search-growth") {
+			break
+		}
+		nb, nk := *catalogGrowth, *bookingsGrowth
+		if backend == "sqlite" {
+			nb, nk = min(nb/5, 20_000), nk/5
+		}
+		lines, err := growthStep(ctx, backend, tmp, pgURL, nb, nk, 2*time.Second)
+		if err != nil {
+			fatal(fmt.Errorf("search growth step, %s: %w", backend, err))
+		}
+		for _, l := range lines {
+			fmt.Fprintln(os.Stderr, l)
+		}
+		notes = append(notes, lines...)
 	}
 	if err := writeReport(*out, results, notes, time.Since(began)); err != nil {
 		fatal(err)

@@ -93,21 +93,20 @@ var errTrial = errors.New("admin: trial write rolled back")
 // services or staff are tried, each in a transaction of its own that is
 // rolled back.
 func (s *Service) checkRemovals(ctx context.Context, cats []store.Catalog) error {
-	stored, err := s.store.ListBusinesses(ctx)
-	if err != nil {
-		return err
-	}
-	ids := make(map[string]string, len(stored))
-	for _, b := range stored {
-		ids[b.Reference] = b.ID
-	}
+	// Only the file's businesses are looked up, each by its reference: the
+	// check reads what the file names, not the whole catalog (reading
+	// every business for every batch made a batch's time grow with the
+	// catalog, docs/performance.md).
 	var problems []Problem
 	for i, c := range cats {
-		id, ok := ids[c.Business.Reference]
-		if !ok {
+		b, err := s.store.GetBusiness(ctx, c.Business.Reference)
+		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
-		old, err := s.store.LoadCatalogByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		old, err := s.store.LoadCatalogByID(ctx, b.ID)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
+
+	"gorm.io/gorm"
 
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -51,6 +54,56 @@ func TestImportStoppedThenRerun(t *testing.T) {
 		}
 		if again.Business.ID != first.Business.ID || again.Services[0].ID != first.Services[0].ID || again.Staff[0].ID != first.Staff[0].ID {
 			t.Errorf("the re-run replaced ids of a business already written")
+		}
+	})
+}
+
+// TestImportIndependentOfCatalogSize: an import's statements are the same
+// whatever the size of the catalog already stored — before, every batch
+// read every stored business to find which of the file's it replaces, so
+// a batch took longer as the catalog grew (docs/performance.md). A file of
+// ten businesses is imported, then imported again, into a catalog of none
+// and into one of 2,000 others, on both backends: the statements gorm
+// sends are the same in number and text, and none reads the businesses
+// without naming which.
+func TestImportIndependentOfCatalogSize(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		svc := newService(t, s)
+		a := admin.Actor{ID: "cli"}
+		file := testkit.CatalogFile(10)
+		statements := func() []string {
+			t.Helper()
+			captured := sqltest.Capture(t, s.DB(), "businesses")
+			for range 2 { // a first import, then a replacing one
+				if _, err := svc.ImportCatalog(ctx, a, file, "json"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var out []string
+			for _, st := range captured() {
+				q := strings.Join(strings.Fields(strings.ReplaceAll(st.SQL, "`", `"`)), " ")
+				if strings.Contains(q, `FROM "businesses"`) && !strings.Contains(q, "WHERE") {
+					t.Errorf("an import read every business: %s", q)
+				}
+				out = append(out, q)
+			}
+			return out
+		}
+		small := statements()
+		now := time.Now().UTC()
+		sqltest.FillFunc(t, s.DB(), func(tx *gorm.DB) error {
+			return tx.Exec(`WITH RECURSIVE d(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM d WHERE i < 2000)
+INSERT INTO businesses (id, reference, name, category, city, time_zone, agent_booking, created_at, updated_at)
+SELECT 'biz-other-' || i, 'other-' || i, 'Other ' || i, 'appointment', 'Elsewhere', 'UTC', true, ?, ? FROM d`, now, now).Error
+		})
+		if err := s.DB().Exec(`DELETE FROM businesses WHERE reference LIKE 'biz-%'`).Error; err != nil {
+			t.Fatal(err)
+		}
+		large := statements()
+		if len(small) != len(large) || strings.Join(small, "\n") != strings.Join(large, "\n") {
+			t.Errorf("importing into 2,000 other businesses sent %d statements, into none %d:\n%s\n---\n%s",
+				len(large), len(small), strings.Join(large, "\n"), strings.Join(small, "\n"))
 		}
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
@@ -18,10 +20,17 @@ func (s *Service) SearchBusinesses(ctx context.Context, query, city string, limi
 	if err != nil {
 		return BusinessPage{}, err
 	}
-	if len(query) > 200 {
+	if utf8.RuneCountInString(query) > maxSearchText {
 		return BusinessPage{}, fieldErr(problem.CodeInvalidArgument, "query", "query is too long; use at most 200 characters.")
 	}
-	rows, err := s.store.SearchBusinesses(ctx, store.BusinessQuery{Text: query, City: city, Limit: limit, Offset: offset})
+	if query != "" && !hasWord(query) {
+		return BusinessPage{}, fieldErr(problem.CodeInvalidArgument, "query", "query has no letters or digits; describe the business or service, e.g. 'haircut'.")
+	}
+	if utf8.RuneCountInString(city) > maxSearchText {
+		return BusinessPage{}, fieldErr(problem.CodeInvalidArgument, "city", "city is too long; use at most 200 characters.")
+	}
+	q := store.BusinessQuery{Text: query, City: city, Limit: limit, Offset: offset}
+	rows, err := s.store.SearchBusinesses(ctx, q)
 	if err != nil {
 		return BusinessPage{}, fmt.Errorf("search businesses: %w", err)
 	}
@@ -34,7 +43,26 @@ func (s *Service) SearchBusinesses(ctx context.Context, query, city string, limi
 		p.Results = append(p.Results, BusinessSummary{Reference: b.Reference, Name: b.Name, Description: b.Description,
 			Category: b.Category, City: b.City, Address: b.Address, TimeZone: b.TimeZone})
 	}
+	if len(rows) == 0 && offset == 0 {
+		if p.Suggestions, err = s.store.SuggestSearches(ctx, q); err != nil {
+			return BusinessPage{}, fmt.Errorf("suggest searches: %w", err)
+		}
+	}
 	return p, nil
+}
+
+// maxSearchText is the longest query or city searched, in characters.
+const maxSearchText = 200
+
+// hasWord reports whether s has a letter or a digit: a query of nothing
+// else (punctuation, symbols) matches no word and is refused.
+func hasWord(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // Catalog describes a business, its services and its staff. A business no

@@ -28,6 +28,7 @@ type Store interface {
 	GetBusiness(ctx context.Context, reference string) (store.Business, error)
 	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
 	SearchBusinesses(ctx context.Context, q store.BusinessQuery) ([]store.Business, error)
+	SuggestSearches(ctx context.Context, q store.BusinessQuery) ([]string, error)
 	ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]store.Booking, error)
 	StaffDay(ctx context.Context, reference string, staffIDs []string, from, to time.Time) (store.StaffDay, error)
 	ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error)

@@ -551,3 +551,36 @@ func TestDemoCatalogs(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchRefusalsAndSuggestions: a query of only punctuation, or over
+// 200 characters, is refused with invalid_argument naming the field before
+// any statement runs; a first page that finds nothing carries the
+// catalog's spelling of a misspelled word (docs/design.md, "Business
+// search"), on both backends.
+func TestSearchRefusalsAndSuggestions(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		f := newFixture(t, s)
+		for _, c := range []struct{ name, query, city, field string }{
+			{"punctuation only", "?!… -- ***", "", "query"},
+			{"201 characters", strings.Repeat("é", 201), "", "query"},
+			{"a 201-character city", "cuts", strings.Repeat("x", 201), "city"},
+		} {
+			_, err := f.svc.SearchBusinesses(ctx, c.query, c.city, 0, 0)
+			var pe *problem.Error
+			if code(err) != problem.CodeInvalidArgument || !errors.As(err, &pe) || pe.Field != c.field {
+				t.Errorf("%s: %v, want invalid_argument naming %s", c.name, err, c.field)
+			}
+		}
+		if p, err := f.svc.SearchBusinesses(ctx, strings.Repeat("é", 200), "", 0, 0); err != nil || len(p.Results) != 0 {
+			t.Errorf("200 characters: %+v %v, want an empty answer", p, err)
+		}
+		p, err := f.svc.SearchBusinesses(ctx, "fixtre", "", 0, 0)
+		if err != nil || len(p.Results) != 0 || strings.Join(p.Suggestions, ",") != "fixture" {
+			t.Fatalf("fixtre: %+v %v, want no results and the suggestion fixture", p, err)
+		}
+		if p, err := f.svc.SearchBusinesses(ctx, "fixture", "", 0, 0); err != nil || len(p.Results) != 1 || p.Suggestions != nil {
+			t.Fatalf("fixture: %+v %v, want one result and no suggestions", p, err)
+		}
+	})
+}

@@ -22,6 +22,9 @@ type BusinessPage struct {
 	Results    []BusinessSummary `json:"results"`
 	HasMore    bool              `json:"has_more"`
 	NextOffset *int              `json:"next_offset"`
+	// Suggestions are other queries that find something, offered when a
+	// first page found nothing (docs/design.md, "Business search").
+	Suggestions []string `json:"suggestions,omitempty"`
 }
 
 // BusinessView is a business as the catalog answer shows it.

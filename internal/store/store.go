@@ -222,6 +222,10 @@ type CatalogStore interface {
 	// ReplaceCredentials replaces a business's self-reported credentials
 	// with cs, in order, in one transaction.
 	ReplaceCredentials(ctx context.Context, businessID string, cs []Credential) error
+	// SuggestSearches proposes up to three queries close to q's text (a
+	// word within a small edit distance of one in the catalog) that find
+	// something, for a search that found nothing.
+	SuggestSearches(ctx context.Context, q BusinessQuery) ([]string, error)
 }
 
 // Bookings stores appointments.

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -215,6 +216,58 @@ ORDER BY block_start, id`, args...).Scan(&rows).Error
 	return out, nil
 }
 
+// accountBookingsByStates is ListAccountBookings for bookings in any of
+// several states: upcoming ones (from now on, soonest first) or, when
+// upcoming is false, those that started before now (unless now is zero),
+// latest first. One read per state from bookings_account_status, each in
+// the index's order and cut at offset+limit+1, merged here: every read
+// matches its index whatever the statistics, where one statement over
+// several states was answered by reading all of them and sorting
+// (docs/design.md, "Bookings at size").
+func (s *Store) accountBookingsByStates(ctx context.Context, f store.BookingFilter, states []string, now time.Time, upcoming bool) ([]store.Booking, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	offset := max(f.Offset, 0)
+	var rows []bookingRow
+	for _, st := range states {
+		var part []bookingRow
+		q := s.q(ctx).Where("account_id = ? AND status = ?", f.AccountID, st)
+		switch {
+		case upcoming:
+			q = q.Where("starts_at >= ?", now).Order("starts_at ASC, id ASC")
+		case !now.IsZero():
+			q = q.Where("starts_at < ?", now).Order("starts_at DESC, id DESC")
+		default:
+			q = q.Order("starts_at DESC, id DESC")
+		}
+		if err := q.Limit(offset + limit + 1).Find(&part).Error; err != nil {
+			return nil, translate(err)
+		}
+		rows = append(rows, part...)
+	}
+	slices.SortFunc(rows, func(a, b bookingRow) int {
+		c := a.StartsAt.Compare(b.StartsAt)
+		if c == 0 {
+			c = strings.Compare(a.ID, b.ID)
+		}
+		if upcoming {
+			return c
+		}
+		return -c
+	})
+	if offset >= len(rows) {
+		return []store.Booking{}, nil
+	}
+	rows = rows[offset:min(len(rows), offset+limit+1)]
+	out := make([]store.Booking, len(rows))
+	for i, r := range rows {
+		out[i] = toBooking(r)
+	}
+	return out, nil
+}
+
 // StaffDay implements store.Store: the business row and its staff's
 // confirmed bookings in the window, one LEFT JOIN from the business row
 // (one row with no booking when the window is free), scanned column by
@@ -268,20 +321,23 @@ ORDER BY 5, 3`, args...).Rows()
 // ListAccountBookings returns up to f.Limit+1 bookings of a person:
 // upcoming (confirmed, not yet started, soonest first), past (confirmed or
 // completed that started before now, latest first), cancelled, or all.
+// Each order is that of an index (bookings_account_status for one state,
+// bookings_account otherwise, migration 00024), read backwards for
+// "latest first", so ties on the start go by id the same way.
 func (s *Store) ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error) {
 	q := s.q(ctx).Where("account_id = ?", f.AccountID)
 	now := store.UTC(f.Now)
 	switch f.Status {
 	case "upcoming":
-		q = q.Where("status IN ? AND starts_at >= ?", store.HoldingStatuses, now).Order("starts_at ASC, id")
+		return s.accountBookingsByStates(ctx, f, store.HoldingStatuses, now, true)
 	case "past":
-		q = q.Where("status IN ? AND starts_at < ?", []string{store.BookingConfirmed, store.BookingCompleted, store.BookingNoShow}, now).Order("starts_at DESC, id")
+		return s.accountBookingsByStates(ctx, f, []string{store.BookingConfirmed, store.BookingCompleted, store.BookingNoShow}, now, false)
 	case "cancelled":
-		q = q.Where("status IN ?", []string{store.BookingCancelled, store.BookingDeclined}).Order("starts_at DESC, id")
+		return s.accountBookingsByStates(ctx, f, []string{store.BookingCancelled, store.BookingDeclined}, time.Time{}, false)
 	case "pending":
 		q = q.Where("status = ?", store.BookingPending).Order("starts_at ASC, id")
 	default:
-		q = q.Order("starts_at DESC, id")
+		q = q.Order("starts_at DESC, id DESC")
 	}
 	limit := f.Limit
 	if limit <= 0 {

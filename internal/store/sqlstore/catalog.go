@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/linkslot/linkslot/internal/store"
 )
@@ -59,6 +58,7 @@ func (s *Store) PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog,
 	err := s.tx(ctx, func(tx *gorm.DB) error {
 		var old businessRow
 		err := lockFor(tx, s.dialect).Take(&old, "reference = ?", c.Business.Reference).Error
+		found := err == nil
 		switch {
 		case err == nil:
 			c.Business.ID, c.Business.CreatedAt = old.ID, store.UTC(old.CreatedAt)
@@ -71,10 +71,23 @@ func (s *Store) PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog,
 			return err
 		}
 		c.Business.UpdatedAt = now
-		if err := tx.Save(ptr(fromBusiness(c.Business, searchText(c)))).Error; err != nil {
+		doc := searchDocOf(c)
+		row := fromBusiness(c.Business, searchText(c))
+		doc.apply(&row)
+		withSearch := s.hasSearch(tx)
+		save := tx
+		if !withSearch {
+			save = tx.Omit("search_key", "search_name", "search_city")
+		}
+		if err := save.Save(&row).Error; err != nil {
 			return err
 		}
 		bid := c.Business.ID
+		if withSearch && (!found || !doc.same(old)) {
+			if err := s.index(tx, bid, doc); err != nil {
+				return err
+			}
+		}
 		if err := tx.Delete(&businessHoursRow{}, "business_id = ?", bid).Error; err != nil {
 			return err
 		}
@@ -387,55 +400,42 @@ func (s *Store) ListBusinesses(ctx context.Context) ([]store.Business, error) {
 	return out, nil
 }
 
-// SetAgentBooking switches agent booking for a business.
+// SetAgentBooking switches agent booking for a business, and with it
+// whether search finds it.
 func (s *Store) SetAgentBooking(ctx context.Context, reference string, on bool) (store.Business, error) {
-	res := s.q(ctx).Model(&businessRow{}).Where("reference = ?", reference).
-		Updates(map[string]any{"agent_booking": on, "updated_at": store.SystemClock()})
-	if res.Error != nil {
-		return store.Business{}, translate(res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return store.Business{}, store.ErrNotFound
+	err := s.tx(ctx, func(tx *gorm.DB) error {
+		var r businessRow
+		if err := lockFor(tx, s.dialect).Take(&r, "reference = ?", reference).Error; err != nil {
+			return err
+		}
+		var names []string
+		if err := tx.Model(&serviceRow{}).Where("business_id = ?", r.ID).Order("reference").Pluck("name", &names).Error; err != nil {
+			return err
+		}
+		c := store.Catalog{Business: toBusiness(r)}
+		c.Business.AgentBooking = on
+		for _, n := range names {
+			c.Services = append(c.Services, store.Service{Name: n})
+		}
+		doc := searchDocOf(c)
+		doc.apply(&r)
+		set := map[string]any{"agent_booking": on, "updated_at": store.SystemClock()}
+		withSearch := s.hasSearch(tx)
+		if withSearch {
+			set["search_key"], set["search_name"], set["search_city"] = r.SearchKey, r.SearchName, r.SearchCity
+		}
+		if err := tx.Model(&businessRow{}).Where("id = ?", r.ID).Updates(set).Error; err != nil {
+			return err
+		}
+		if !withSearch {
+			return nil
+		}
+		return s.index(tx, r.ID, doc)
+	})
+	if err != nil {
+		return store.Business{}, err
 	}
 	return s.GetBusiness(ctx, reference)
 }
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-
-// SearchBusinesses matches every word of the query against the search text
-// (PostgreSQL answers the ILIKEs from a trigram index) and ranks exact, then
-// prefix, then substring name matches first. Only businesses an agent can
-// book are searched: agent booking on and an appointment business (a
-// restaurant is never bookable here, docs/reference.md §4).
-func (s *Store) SearchBusinesses(ctx context.Context, q store.BusinessQuery) ([]store.Business, error) {
-	text := strings.ToLower(strings.TrimSpace(q.Text))
-	db := s.q(ctx).Model(&businessRow{}).Where("agent_booking = ? AND category = ?", true, store.CategoryAppointment)
-	like := "LIKE"
-	if s.dialect == "postgres" {
-		like = "ILIKE"
-	}
-	for _, w := range strings.Fields(text) {
-		db = db.Where("search_text "+like+" ? ESCAPE '\\'", "%"+likeEscaper.Replace(w)+"%")
-	}
-	if c := strings.TrimSpace(q.City); c != "" {
-		db = db.Where(s.lowerFunc()+"(city) = ?", strings.ToLower(c))
-	}
-	esc := likeEscaper.Replace(text)
-	lname := s.lowerFunc() + "(name)"
-	rank := clause.Expr{SQL: "CASE WHEN " + lname + " = ? THEN 0 WHEN " + lname + " LIKE ? ESCAPE '\\' THEN 1 WHEN " + lname + " LIKE ? ESCAPE '\\' THEN 2 ELSE 3 END, name, reference",
-		Vars: []any{text, esc + "%", "%" + esc + "%"}}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 10
-	}
-	var rows []businessRow
-	err := db.Order(orderBy(rank)).Limit(limit + 1).Offset(max(q.Offset, 0)).Find(&rows).Error
-	if err != nil {
-		return nil, translate(err)
-	}
-	out := make([]store.Business, len(rows))
-	for i, r := range rows {
-		out[i] = toBusiness(r)
-	}
-	return out, nil
-}

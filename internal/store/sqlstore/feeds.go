@@ -76,7 +76,10 @@ func (s *Store) ListFeedBookings(ctx context.Context, f store.FeedBookingFilter)
 	case f.AccountID != "":
 		q = q.Where("account_id = ?", f.AccountID)
 	case f.StaffID != "":
-		q = q.Where("business_id = ? AND staff_id = ?", f.BusinessID, f.StaffID)
+		// By the staff member alone, so that bookings_staff answers in
+		// its order (a staff member's bookings are all of its business);
+		// the business is checked below.
+		q = q.Where("staff_id = ?", f.StaffID)
 	default:
 		q = q.Where("business_id = ?", f.BusinessID)
 	}
@@ -87,9 +90,12 @@ func (s *Store) ListFeedBookings(ctx context.Context, f store.FeedBookingFilter)
 	if err := q.Order("starts_at, id").Limit(f.Limit).Find(&rows).Error; err != nil {
 		return nil, translate(err)
 	}
-	out := make([]store.Booking, len(rows))
-	for i, r := range rows {
-		out[i] = toBooking(r)
+	out := make([]store.Booking, 0, len(rows))
+	for _, r := range rows {
+		if f.AccountID == "" && f.StaffID != "" && f.BusinessID != "" && r.BusinessID != f.BusinessID {
+			continue
+		}
+		out = append(out, toBooking(r))
 	}
 	return out, nil
 }

@@ -126,6 +126,9 @@ type businessRow struct {
 	ContactEmail              string
 	ConfirmationWindowMinutes int
 	SearchText                string
+	SearchKey                 string  // the folded words search matches (search.go)
+	SearchName                *string // the folded name, only while searchable
+	SearchCity                *string // the folded city, only while searchable
 	CreatedAt                 time.Time
 	UpdatedAt                 time.Time
 }

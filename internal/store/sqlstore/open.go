@@ -72,6 +72,9 @@ type Store struct {
 	dialect string
 	// sqlDB is the pool, closed by Close; nil for a transaction-bound Store.
 	sqlDB *sql.DB
+	// search is whether the schema has the search tables (search.go),
+	// shared with the Store's transaction-bound copies.
+	search *searchSchema
 	// idle is the pool's idle connection limit (Migrate resets it).
 	idle int
 }
@@ -245,7 +248,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	sqlDB.SetMaxOpenConns(maxOpen)
 	sqlDB.SetMaxIdleConns(idle)
 	sqlDB.SetConnMaxLifetime(life)
-	s := &Store{db: db, dialect: dialect, sqlDB: sqlDB, idle: idle}
+	s := &Store{db: db, dialect: dialect, sqlDB: sqlDB, idle: idle, search: &searchSchema{}}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := sqlDB.PingContext(pctx); err != nil {
@@ -274,10 +277,18 @@ func (s *Store) Migrate(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	res, err := p.Up(ctx)
+	s.search.forget()
 	if err != nil {
 		return len(res), fmt.Errorf("migration failed: %w", err)
 	}
 	s.dropIdle(len(res))
+	for _, r := range res {
+		if r.Source != nil && r.Source.Version == searchMigration {
+			if _, err := s.BackfillSearch(ctx); err != nil {
+				return len(res), fmt.Errorf("migration failed: indexing businesses for search: %w", err)
+			}
+		}
+	}
 	return len(res), nil
 }
 
@@ -301,6 +312,7 @@ func (s *Store) MigrateTo(ctx context.Context, version int64) (int, error) {
 		return 0, err
 	}
 	res, err := p.UpTo(ctx, version)
+	s.search.forget()
 	if err != nil {
 		return len(res), fmt.Errorf("migration failed: %w", err)
 	}
@@ -355,7 +367,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // InTx runs fn inside one transaction.
 func (s *Store) InTx(ctx context.Context, fn func(store.Store) error) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, dialect: s.dialect})
+		return fn(&Store{db: tx, dialect: s.dialect, search: s.search})
 	})
 	return translate(err)
 }
@@ -371,7 +383,7 @@ func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
 	if db.Error != nil {
 		return nil, translate(db.Error)
 	}
-	return &txStore{Store: Store{db: db, dialect: s.dialect}}, nil
+	return &txStore{Store: Store{db: db, dialect: s.dialect, search: s.search}}, nil
 }
 
 // txStore is a Store bound to a transaction begun by Begin.

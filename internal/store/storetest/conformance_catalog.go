@@ -263,13 +263,16 @@ func testSearch(t *testing.T, s store.Store) {
 	}
 	check("ranking", store.BusinessQuery{Text: "HAIR", Limit: 10}, []string{"b-exact", "b-prefix", "b-substr", "b-service"})
 	check("city", store.BusinessQuery{Text: "hair", City: "lisbon", Limit: 10}, []string{"b-exact", "b-substr", "b-service"})
-	// Several words: no name starts with the whole text, so name order.
-	check("every word", store.BusinessQuery{Text: "hair lisbon", Limit: 10}, []string{"b-service", "b-substr", "b-exact"})
+	// Several words: no name starts with the whole text, so those with the
+	// first word in the name, then the others, by name.
+	check("every word", store.BusinessQuery{Text: "hair lisbon", Limit: 10}, []string{"b-substr", "b-exact", "b-service"})
 	check("page 1", store.BusinessQuery{Text: "hair", Limit: 2}, []string{"b-exact", "b-prefix", "b-substr"})
 	check("page 2", store.BusinessQuery{Text: "hair", Limit: 2, Offset: 2}, []string{"b-substr", "b-service"})
-	check("percent is literal", store.BusinessQuery{Text: "100%", Limit: 10}, []string{"b-pct"})
-	check("underscore is literal", store.BusinessQuery{Text: "a_b", Limit: 10}, []string{"b-under"})
-	check("backslash is literal", store.BusinessQuery{Text: `hair\`, Limit: 10}, nil)
+	// Punctuation separates words: "100%" is the word 100, which begins
+	// "100" and "1000"; "a_b" is the words a and b.
+	check("percent separates", store.BusinessQuery{Text: "100%", Limit: 10}, []string{"b-pct", "b-1000"})
+	check("underscore separates", store.BusinessQuery{Text: "a_b", Limit: 10}, []string{"b-under"})
+	check("backslash separates", store.BusinessQuery{Text: `hair\`, Limit: 10}, []string{"b-exact", "b-prefix", "b-substr", "b-service"})
 	check("no match", store.BusinessQuery{Text: "yoga", Limit: 10}, nil)
 	// Unicode folds the same on every backend.
 	check("unicode exact first", store.BusinessQuery{Text: "ÉLAN", Limit: 10}, []string{"u-elan", "u-aaa"})
@@ -277,4 +280,50 @@ func testSearch(t *testing.T, s store.Store) {
 	if got := refs(store.BusinessQuery{Limit: 100}); len(got) != 10 {
 		t.Errorf("empty text returned %d businesses, want the 10 agent-enabled ones", len(got))
 	}
+	testSearchRelevance(t, s, check)
+}
+
+// testSearchRelevance: what people type is not always what the catalog
+// says (docs/design.md, "Business search"): accents and case fold, a word
+// prefix finds the word from one letter on, and a misspelled word that
+// finds nothing is answered with the catalog's spelling.
+func testSearchRelevance(t *testing.T, s store.Store, check func(string, store.BusinessQuery, []string)) {
+	for _, c := range []store.Catalog{
+		sampleCatalog("r-cafe", "Café Beleza", "Braga", true, "Manicure"),
+		sampleCatalog("r-barber", "Zé's Barber", "Braga", true, "Beard trim"),
+		sampleCatalog("r-barber-off", "Barber Closed", "Braga", false),
+		sampleCatalog("r-quiet", "Quiet Room", "Coimbra", true),
+	} {
+		_, err := s.PutCatalog(ctx, c)
+		must(t, err)
+	}
+	check("cafe finds Café", store.BusinessQuery{Text: "cafe", Limit: 10}, []string{"r-cafe"})
+	check("CAFÉ finds Café", store.BusinessQuery{Text: "CAFÉ", Limit: 10}, []string{"r-cafe"})
+	check("barb finds Barber", store.BusinessQuery{Text: "barb", Limit: 10}, []string{"b-service", "r-barber"})
+	check("one letter", store.BusinessQuery{Text: "q", Limit: 10}, []string{"r-quiet"})
+	check("two letters in a city", store.BusinessQuery{Text: "be", City: "BRAGA", Limit: 10}, []string{"r-cafe", "r-barber"})
+	check("one letter in a city", store.BusinessQuery{Text: "z", City: "braga", Limit: 10}, []string{"r-barber"})
+	check("city folds", store.BusinessQuery{Text: "quiet", City: "coímbra", Limit: 10}, []string{"r-quiet"})
+	check("not in that city", store.BusinessQuery{Text: "quiet", City: "braga", Limit: 10}, nil)
+	check("barbr finds nothing", store.BusinessQuery{Text: "barbr", Limit: 10}, nil)
+	suggest := func(q store.BusinessQuery, want []string) {
+		t.Helper()
+		got, err := s.SuggestSearches(ctx, q)
+		must(t, err)
+		if !slices.Equal(got, want) {
+			t.Errorf("SuggestSearches(%+v) = %q, want %q", q, got, want)
+		}
+	}
+	suggest(store.BusinessQuery{Text: "barbr"}, []string{"barber"})
+	suggest(store.BusinessQuery{Text: "Zé brabes"}, []string{"ze barber"})
+	suggest(store.BusinessQuery{Text: "barbr", City: "Coimbra"}, nil) // no barber there
+	suggest(store.BusinessQuery{Text: "closed"}, nil)                 // only in a business search never shows
+	suggest(store.BusinessQuery{Text: "xyzzy"}, nil)
+	// Switching agent booking on or off takes a business in and out of search.
+	_, err := s.SetAgentBooking(ctx, "r-quiet", false)
+	must(t, err)
+	check("agent booking off", store.BusinessQuery{Text: "quiet", Limit: 10}, nil)
+	_, err = s.SetAgentBooking(ctx, "r-quiet", true)
+	must(t, err)
+	check("agent booking on again", store.BusinessQuery{Text: "quiet", Limit: 10}, []string{"r-quiet"})
 }

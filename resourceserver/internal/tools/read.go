@@ -26,7 +26,9 @@ type SearchBusinessOutput struct {
 	Results    []booking.BusinessSummary `json:"results" jsonschema:"matching businesses that accept bookings made by agents, best match first"`
 	HasMore    bool                      `json:"has_more" jsonschema:"true when another page exists"`
 	NextOffset *int                      `json:"next_offset" jsonschema:"offset of the next page, or null"`
-	Error      *ToolError                `json:"error,omitempty" jsonschema:"present only when the call failed"`
+	// Suggestions: docs/reference.md §4.
+	Suggestions []string   `json:"suggestions,omitempty" jsonschema:"present when nothing matched: other queries that find businesses (a word spelled as in the catalog)"`
+	Error       *ToolError `json:"error,omitempty" jsonschema:"present only when the call failed"`
 }
 
 var searchBusinessTool = &mcp.Tool{
@@ -57,7 +59,7 @@ func (t *toolSet) searchBusiness(ctx context.Context, req *mcp.CallToolRequest, 
 	if page.Results == nil {
 		page.Results = []booking.BusinessSummary{}
 	}
-	return nil, SearchBusinessOutput{Results: page.Results, HasMore: page.HasMore, NextOffset: page.NextOffset}, nil
+	return nil, SearchBusinessOutput{Results: page.Results, HasMore: page.HasMore, NextOffset: page.NextOffset, Suggestions: page.Suggestions}, nil
 }
 
 // ---- check_business_availability ----
