@@ -128,8 +128,8 @@ type WaitlistInput struct {
 	FromLocalDate      string `json:"from_local_date" jsonschema:"first day of the window, YYYY-MM-DD in the business's time zone, today or later"`
 	ToLocalDate        string `json:"to_local_date" jsonschema:"last day of the window (included), YYYY-MM-DD, within the business's booking horizon"`
 	WithStaffReference string `json:"with_staff_reference,omitempty" jsonschema:"only this staff member, who must perform the service; omit for anyone"`
-	EarliestLocalTime  string `json:"earliest_local_time,omitempty" jsonschema:"earliest start, HH:MM local; omit for the start of the day"`
-	LatestLocalTime    string `json:"latest_local_time,omitempty" jsonschema:"latest end, HH:MM local (24:00 is midnight); omit for the end of the day"`
+	EarliestLocalTime  string `json:"earliest_local_time,omitempty" jsonschema:"earliest start on each day of the window, HH:MM local; omit for the start of the day"`
+	LatestLocalTime    string `json:"latest_local_time,omitempty" jsonschema:"latest end on each day of the window, HH:MM local (24:00 is midnight); omit for the end of the day"`
 	ConfirmationInput
 }
 
