@@ -28,6 +28,7 @@ type Store interface {
 	Outbox
 	Webhooks
 	Feeds
+	Calendars
 
 	// InTx runs fn with a Store bound to one transaction: everything fn
 	// writes commits together when it returns nil and rolls back otherwise.

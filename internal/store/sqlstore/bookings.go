@@ -166,16 +166,25 @@ func (s *Store) blockedSpanOverlaps(table string, from, to time.Time) (string, [
 }
 
 // ListStaffBookings returns confirmed bookings of the staff members that
-// intersect [from, to), in one statement.
+// intersect [from, to), and the busy times their connected calendars'
+// last syncs stored (as bookings with ID store.CalendarBusyID), in one
+// statement.
 func (s *Store) ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]store.Booking, error) {
 	if len(staffIDs) == 0 {
 		return nil, nil
 	}
 	var rows []bookingRow
 	span, spanArgs := s.blockedSpanOverlaps("bookings", from, to)
-	err := s.q(ctx).Where("staff_id IN ? AND status = ? AND block_start < ? AND block_end > ?"+span,
-		append([]any{staffIDs, store.BookingConfirmed, store.UTC(to), store.UTC(from)}, spanArgs...)...).
-		Order("block_start").Find(&rows).Error
+	args := append([]any{staffIDs, store.BookingConfirmed, store.UTC(to), store.UTC(from)}, spanArgs...)
+	args = append(args, store.CalendarBusyID, store.BookingConfirmed, staffIDs, store.UTC(to), store.UTC(from))
+	err := s.q(ctx).Raw(`SELECT id, staff_id, status, block_start, block_end, reference, business_id, service_id, account_id,
+       link_id, starts_at, ends_at, version, notes, payment_state, price_cents, currency, cancel_reason,
+       cancellation_fee_cents, created_at, updated_at, cancelled_at
+FROM bookings WHERE staff_id IN ? AND status = ? AND block_start < ? AND block_end > ?`+span+`
+UNION ALL
+SELECT CAST(? AS text), staff_id, CAST(? AS text), starts_at, ends_at, '', '', '', '', '', starts_at, ends_at, 0, '', '', 0, '', '', 0, starts_at, starts_at, NULL
+FROM calendar_busy WHERE staff_id IN ? AND starts_at < ? AND ends_at > ?
+ORDER BY block_start`, args...).Scan(&rows).Error
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -197,11 +206,18 @@ func (s *Store) StaffDay(ctx context.Context, reference string, staffIDs []strin
 	}
 	span, spanArgs := s.blockedSpanOverlaps("k", from, to)
 	args := append([]any{ids, store.BookingConfirmed, store.UTC(to), store.UTC(from)}, spanArgs...)
+	args = append(args, reference, store.CalendarBusyID, ids, store.UTC(to), store.UTC(from))
+	// The second part adds the busy times of the staff's connected
+	// calendars as the last sync stored them (docs/calendars.md), in the
+	// same statement.
 	rs, err := s.q(ctx).Raw(`SELECT b.id, b.updated_at, k.id, k.staff_id, k.block_start, k.block_end
 FROM businesses b
 LEFT JOIN bookings k ON k.staff_id IN ? AND k.status = ? AND k.block_start < ? AND k.block_end > ?`+span+`
 WHERE b.reference = ?
-ORDER BY k.block_start`, append(args, reference)...).Rows()
+UNION ALL
+SELECT NULL, NULL, CAST(? AS text), c.staff_id, c.starts_at, c.ends_at
+FROM calendar_busy c WHERE c.staff_id IN ? AND c.starts_at < ? AND c.ends_at > ?
+ORDER BY 5`, args...).Rows()
 	if err != nil {
 		return store.StaffDay{}, translate(err)
 	}
@@ -209,15 +225,17 @@ ORDER BY k.block_start`, append(args, reference)...).Rows()
 	var d store.StaffDay
 	for rs.Next() {
 		var (
-			bid                 string
-			updated             time.Time
+			bid                 *string
+			updated             *time.Time
 			kid, staff          *string
 			blockStart, blockTo *time.Time
 		)
 		if err := rs.Scan(&bid, &updated, &kid, &staff, &blockStart, &blockTo); err != nil {
 			return store.StaffDay{}, translate(err)
 		}
-		d.Found, d.BusinessID, d.UpdatedAt = true, bid, store.UTC(updated)
+		if bid != nil {
+			d.Found, d.BusinessID, d.UpdatedAt = true, *bid, store.UTC(deref(updated))
+		}
 		if kid != nil {
 			d.Busy = append(d.Busy, store.BusySpan{BookingID: *kid, StaffID: deref(staff),
 				BlockStart: store.UTC(deref(blockStart)), BlockEnd: store.UTC(deref(blockTo))})
