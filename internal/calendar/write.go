@@ -17,14 +17,6 @@ import (
 // EventSource renders a booking as it is now as the event written for it.
 type EventSource func(ctx context.Context, b store.Booking) (ical.Event, error)
 
-// Message is the outbox message that writes a booking's change into its
-// staff member's calendar. Its id is fixed by the booking and version, so
-// the same change queued twice is one message.
-func Message(b store.Booking, now store.Clock) store.OutboxMessage {
-	return store.OutboxMessage{ID: fmt.Sprintf("cal_%s_v%d", b.ID, b.Version), Channel: store.ChannelCalendar,
-		Topic: "calendar.write", BusinessID: b.BusinessID, BookingID: b.ID, Payload: []byte("{}"), CreatedAt: now()}
-}
-
 // Deliverer is the outbox deliverer of store.ChannelCalendar.
 func (s *Service) Deliverer() outbox.Deliverer {
 	return outbox.DeliverFunc(func(ctx context.Context, m store.OutboxMessage) outbox.Result {

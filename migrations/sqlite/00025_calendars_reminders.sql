@@ -70,10 +70,9 @@ CREATE TABLE business_reminders (
 );
 
 -- Calendar writes go through the outbox as their own channel. SQLite
--- cannot change a CHECK constraint, so the table is rebuilt: with
--- legacy_alter_table on, the renames leave delivery_attempts' foreign key
--- naming outbox_messages, which is the new table once the old one is gone
--- (dropping it then cascades into nothing).
+-- cannot change a CHECK constraint, so the table is rebuilt, and
+-- delivery_attempts with it (its foreign key would otherwise follow the old
+-- table, or cascade its rows away when the old table is dropped).
 CREATE TABLE outbox_messages_new (
     id              text PRIMARY KEY,
     channel         text NOT NULL CHECK (channel IN ('email', 'webhook', 'calendar')),
@@ -96,11 +95,22 @@ CREATE TABLE outbox_messages_new (
 INSERT INTO outbox_messages_new SELECT id, channel, topic, recipient, endpoint_id, business_id, booking_id, payload,
     status, attempts, next_attempt_at, lease_owner, lease_until, last_error, created_at, updated_at, delivered_at
 FROM outbox_messages;
-PRAGMA legacy_alter_table = ON;
-ALTER TABLE outbox_messages RENAME TO outbox_messages_old;
+CREATE TABLE delivery_attempts_new (
+    message_id  text NOT NULL REFERENCES outbox_messages_new(id) ON DELETE CASCADE,
+    attempt     integer NOT NULL,
+    owner       text NOT NULL DEFAULT '',
+    ok          BOOLEAN NOT NULL,
+    status_code integer NOT NULL DEFAULT 0,
+    error       text NOT NULL DEFAULT '',
+    duration_ms integer NOT NULL DEFAULT 0,
+    at          DATETIME NOT NULL,
+    PRIMARY KEY (message_id, attempt)
+);
+INSERT INTO delivery_attempts_new SELECT message_id, attempt, owner, ok, status_code, error, duration_ms, at FROM delivery_attempts;
+DROP TABLE delivery_attempts;
+DROP TABLE outbox_messages;
 ALTER TABLE outbox_messages_new RENAME TO outbox_messages;
-PRAGMA legacy_alter_table = OFF;
-DROP TABLE outbox_messages_old;
+ALTER TABLE delivery_attempts_new RENAME TO delivery_attempts;
 CREATE INDEX outbox_messages_endpoint ON outbox_messages(endpoint_id, created_at DESC) WHERE endpoint_id IS NOT NULL;
 CREATE INDEX outbox_messages_status ON outbox_messages(status, created_at DESC);
 CREATE INDEX outbox_messages_status_due ON outbox_messages(status, next_attempt_at);
@@ -132,11 +142,22 @@ CREATE TABLE outbox_messages_new (
 INSERT INTO outbox_messages_new SELECT id, channel, topic, recipient, endpoint_id, business_id, booking_id, payload,
     status, attempts, next_attempt_at, lease_owner, lease_until, last_error, created_at, updated_at, delivered_at
 FROM outbox_messages;
-PRAGMA legacy_alter_table = ON;
-ALTER TABLE outbox_messages RENAME TO outbox_messages_old;
+CREATE TABLE delivery_attempts_new (
+    message_id  text NOT NULL REFERENCES outbox_messages_new(id) ON DELETE CASCADE,
+    attempt     integer NOT NULL,
+    owner       text NOT NULL DEFAULT '',
+    ok          BOOLEAN NOT NULL,
+    status_code integer NOT NULL DEFAULT 0,
+    error       text NOT NULL DEFAULT '',
+    duration_ms integer NOT NULL DEFAULT 0,
+    at          DATETIME NOT NULL,
+    PRIMARY KEY (message_id, attempt)
+);
+INSERT INTO delivery_attempts_new SELECT message_id, attempt, owner, ok, status_code, error, duration_ms, at FROM delivery_attempts;
+DROP TABLE delivery_attempts;
+DROP TABLE outbox_messages;
 ALTER TABLE outbox_messages_new RENAME TO outbox_messages;
-PRAGMA legacy_alter_table = OFF;
-DROP TABLE outbox_messages_old;
+ALTER TABLE delivery_attempts_new RENAME TO delivery_attempts;
 CREATE INDEX outbox_messages_endpoint ON outbox_messages(endpoint_id, created_at DESC) WHERE endpoint_id IS NOT NULL;
 CREATE INDEX outbox_messages_status ON outbox_messages(status, created_at DESC);
 CREATE INDEX outbox_messages_status_due ON outbox_messages(status, next_attempt_at);
