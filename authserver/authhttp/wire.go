@@ -76,5 +76,8 @@ func Wire(ctx context.Context, d Deps, w Wiring) (http.Handler, *consentui.UI, e
 		return nil, nil, err
 	}
 	go svc.Notifications.Worker.Run(ctx)
+	if c := svc.Notifications.Calendars; c != nil {
+		go c.Run(ctx) // connected calendars, synced every 10 minutes (docs/calendars.md)
+	}
 	return h, ui, nil
 }

@@ -34,7 +34,6 @@ const (
 // Store is what the calendars read and write.
 type Store interface {
 	store.Calendars
-	store.Leases
 	GetBooking(ctx context.Context, id string) (store.Booking, error)
 	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
 }
@@ -53,9 +52,6 @@ type Service struct {
 	Owner       string        // lease holder (default: a random id)
 	Interval    time.Duration // DefaultInterval
 	Ahead       time.Duration // DefaultAhead: how far ahead busy times are stored
-	// Events renders a booking as the calendar event written for it
-	// (notify.Notifier's CalendarEvent over booking.Service's view).
-	Events EventSource
 }
 
 // NewSealer derives the sealer of calendar passwords from the secret key.

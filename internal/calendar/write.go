@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	goical "github.com/emersion/go-ical"
 
@@ -13,9 +14,6 @@ import (
 	"github.com/linkslot/linkslot/internal/outbox"
 	"github.com/linkslot/linkslot/internal/store"
 )
-
-// EventSource renders a booking as it is now as the event written for it.
-type EventSource func(ctx context.Context, b store.Booking) (ical.Event, error)
 
 // Deliverer is the outbox deliverer of store.ChannelCalendar.
 func (s *Service) Deliverer() outbox.Deliverer {
@@ -79,15 +77,10 @@ func (s *Service) Write(ctx context.Context, bookingID string) error {
 		prev.Version = b.Version
 		return s.remove(ctx, prev)
 	}
-	if s.Events == nil {
-		return errors.New("calendar: no event source")
-	}
-	ev, err := s.Events(ctx, b)
+	ev, err := s.event(ctx, b)
 	if err != nil {
 		return err
 	}
-	ev.Tentative = b.Status == "pending"
-	ev.Attendees = nil // the person's address stays out of the business's calendar
 	text, err := ical.Object(ev)
 	if err != nil {
 		return err
@@ -154,4 +147,36 @@ func (s *Service) remove(ctx context.Context, prev store.CalendarEvent) error {
 	}
 	prev.Removed, prev.UpdatedAt = true, s.now()
 	return s.Store.PutCalendarEvent(ctx, prev)
+}
+
+// event is the booking as the business's calendar shows it: the UID of the
+// person's invitation (REFERENCE@ISSUER-HOST), SEQUENCE the version, the
+// service and the booking reference, and no personal data of the person.
+func (s *Service) event(ctx context.Context, b store.Booking) (ical.Event, error) {
+	cat, err := s.Store.LoadCatalogByID(ctx, b.BusinessID)
+	if err != nil {
+		return ical.Event{}, err
+	}
+	loc, err := time.LoadLocation(cat.Business.TimeZone)
+	if err != nil {
+		return ical.Event{}, err
+	}
+	service, staff := "Appointment", ""
+	for _, sv := range cat.Services {
+		if sv.ID == b.ServiceID {
+			service = sv.Name
+		}
+	}
+	for _, st := range cat.Staff {
+		if st.ID == b.StaffID {
+			staff = st.Name
+		}
+	}
+	desc := fmt.Sprintf("Booked through Linkslot: booking %s", b.Reference)
+	if staff != "" {
+		desc += " with " + staff
+	}
+	return ical.Event{UID: b.Reference + "@" + s.Host, Sequence: b.Version, Summary: service + " (" + b.Reference + ")",
+		Location: cat.Business.Address, Description: desc + ".", Start: b.StartsAt, End: b.EndsAt, Zone: loc,
+		Tentative: b.Status == "pending", Stamp: s.now()}, nil
 }

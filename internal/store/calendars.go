@@ -95,6 +95,8 @@ var DefaultReminders = []time.Duration{24 * time.Hour, 2 * time.Hour}
 // Calendars stores connected calendars, what their syncs read, the events
 // written into them, and each business's reminders.
 type Calendars interface {
+	// Leases: one process syncs a calendar at a time.
+	Leases
 	// PutStaffCalendar connects (or replaces) a staff member's calendar;
 	// what an earlier calendar's syncs stored is dropped.
 	PutStaffCalendar(ctx context.Context, c StaffCalendar) error
