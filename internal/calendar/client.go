@@ -110,7 +110,7 @@ type conn struct {
 }
 
 // dial checks rawURL under safefetch's rules and builds the clients.
-func dial(rawURL, username, password string, development bool, opts safefetch.DialOptions) (*conn, error) {
+func dial(rawURL, username, password string, development bool, opts safefetch.DialOptions, timeout time.Duration) (*conn, error) {
 	u, err := safefetch.CheckURL(rawURL, development)
 	if err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func dial(rawURL, username, password string, development bool, opts safefetch.Di
 		return nil, err
 	}
 	hc := safefetch.NewClient(safefetch.Rules{AllowLoopback: development}, opts)
-	hc.Timeout = Timeout
+	hc.Timeout = timeout
 	h := &httpClient{c: hc, username: username, password: password}
 	c := &conn{http: h, base: u}
 	c.collection = u.Path

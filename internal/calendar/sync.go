@@ -52,6 +52,14 @@ type Service struct {
 	Owner       string        // lease holder (default: a random id)
 	Interval    time.Duration // DefaultInterval
 	Ahead       time.Duration // DefaultAhead: how far ahead busy times are stored
+	Timeout     time.Duration // Timeout: one exchange with a calendar server
+}
+
+func (s *Service) timeout() time.Duration {
+	if s.Timeout > 0 {
+		return s.Timeout
+	}
+	return Timeout
 }
 
 // NewSealer derives the sealer of calendar passwords from the secret key.
@@ -230,7 +238,7 @@ func (s *Service) syncCalDAV(ctx context.Context, cal store.StaffCalendar, loc *
 	if err != nil {
 		return Result{}, err
 	}
-	c, err := dial(cal.URL, cal.Username, pw, s.Development, s.Dial)
+	c, err := dial(cal.URL, cal.Username, pw, s.Development, s.Dial, s.timeout())
 	if err != nil {
 		return Result{}, err
 	}
@@ -250,6 +258,21 @@ func (s *Service) syncCalDAV(ctx context.Context, cal store.StaffCalendar, loc *
 			continue
 		}
 		listing[f.Path] = f.ETag
+	}
+	if isCollection && cal.SyncedAt == nil {
+		// The first sync checks that the collection is a calendar (an
+		// address book or a folder of files is a collection too).
+		parent := c.collection[:strings.LastIndex(strings.TrimSuffix(c.collection, "/"), "/")+1]
+		cals, err := c.cal.FindCalendars(ctx, parent)
+		if err != nil {
+			return fail(err)
+		}
+		isCollection = false
+		for _, k := range cals {
+			if strings.TrimSuffix(k.Path, "/") == strings.TrimSuffix(c.collection, "/") {
+				isCollection = true
+			}
+		}
 	}
 	if !isCollection {
 		return Result{}, &Problem{Message: "The calendar URL is not a calendar collection. Use the URL of the calendar itself (such as https://HOST/dav/calendars/USER/CALENDAR/), not of a single event or the server's root."}
@@ -383,7 +406,7 @@ func listingTag(listing map[string]string) string {
 const icsHref = "feed.ics"
 
 func (s *Service) syncICS(ctx context.Context, cal store.StaffCalendar, loc *time.Location, now time.Time) (Result, error) {
-	c, err := dial(cal.URL, "", "", s.Development, s.Dial)
+	c, err := dial(cal.URL, "", "", s.Development, s.Dial, s.timeout())
 	if err != nil {
 		return Result{}, err
 	}

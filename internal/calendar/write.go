@@ -93,7 +93,7 @@ func (s *Service) Write(ctx context.Context, bookingID string) error {
 	if err != nil {
 		return err
 	}
-	c, err := dial(cal.URL, cal.Username, pw, s.Development, s.Dial)
+	c, err := dial(cal.URL, cal.Username, pw, s.Development, s.Dial, s.timeout())
 	if err != nil {
 		return explain(err, 0)
 	}
@@ -135,7 +135,7 @@ func (s *Service) remove(ctx context.Context, prev store.CalendarEvent) error {
 	if err != nil {
 		return err
 	}
-	c, err := dial(cal.URL, cal.Username, pw, s.Development, s.Dial)
+	c, err := dial(cal.URL, cal.Username, pw, s.Development, s.Dial, s.timeout())
 	if err != nil {
 		return explain(err, 0)
 	}
