@@ -259,7 +259,7 @@ func (s *Service) syncCalDAV(ctx context.Context, cal store.StaffCalendar, loc *
 		}
 		listing[f.Path] = f.ETag
 	}
-	if isCollection && cal.SyncedAt == nil {
+	if isCollection && (cal.SyncedAt == nil || cal.CollectionTag == "") {
 		// The first sync checks that the collection is a calendar (an
 		// address book or a folder of files is a collection too).
 		parent := c.collection[:strings.LastIndex(strings.TrimSuffix(c.collection, "/"), "/")+1]
