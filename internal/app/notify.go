@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"net/url"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -55,6 +56,8 @@ func AdminService(cfg config.Config, s store.Store, docs *cimd.Resolver) (*admin
 		if c.Feeds, err = feed.New(s, cfg.SecretKey, cfg.Issuer, nil); err != nil {
 			return nil, err
 		}
+		c.Calendars = &calendar.Service{Store: s, Sealer: calendar.NewSealer(cfg.SecretKey), Host: issuerHost(cfg.Issuer),
+			Development: !cfg.Production}
 	}
 	return admin.New(c)
 }
@@ -132,4 +135,14 @@ func (a accountMailer) QueueMail(ctx context.Context, tx identity.MailTx, m iden
 		return identity.ErrMailUnavailable
 	}
 	return nil
+}
+
+// issuerHost is the issuer's host name: the UIDs of Linkslot's own calendar
+// events end with it (notify.Notifier.Host).
+func issuerHost(issuer string) string {
+	u, err := url.Parse(issuer)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }

@@ -99,28 +99,39 @@ type Connect struct {
 // Set validates and stores a staff member's calendar (replacing any
 // other), sealing its password. It does not sync: the caller syncs next.
 func (s *Service) Set(ctx context.Context, c Connect) error {
-	if _, err := safefetch.CheckURL(c.URL, s.Development); err != nil {
-		return problem.New(problem.CodeInvalidArgument, "The calendar URL must be an https URL without a user name or password in it.").WithField("url")
+	row, err := s.Prepare(c)
+	if err != nil {
+		return err
 	}
-	c2 := store.StaffCalendar{StaffID: c.StaffID, BusinessID: c.BusinessID, Kind: c.Kind, URL: c.URL, UpdatedAt: s.now()}
+	return s.Store.PutStaffCalendar(ctx, row)
+}
+
+// Prepare validates a calendar to connect and answers its row, the
+// password sealed, for the caller to store (admin.Service stores it with
+// its audit event).
+func (s *Service) Prepare(c Connect) (store.StaffCalendar, error) {
+	if _, err := safefetch.CheckURL(c.URL, s.Development); err != nil {
+		return store.StaffCalendar{}, problem.New(problem.CodeInvalidArgument, "The calendar URL must be an https URL without a user name or password in it.").WithField("url")
+	}
+	row := store.StaffCalendar{StaffID: c.StaffID, BusinessID: c.BusinessID, Kind: c.Kind, URL: c.URL, UpdatedAt: s.now()}
 	switch c.Kind {
 	case store.CalendarCalDAV:
 		if c.Username == "" || c.Password == "" {
-			return problem.New(problem.CodeInvalidArgument, "A CalDAV calendar needs a user name and a password.").WithField("password")
+			return store.StaffCalendar{}, problem.New(problem.CodeInvalidArgument, "A CalDAV calendar needs a user name and a password.").WithField("password")
 		}
 		if s.Sealer == nil {
-			return errors.New("calendar: no sealer for passwords")
+			return store.StaffCalendar{}, errors.New("calendar: no sealer for passwords")
 		}
-		c2.Username = c.Username
-		c2.PasswordSealed = s.Sealer.Seal([]byte(c.Password), []byte(c.StaffID))
+		row.Username = c.Username
+		row.PasswordSealed = s.Sealer.Seal([]byte(c.Password), []byte(c.StaffID))
 	case store.CalendarICS:
 		if c.Username != "" || c.Password != "" {
-			return problem.New(problem.CodeInvalidArgument, "An iCalendar URL takes no user name or password.").WithField("username")
+			return store.StaffCalendar{}, problem.New(problem.CodeInvalidArgument, "An iCalendar URL takes no user name or password.").WithField("username")
 		}
 	default:
-		return problem.New(problem.CodeInvalidArgument, "The calendar kind is caldav or ics.").WithField("kind")
+		return store.StaffCalendar{}, problem.New(problem.CodeInvalidArgument, "The calendar kind is caldav or ics.").WithField("kind")
 	}
-	return s.Store.PutStaffCalendar(ctx, c2)
+	return row, nil
 }
 
 // Result is one sync's outcome.
