@@ -52,7 +52,9 @@ type fixture struct {
 	worker *outbox.Worker
 }
 
-func newFixture(t *testing.T, s *sqlstore.Store) *fixture {
+func newFixture(t *testing.T, s *sqlstore.Store) *fixture { return newFixtureB(t, s) }
+
+func newFixtureB(t testing.TB, s *sqlstore.Store) *fixture {
 	t.Helper()
 	var hours []store.HoursWindow
 	for d := time.Sunday; d <= time.Saturday; d++ {
@@ -89,7 +91,9 @@ func newFixture(t *testing.T, s *sqlstore.Store) *fixture {
 
 func (f *fixture) staffID() string { return f.cat.Staff[0].ID }
 
-func (f *fixture) connect(t *testing.T, r *testkit.Radicale) {
+func (f *fixture) connect(t *testing.T, r *testkit.Radicale) { f.connectB(t, r) }
+
+func (f *fixture) connectB(t testing.TB, r *testkit.Radicale) {
 	t.Helper()
 	if err := f.cals.Set(ctx, calendar.Connect{StaffID: f.staffID(), BusinessID: f.cat.Business.ID, Kind: store.CalendarCalDAV,
 		URL: r.URL(), Username: r.User, Password: r.Password}); err != nil {
@@ -190,7 +194,7 @@ func has(list []string, v string) bool {
 }
 
 // client is a CalDAV client of the test's own, as a calendar app would be.
-func client(t *testing.T, r *testkit.Radicale) *caldav.Client {
+func client(t testing.TB, r *testkit.Radicale) *caldav.Client {
 	t.Helper()
 	c, err := caldav.NewClient(webdav.HTTPClientWithBasicAuth(nil, r.User, r.Password), r.URL())
 	if err != nil {
@@ -199,7 +203,7 @@ func client(t *testing.T, r *testkit.Radicale) *caldav.Client {
 	return c
 }
 
-func put(t *testing.T, r *testkit.Radicale, name, ics string) {
+func put(t testing.TB, r *testkit.Radicale, name, ics string) {
 	t.Helper()
 	cal, err := goical.NewDecoder(strings.NewReader(strings.ReplaceAll(ics, "\n", "\r\n"))).Decode()
 	if err != nil {
@@ -411,7 +415,7 @@ END:VCALENDAR
 	})
 }
 
-func webdavClient(t *testing.T, r *testkit.Radicale) *webdav.Client {
+func webdavClient(t testing.TB, r *testkit.Radicale) *webdav.Client {
 	c, err := webdav.NewClient(webdav.HTTPClientWithBasicAuth(nil, r.User, r.Password), r.URL())
 	if err != nil {
 		t.Fatal(err)

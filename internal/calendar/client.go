@@ -118,8 +118,10 @@ func dial(rawURL, username, password string, development bool, opts safefetch.Di
 	if err := safefetch.CheckTarget(u, safefetch.Rules{AllowLoopback: development}); err != nil {
 		return nil, err
 	}
-	hc := safefetch.NewClient(safefetch.Rules{AllowLoopback: development}, opts)
-	hc.Timeout = timeout
+	tr := safefetch.NewTransport(safefetch.Rules{AllowLoopback: development}, opts)
+	tr.ResponseHeaderTimeout = timeout // a REPORT of a whole calendar takes the server a while
+	hc := &http.Client{Transport: tr, Timeout: timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	h := &httpClient{c: hc, username: username, password: password}
 	c := &conn{http: h, base: u}
 	c.collection = u.Path

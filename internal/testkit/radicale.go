@@ -76,8 +76,13 @@ type = none
 	r.cmd = exec.Command(bin, "--config", filepath.Join(r.dir, "config"))
 	r.Start()
 	t.Cleanup(r.Stop)
-	_ = bin
 	return r
+}
+
+// CollectionDir is the folder where Radicale keeps the calendar's objects,
+// one file each (benchmarks fill it directly).
+func (r *Radicale) CollectionDir() string {
+	return filepath.Join(r.dir, "collections", "collection-root", r.User, "work")
 }
 
 // URL is the calendar collection's URL.
