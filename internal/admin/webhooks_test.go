@@ -90,7 +90,7 @@ func TestWebhooksCLI(t *testing.T) {
 			t.Fatalf("refused creates wrote endpoints: %+v", ws)
 		}
 		upd := mustRun(t, svc, "", "webhooks", "update", created.ID, "--url", "https://hooks.example/v2", "--events", "")
-		if ep, _ := s.GetWebhookEndpoint(ctx, created.ID); ep.URL != "https://hooks.example/v2" || len(ep.Events) != 3 || strings.Contains(upd, "whsec_") {
+		if ep, _ := s.GetWebhookEndpoint(ctx, created.ID); ep.URL != "https://hooks.example/v2" || len(ep.Events) != 4 || strings.Contains(upd, "whsec_") {
 			t.Fatalf("update: %+v\n%s", ep, upd)
 		}
 		if _, err := run(t, svc, "", "webhooks", "update", created.ID, "--url", "http://hooks.example/v3"); !errors.Is(err, admin.ErrInvalid) {
