@@ -229,9 +229,13 @@ func (s *Service) busyOf(href string, c *goical.Calendar, loc *time.Location, fr
 	if err != nil {
 		return nil, &Problem{Message: fmt.Sprintf("An event of the calendar cannot be read (%s, %s). Fix or delete that event in the calendar.", href, scrub(err)), Err: err}
 	}
-	out := make([]store.CalendarBusy, len(spans))
-	for i, sp := range spans {
-		out[i] = store.CalendarBusy{Href: href, StartsAt: sp.Start, EndsAt: sp.End}
+	out := make([]store.CalendarBusy, 0, len(spans))
+	for _, sp := range spans {
+		// A long event (a week's holiday) is stored a day at a time
+		// (store.MaxBusySpan).
+		for start := sp.Start; start.Before(sp.End); start = start.Add(store.MaxBusySpan) {
+			out = append(out, store.CalendarBusy{Href: href, StartsAt: start, EndsAt: minTime(start.Add(store.MaxBusySpan), sp.End)})
+		}
 	}
 	return out, nil
 }
@@ -499,4 +503,11 @@ func (s *Service) SyncDue(ctx context.Context, every time.Duration) {
 		}
 		_, _ = s.Sync(ctx, c.StaffID)
 	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }

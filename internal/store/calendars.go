@@ -21,6 +21,11 @@ const ChannelCalendar = "calendar"
 // block slots as a confirmed booking does.
 const CalendarBusyID = "calendar-busy"
 
+// MaxBusySpan is the longest busy time stored: longer ones are stored as
+// pieces of at most this length, so that reading a day's busy times scans
+// the index from a day before it, not from the window's start.
+const MaxBusySpan = 24 * time.Hour
+
 // StaffCalendar is a staff member's connected calendar and the state of its
 // last sync.
 type StaffCalendar struct {
