@@ -539,3 +539,63 @@ func (f *fixture) restore(t *testing.T, good store.StaffCalendar, r *testkit.Rad
 		t.Fatal(err)
 	}
 }
+
+// TestICSCalendar: an iCalendar URL's busy times remove slots; read again
+// unchanged (304 to If-None-Match), nothing is rewritten and they stay.
+func TestICSCalendar(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		f := newFixture(t, s)
+		body := strings.ReplaceAll(`BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//test//EN
+BEGIN:VEVENT
+UID:ics-1
+DTSTAMP:20260301T000000Z
+DTSTART;TZID=Europe/Berlin:20260323T120000
+DTEND;TZID=Europe/Berlin:20260323T130000
+END:VEVENT
+END:VCALENDAR
+`, "\n", "\r\n")
+		var gets, notModified int
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			gets++
+			if r.Header.Get("If-None-Match") == `"v1"` {
+				notModified++
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			w.Header().Set("ETag", `"v1"`)
+			w.Header().Set("Content-Type", "text/calendar")
+			w.Write([]byte(body))
+		}))
+		defer srv.Close()
+		if err := f.cals.Set(ctx, calendar.Connect{StaffID: f.staffID(), BusinessID: f.cat.Business.ID, Kind: store.CalendarICS,
+			URL: srv.URL + "/mia.ics"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.cals.Sync(ctx, f.staffID()); err != nil {
+			t.Fatal(err)
+		}
+		if sl := f.slots(t, "2026-03-23"); has(sl, "12:00") || has(sl, "12:30") || !has(sl, "13:00") {
+			t.Fatalf("slots %v", sl)
+		}
+		f.clock.Add(time.Minute)
+		if _, err := f.cals.Sync(ctx, f.staffID()); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := s.GetStaffCalendar(ctx, f.staffID())
+		if gets != 2 || notModified != 1 || c.Busy != 1 || c.LastError != "" || !c.SyncedAt.Equal(f.clock.Now()) {
+			t.Fatalf("second sync: %d GETs, %d not modified, calendar %+v", gets, notModified, c)
+		}
+		if sl := f.slots(t, "2026-03-23"); has(sl, "12:00") {
+			t.Fatalf("after an unchanged sync: %v", sl)
+		}
+		// A booking through Linkslot is not written to a read-only calendar.
+		if _, err := f.book(t, time.Date(2026, 3, 23, 14, 0, 0, 0, berlin)); err != nil {
+			t.Fatal(err)
+		}
+		if n := f.deliver(t); n != 0 {
+			t.Fatalf("%d calendar messages for a read-only calendar", n)
+		}
+	})
+}
