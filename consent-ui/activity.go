@@ -58,6 +58,18 @@ func toolWords(tool string) string {
 		return "Moved an appointment"
 	case "cancel_my_booking":
 		return "Cancelled an appointment"
+	case "business:confirm":
+		return "The business confirmed an appointment"
+	case "business:decline":
+		return "The business declined an appointment"
+	case "business:expire":
+		return "The business did not answer in time; the request was declined"
+	case "business:cancel":
+		return "The business cancelled an appointment"
+	case "business:complete":
+		return "The business marked an appointment completed"
+	case "business:no_show":
+		return "The business marked an appointment a no-show"
 	}
 	return strings.ReplaceAll(tool, "_", " ")
 }

@@ -38,6 +38,7 @@ var bookingTabs = []struct{ Status, Label, Empty string }{
 	{"upcoming", "Upcoming", "No upcoming bookings. When you book through an app, the appointment appears here."},
 	{"past", "Past", "No past bookings yet."},
 	{"cancelled", "Cancelled", "No cancelled bookings."},
+	{"waitlisted", "Waitlist", "You are on no waitlist. When an app puts you on one, it appears here, with any time held for you."},
 }
 
 type bookingTab struct {
@@ -52,12 +53,26 @@ type bookingItem struct {
 	Payment   string // the payment state in words ("" for none)
 	Fee       string // the cancellation fee charged, for a cancelled booking
 	CancelURL string // upcoming bookings only
+	// RespondBy: a pending booking waits for the business's answer until
+	// this local instant (docs/reference.md "Bookings the business answers").
+	RespondBy string
+}
+
+// waitlistItem is one waitlist entry on the Waitlist tab (docs/reference.md
+// §16), with a form to leave it.
+type waitlistItem struct {
+	booking.WaitlistView
+	Window string // the dates and time of day in words
+	Offer  string // the time held for the person, in words ("" for none)
+	Key    string // a fresh idempotency key for the leave form
 }
 
 type bookingsData struct {
 	Tabs             []bookingTab
 	Status, Empty    string
 	Items            []bookingItem
+	Waitlist         []waitlistItem
+	Notice           string
 	Page             int
 	PrevURL, NextURL string
 }
@@ -92,6 +107,9 @@ func itemOf(v booking.BookingView) bookingItem {
 		Price: confirm.Money{Cents: v.PriceCents, Currency: v.Currency}.String()}
 	// The booking engine hands over instants in the business's zone.
 	it.When = confirm.LocalSpan(v.StartsAt, v.EndsAt, v.StartsAt.Location())
+	if v.Status == store.BookingPending && v.RespondBy != nil {
+		it.RespondBy = confirm.LocalInstant(*v.RespondBy, v.StartsAt.Location())
+	}
 	if v.Status == store.BookingCancelled {
 		it.Fee = "none"
 		if v.CancellationFeeCents > 0 {
@@ -124,6 +142,10 @@ func (u *UI) getBookings(w http.ResponseWriter, r *http.Request) {
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	if page < 1 || page > 1000 {
 		page = 1
+	}
+	if status == "waitlisted" {
+		u.waitlistTab(w, r, acct, d, page, "")
+		return
 	}
 	p, err := u.bookings.MyBookings(r.Context(), acct.ID, status, bookingsPerPage, (page-1)*bookingsPerPage)
 	if err != nil {

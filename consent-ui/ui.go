@@ -218,6 +218,7 @@ func (u *UI) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /account/bookings", u.getBookings)
 	mux.HandleFunc("GET /account/bookings/cancel", u.getCancel)
 	mux.HandleFunc("POST /account/bookings/cancel", u.postCancel)
+	mux.HandleFunc("POST /account/bookings/waitlist/leave", u.postLeaveWaitlist)
 	mux.HandleFunc("GET /account/export", u.getExport)
 	mux.HandleFunc("GET /account/passkeys", u.getPasskeys)
 	mux.HandleFunc("POST /account/passkeys", u.postPasskeyAdd)

@@ -74,6 +74,10 @@ type Deps struct {
 	// limit counts in (the *sqlstore.Store); required with
 	// LINKSLOT_DCR_POLICY=open.
 	DCRStore dcr.Store
+	// Leases, when set (the *sqlstore.Store), run the job that declines
+	// unanswered pending bookings (mutation.Expirer) in this process,
+	// once across replicas; Wire starts it.
+	Leases store.Leases
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Metrics counts requests and token issuance (nil: off).

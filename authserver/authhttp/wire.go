@@ -5,9 +5,11 @@ import (
 	"net/http"
 
 	consentui "github.com/linkslot/linkslot/consent-ui"
+	businessui "github.com/linkslot/linkslot/consent-ui/business"
 	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/consent"
 	"github.com/linkslot/linkslot/internal/mail"
+	"github.com/linkslot/linkslot/internal/mutation"
 )
 
 // Wiring is what Wire needs besides Deps.
@@ -59,6 +61,21 @@ func Wire(ctx context.Context, d Deps, w Wiring) (http.Handler, *consentui.UI, e
 			return nil, nil, err
 		}
 		d.UI, d.Pages, d.Approvals = ui, ui, svc.Identity.Approvals()
+		// The business console (docs/reference.md §16), over the same
+		// sessions and the process's one mutation service.
+		console, err := businessui.New(businessui.Config{Service: svc.Business, Actions: businessui.MutationActions{Mutations: svc.Mutations},
+			Callbacks: svc.Callbacks, UI: ui, Logger: d.Logger, Clock: d.Clock})
+		if err != nil {
+			return nil, nil, err
+		}
+		prev := d.Mount
+		d.Mount = func(mux *http.ServeMux) {
+			if prev != nil {
+				prev(mux)
+			}
+			mux.Handle("/business", console)
+			mux.Handle("/business/", console)
+		}
 	}
 	if w.Mount != nil {
 		more, err := w.Mount(ui, svc)
@@ -78,6 +95,13 @@ func Wire(ctx context.Context, d Deps, w Wiring) (http.Handler, *consentui.UI, e
 	go svc.Notifications.Worker.Run(ctx)
 	if c := svc.Notifications.Calendars; c != nil {
 		go c.Run(ctx) // connected calendars, synced every 10 minutes (docs/calendars.md)
+	}
+	if d.Leases != nil {
+		x, err := mutation.NewExpirer(mutation.Expirer{Service: svc.Mutations, Leases: d.Leases, Clock: d.Clock, Logger: d.Logger})
+		if err != nil {
+			return nil, nil, err
+		}
+		go x.Run(ctx)
 	}
 	return h, ui, nil
 }

@@ -73,6 +73,9 @@ func New(svc *admin.Service, ui consent.UI, log *slog.Logger) (*Handler, error) 
 	m.HandleFunc("POST /admin/clients/{id}/delete", h.admin(h.postDelete))
 	m.HandleFunc("GET /admin/businesses", h.admin(h.getBusinesses))
 	m.HandleFunc("POST /admin/businesses/{ref}/agent-booking", h.admin(h.postAgentBooking))
+	m.HandleFunc("GET /admin/businesses/{ref}/members", h.admin(h.getMembers))
+	m.HandleFunc("POST /admin/businesses/{ref}/members", h.admin(h.postMember))
+	m.HandleFunc("POST /admin/businesses/{ref}/members/remove", h.admin(h.postMemberRemove))
 	m.HandleFunc("GET /admin/catalog", h.admin(h.getCatalog))
 	m.HandleFunc("POST /admin/catalog", h.admin(h.postCatalog))
 	m.HandleFunc("GET /admin/catalog/export", h.admin(h.getCatalogExport))
@@ -91,7 +94,7 @@ func New(svc *admin.Service, ui consent.UI, log *slog.Logger) (*Handler, error) 
 }
 
 var pageNames = []string{"clients", "client_form", "client_secret", "businesses", "catalog", "audit", "users", "user",
-	"webhooks", "webhook", "webhook_secret"}
+	"webhooks", "webhook", "webhook_secret", "members"}
 
 func parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{"path": url.PathEscape, "checked": checked}
@@ -265,6 +268,8 @@ var notices = map[string]string{
 	"webhook-enabled":  "The endpoint is enabled again.",
 	"webhook-deleted":  "The endpoint was deleted, with its delivery log.",
 	"replayed":         "The delivery is queued again with its original id; it goes out within seconds.",
+	"member-added":     "The owner was added: they can open the business console now.",
+	"member-removed":   "The member was removed: they can no longer open this business's console.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("done")] }

@@ -312,9 +312,34 @@ func TestPages(t *testing.T) {
 			t.Errorf("unknown business: %d", resp.StatusCode)
 		}
 
+		// Members: an owner added and removed; an unknown address is
+		// refused on the form, an unknown business is not found.
+		if err := s.CreateAccount(ctx, store.Account{ID: "acct_owner", Email: "owner@example.com", PasswordHash: "x", CreatedAt: time.Now(), UpdatedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		if resp, body := e.post(adm, "/admin/businesses/barber/members", form("email", "nobody@example.com")); resp.StatusCode != http.StatusBadRequest ||
+			!strings.Contains(body, "no account with e-mail") {
+			t.Errorf("unknown address: %d", resp.StatusCode)
+		}
+		if resp, _ := e.post(adm, "/admin/businesses/barber/members", form("email", "owner@example.com")); resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("add owner: %d", resp.StatusCode)
+		}
+		if _, body := e.get(adm, "/admin/businesses/barber/members"); !strings.Contains(body, "owner@example.com") || !strings.Contains(body, "owner") {
+			t.Errorf("members page:\n%s", body)
+		}
+		if resp, _ := e.get(adm, "/admin/businesses/nope/members"); resp.StatusCode != 404 {
+			t.Errorf("members of an unknown business: %d", resp.StatusCode)
+		}
+		if resp, _ := e.post(adm, "/admin/businesses/barber/members/remove", form("email", "owner@example.com")); resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("remove owner: %d", resp.StatusCode)
+		}
+		if b, _ := s.GetBusiness(ctx, "barber"); func() bool { ms, _ := s.ListBusinessMembers(ctx, b.ID); return len(ms) != 0 }() {
+			t.Errorf("the removed owner is still a member")
+		}
+
 		// Audit page: every action by the admin, no secrets.
 		_, body = e.get(adm, "/admin/audit")
-		for _, a := range []string{"client.create", "client.update", "client.disable", "client.enable", "client.rotate_secret", "client.delete", "business.agent_booking"} {
+		for _, a := range []string{"client.create", "client.update", "client.disable", "client.enable", "client.rotate_secret", "client.delete", "business.agent_booking", "business.member.add", "business.member.remove"} {
 			if !strings.Contains(body, a) {
 				t.Errorf("audit page lacks %s", a)
 			}

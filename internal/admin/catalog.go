@@ -249,6 +249,9 @@ func (s *Service) ExportCatalog(ctx context.Context, a Actor, format string) ([]
 		if err != nil {
 			return nil, err
 		}
+		if c.Credentials, err = s.store.ListCredentials(ctx, b.ID); err != nil {
+			return nil, err
+		}
 		cats = append(cats, c)
 	}
 	out, err := catalogfile.Export(cats, format)

@@ -34,11 +34,13 @@ type Store interface {
 	GetClient(ctx context.Context, id string) (store.Client, error)
 	ListBusinesses(ctx context.Context) ([]store.Business, error)
 	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
+	ListCredentials(ctx context.Context, businessID string) ([]store.Credential, error)
 	ListAuditEvents(ctx context.Context, limit, offset int) ([]store.AuditEvent, error)
 	SearchAccounts(ctx context.Context, q store.AccountQuery) ([]store.Account, error)
 	GetAccountByEmail(ctx context.Context, email string) (store.Account, error)
 	ListAccountLinks(ctx context.Context, accountID string) ([]store.Link, error)
 	GetBusiness(ctx context.Context, reference string) (store.Business, error)
+	ListBusinessMembers(ctx context.Context, businessID string) ([]store.Member, error)
 	// Webhook endpoints and their deliveries (docs/reference.md §11).
 	GetWebhookEndpoint(ctx context.Context, id string) (store.WebhookEndpoint, error)
 	ListWebhookEndpoints(ctx context.Context, businessID string) ([]store.WebhookEndpoint, error)
@@ -64,6 +66,11 @@ type Tx interface {
 	PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog, error)
 	GetBusiness(ctx context.Context, reference string) (store.Business, error)
 	SetAgentBooking(ctx context.Context, reference string, on bool) (store.Business, error)
+	GetMember(ctx context.Context, businessID, accountID string) (store.Member, error)
+	AddMember(ctx context.Context, m store.Member) error
+	RemoveMember(ctx context.Context, businessID, accountID string) error
+	ListCredentials(ctx context.Context, businessID string) ([]store.Credential, error)
+	ReplaceCredentials(ctx context.Context, businessID string, cs []store.Credential) error
 	AddAuditEvent(ctx context.Context, e store.AuditEvent) error
 	DeleteAccountWebSessions(ctx context.Context, accountID, keepIDHash string) error
 	ListAccountLinks(ctx context.Context, accountID string) ([]store.Link, error)

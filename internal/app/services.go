@@ -10,6 +10,8 @@ import (
 
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/booking"
+	"github.com/linkslot/linkslot/internal/business"
+	"github.com/linkslot/linkslot/internal/callbacks"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/feed"
@@ -32,7 +34,7 @@ const IdempotencyTTL = 48 * time.Hour
 // cancels as the signed-in person); notifier nil sends nothing.
 func NewMutations(s store.Store, engine *booking.Service, grants mutation.Grants, notifier mutation.Notifier, clock store.Clock) *mutation.Service {
 	return &mutation.Service{Engine: engine, Grants: grants, Keeper: idempotency.New(s, mutation.InTx(s), clock, IdempotencyTTL),
-		Notifier: notifier, Clock: clock}
+		Notifier: notifier, Clock: clock, InTx: mutation.InTx(s), Accounts: s}
 }
 
 // AuthServices are the authorization server's domain services, each built
@@ -50,6 +52,12 @@ type AuthServices struct {
 	Mutations *mutation.Service
 	// Feeds serves the calendar feeds.
 	Feeds *feed.Feeds
+	// Business is the business console's domain: members, invitations
+	// (mailed through the outbox), time off and catalog edits.
+	Business *business.Service
+	// Callbacks is the businesses' inbox of callback requests (the
+	// console's Callbacks page).
+	Callbacks *callbacks.Inbox
 }
 
 // ServiceOptions tune NewAuthServices; the zero value is production.
@@ -101,8 +109,13 @@ func NewAuthServices(cfg config.Config, s store.Store, o ServiceOptions) (*AuthS
 	if err != nil {
 		return nil, err
 	}
+	biz, err := business.New(business.Config{Store: s, Clock: clock, Mailer: mailer, Issuer: cfg.Issuer})
+	if err != nil {
+		return nil, err
+	}
 	return &AuthServices{Notifications: notes, Identity: id, Passkeys: pk, Bookings: engine,
-		Mutations: NewMutations(s, engine, nil, notes.Notifier, clock), Feeds: feeds}, nil
+		Mutations: NewMutations(s, engine, nil, notes.Notifier, clock), Feeds: feeds, Business: biz,
+		Callbacks: &callbacks.Inbox{Store: s, Notifier: notes.Notifier, Clock: clock}}, nil
 }
 
 // AdminService is the admin service of a server process: app.AdminService

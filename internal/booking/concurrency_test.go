@@ -71,6 +71,47 @@ func TestConcurrentCreates(t *testing.T) {
 	})
 }
 
+// TestConcurrentPendingAndConfirmed: 50 creates of one staff member's time
+// at once, half of a service that requires the business's confirmation
+// (pending) and half of one that does not: exactly one wins, whichever it
+// is, since a pending booking holds its slot as a confirmed one does
+// (PostgreSQL's exclusion constraint, SQLite's serialized check).
+func TestConcurrentPendingAndConfirmed(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		c := bigCatalog("biz-mixed", 1, 2)
+		c.Services[1].RequiresConfirmation = true
+		f := newFixture(t, s, c)
+		loc, _ := time.LoadLocation("America/Chicago")
+		start := time.Date(2026, 6, 3, 9, 0, 0, 0, loc)
+		reqs := make([]CreateRequest, 50)
+		for i := range reqs {
+			reqs[i] = CreateRequest{AccountID: fmt.Sprintf("acc_%d", i), BusinessRef: "biz-mixed", ServiceRef: fmt.Sprintf("svc-%02d", i%2),
+				StaffRef: "stf-00", StartsAt: start.Add(time.Duration(i/2%2) * 15 * time.Minute)} // every pair overlaps
+		}
+		if got := race(t, f, reqs); got[""] != 1 || got[problem.CodeSlotTaken] != 49 {
+			t.Fatalf("outcomes %v, want 1 booked and 49 slot_taken", got)
+		}
+		bks, err := s.ListStaffBookings(context.Background(), staffIDsOf(t, s, "biz-mixed"), start.Add(-24*time.Hour), start.Add(24*time.Hour))
+		if err != nil || len(bks) != 1 {
+			t.Fatalf("%d slot-holding bookings, want 1 (%v)", len(bks), err)
+		}
+		cat, err := s.LoadCatalog(context.Background(), "biz-mixed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := store.BookingConfirmed
+		for _, sv := range cat.Services {
+			if sv.ID == bks[0].ServiceID && sv.RequiresConfirmation {
+				want = store.BookingPending
+			}
+		}
+		if bks[0].Status != want {
+			t.Fatalf("the winner is %s, want %s", bks[0].Status, want)
+		}
+		assertNoOverlap(t, bks)
+	})
+}
+
 func staffIDsOf(t testing.TB, s store.Store, ref string) []string {
 	c, err := s.LoadCatalog(context.Background(), ref)
 	if err != nil {
@@ -83,13 +124,13 @@ func staffIDsOf(t testing.TB, s store.Store, ref string) []string {
 	return ids
 }
 
-// assertNoOverlap checks that no two confirmed bookings of one staff member
-// overlap, buffers included.
+// assertNoOverlap checks that no two bookings of one staff member that hold
+// their slot (pending or confirmed) overlap, buffers included.
 func assertNoOverlap(t testing.TB, bks []store.Booking) {
 	t.Helper()
 	for i, a := range bks {
 		for _, b := range bks[i+1:] {
-			if a.StaffID == b.StaffID && a.Status == store.BookingConfirmed && b.Status == store.BookingConfirmed &&
+			if a.StaffID == b.StaffID && store.HoldsSlot(a.Status) && store.HoldsSlot(b.Status) &&
 				a.BlockStart.Before(b.BlockEnd) && b.BlockStart.Before(a.BlockEnd) {
 				t.Fatalf("overlap: %s [%v,%v) and %s [%v,%v)", a.Reference, a.BlockStart, a.BlockEnd, b.Reference, b.BlockStart, b.BlockEnd)
 			}

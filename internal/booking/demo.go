@@ -127,6 +127,13 @@ func DemoCatalogs(now time.Time) []store.Catalog {
 				"stf-priya-shah":     weekly(monFri, [2]int{hm(8, 0), hm(16, 0)}),
 				"stf-tom-hargreaves": weekly(monFri, [2]int{hm(12, 0), hm(20, 0)}),
 			},
+			// Self-reported: shown by check_business_availability as the
+			// business's own statement (docs/reference.md).
+			Credentials: []store.Credential{
+				{Kind: store.CredentialLicense, Name: "HCPC registration (physiotherapists)", Issuer: "Health and Care Professions Council", Number: "PH123456", ValidUntil: "2027-04-30"},
+				{Kind: store.CredentialInsurance, Name: "Professional and public liability insurance", Issuer: "Chartered Society of Physiotherapy"},
+				{Kind: store.CredentialCertification, Name: "Sports massage level 4", Issuer: "ITEC"},
+			},
 		},
 		{
 			Business: store.Business{Reference: "biz-harbour-massage", Name: "Harbour Massage & Wellness",
@@ -135,14 +142,19 @@ func DemoCatalogs(now time.Time) []store.Catalog {
 				TimeZone: "Australia/Sydney", AgentBooking: true, MinNoticeMinutes: 30, HorizonDays: 30, SlotIntervalMinutes: 30,
 				CancellationWindowMinutes: 12 * 60, CancellationFeeCents: 2500, Currency: "AUD",
 				CancellationPolicy: "Cancel at least 12 hours ahead at no charge; later cancellations cost AUD 25.00.",
-				PrivacyNotice:      demoPrivacy},
+				PrivacyNotice:      demoPrivacy, ConfirmationWindowMinutes: 12 * 60},
 			OpeningHours: weekly(allWk, [2]int{hm(9, 0), hm(21, 0)}),
 			Services: []store.Service{
 				{Reference: "svc-remedial-60", Name: "Remedial massage (60 min)", DurationMinutes: 60, PriceCents: 11000, Currency: "AUD", BufferAfterMinutes: 15},
 				{Reference: "svc-relaxation-90", Name: "Relaxation massage (90 min)", DurationMinutes: 90, PriceCents: 15000, Currency: "AUD", BufferAfterMinutes: 15},
+				// The demo's service that requires the business's confirmation
+				// (docs/reference.md "Bookings the business answers"): the
+				// therapist checks the health notes first.
+				{Reference: "svc-pregnancy-massage", Name: "Pregnancy massage (60 min)", Description: "Side-lying massage for the second and third trimester; the clinic confirms each request after reading your notes.",
+					DurationMinutes: 60, PriceCents: 12000, Currency: "AUD", BufferAfterMinutes: 15, RequiresConfirmation: true},
 			},
 			Staff: []store.Staff{
-				{Reference: "stf-chloe-nguyen", Name: "Chloe Nguyen", ServiceIDs: []string{"svc-remedial-60", "svc-relaxation-90"}},
+				{Reference: "stf-chloe-nguyen", Name: "Chloe Nguyen", ServiceIDs: []string{"svc-remedial-60", "svc-relaxation-90", "svc-pregnancy-massage"}},
 				{Reference: "stf-jack-morrison", Name: "Jack Morrison", ServiceIDs: []string{"svc-remedial-60"}},
 			},
 			StaffHours: map[string][]store.HoursWindow{

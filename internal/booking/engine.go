@@ -142,7 +142,7 @@ func (e *catalogEntry) slots(st *store.Staff, sv *store.Service, d date, booking
 			}
 			bs, be := s.Add(-before), end.Add(after)
 			for _, b := range bookings {
-				if b.ID == ignore || b.StaffID != st.ID || b.Status != store.BookingConfirmed {
+				if b.ID == ignore || b.StaffID != st.ID || !store.HoldsSlot(b.Status) {
 					continue
 				}
 				if bs.Before(b.BlockEnd) && b.BlockStart.Before(be) {

@@ -48,7 +48,9 @@ func movable(b store.Booking, now time.Time) *Error {
 	switch {
 	case b.Status == store.BookingCancelled:
 		return newErr(problem.CodeAlreadyCancelled, "Booking %s is cancelled and cannot be moved. Create a new booking with create_my_booking instead.", b.Reference)
-	case b.Status != store.BookingConfirmed || !b.StartsAt.After(now):
+	case b.Status == store.BookingDeclined:
+		return newErr(problem.CodeAlreadyCancelled, "Booking %s was declined by the business and cannot be moved. Create a new booking with create_my_booking instead.", b.Reference)
+	case !store.HoldsSlot(b.Status) || !b.StartsAt.After(now):
 		return newErr(problem.CodeInThePast, "Booking %s has already started or taken place and cannot be moved. Create a new booking with create_my_booking instead.", b.Reference)
 	case b.PaymentState != "" && b.PaymentState != store.PaymentNone:
 		return newErr(problem.CodePaymentActive, "Booking %s has an active payment or deposit hold, so it can only be changed with the business directly.", b.Reference)
@@ -117,10 +119,21 @@ func (s *Service) PlanCreate(ctx context.Context, r CreateRequest) (CreatePlan, 
 	if err != nil {
 		return CreatePlan{}, fmt.Errorf("list bookings: %w", err)
 	}
+	// A slot held for the person by a waitlist offer blocks everyone but
+	// them: the offer's own span is ignored for its holder.
+	var offer *store.WaitlistOffer
+	ignore := ""
+	if r.OfferRef != "" {
+		o, err := s.offerFor(ctx, r, e, sv, now)
+		if err != nil {
+			return CreatePlan{}, err
+		}
+		offer, ignore = &o, o.ID
+	}
 	var st *store.Staff
 	var verr error = errSlotTaken(nil)
 	for _, cand := range sts { // sts is in reference order
-		if err := e.validate(cand, sv, start, bks, "", now); err == nil {
+		if err := e.validate(cand, sv, start, bks, ignore, now); err == nil {
 			st, verr = cand, nil
 			break
 		} else {
@@ -131,12 +144,27 @@ func (s *Service) PlanCreate(ctx context.Context, r CreateRequest) (CreatePlan, 
 		return CreatePlan{}, verr
 	}
 	end, bs, be := bookingSpan(sv, start)
-	p := CreatePlan{Request: r, entry: e,
+	status := store.BookingConfirmed
+	var respondBy *time.Time
+	if sv.RequiresConfirmation {
+		// The business answers within its window, never past the start
+		// (docs/reference.md "Bookings the business answers").
+		t := now.Add(e.cat.Business.ConfirmationWindow())
+		if t.After(start) {
+			t = start
+		}
+		status, respondBy = store.BookingPending, &t
+	}
+	p := CreatePlan{Request: r, entry: e, Offer: offer,
 		Booking: store.Booking{BusinessID: e.cat.Business.ID, ServiceID: sv.ID, StaffID: st.ID, AccountID: r.AccountID,
-			LinkID: r.LinkID, StartsAt: start, EndsAt: end, BlockStart: bs, BlockEnd: be, Status: store.BookingConfirmed,
-			Version: 1, Notes: r.Notes, PaymentState: store.PaymentNone, PriceCents: sv.PriceCents, Currency: sv.Currency}}
+			LinkID: r.LinkID, StartsAt: start, EndsAt: end, BlockStart: bs, BlockEnd: be, Status: status,
+			Version: 1, Notes: r.Notes, PaymentState: store.PaymentNone, PriceCents: sv.PriceCents, Currency: sv.Currency,
+			RespondBy: respondBy}}
 	p.Facts = e.facts("create", sv, st, start, end)
 	p.Facts.Notes, p.Facts.PrivacyNotice = r.Notes, e.cat.Business.PrivacyNotice
+	if sv.RequiresConfirmation {
+		p.Facts.RequiresConfirmation, p.Facts.ConfirmationWindow = true, e.cat.Business.ConfirmationWindow()
+	}
 	return p, nil
 }
 
@@ -153,6 +181,7 @@ type Tx interface {
 	InsertBooking(ctx context.Context, b store.Booking) error
 	UpdateBooking(ctx context.Context, id string, fn func(store.Booking) (store.Booking, error)) (store.Booking, error)
 	AddBookingEvent(ctx context.Context, e store.BookingEvent) error
+	UseWaitlistOffer(ctx context.Context, id, bookingID string, now time.Time) (store.WaitlistOffer, error)
 }
 
 var _ Tx = store.Store(nil)
@@ -184,11 +213,22 @@ func (s *Service) Create(ctx context.Context, tx Tx, p CreatePlan) (store.Bookin
 		return store.Booking{}, errors.New("booking: Create needs a plan from PlanCreate")
 	}
 	b := p.Booking
-	if err := s.recheck(ctx, tx, p.entry, b, ""); err != nil {
+	ignore := ""
+	if p.Offer != nil {
+		ignore = p.Offer.ID
+	}
+	if err := s.recheck(ctx, tx, p.entry, b, ignore); err != nil {
 		return store.Booking{}, err
 	}
 	now := s.now()
 	b.CreatedAt, b.UpdatedAt = now, now
+	if b.RespondBy != nil {
+		t := now.Add(p.entry.cat.Business.ConfirmationWindow())
+		if t.After(b.StartsAt) {
+			t = b.StartsAt
+		}
+		b.RespondBy = &t
+	}
 	var err error
 	for attempt := 0; attempt < 4; attempt++ {
 		b.ID, b.Reference = store.NewID("bkg"), NewReference()
@@ -201,6 +241,15 @@ func (s *Service) Create(ctx context.Context, tx Tx, p CreatePlan) (store.Bookin
 		return store.Booking{}, errSlotTaken(err)
 	case err != nil:
 		return store.Booking{}, fmt.Errorf("insert booking: %w", err)
+	}
+	if p.Offer != nil {
+		// The offer is used in the booking's transaction: of two uses, or a
+		// use and its lapse, exactly one commits.
+		if _, err := tx.UseWaitlistOffer(ctx, p.Offer.ID, b.ID, now); errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+			return store.Booking{}, fieldErr(problem.CodeOfferLapsed, "offer_reference", "Offer %s is no longer held (it ran out, or was used or passed on). Call check_business_availability for open times.", p.Offer.Reference)
+		} else if err != nil {
+			return store.Booking{}, fmt.Errorf("use offer: %w", err)
+		}
 	}
 	if err := tx.AddBookingEvent(ctx, store.BookingEvent{BookingID: b.ID, Version: 1, Action: "created",
 		StaffID: b.StaffID, StartsAt: b.StartsAt, EndsAt: b.EndsAt, At: now}); err != nil {
@@ -283,6 +332,11 @@ func (s *Service) Reschedule(ctx context.Context, tx Tx, p ReschedulePlan) (stor
 		prev = cur
 		n := cur
 		n.StaffID, n.StartsAt, n.EndsAt, n.BlockStart, n.BlockEnd = p.Next.StaffID, p.Next.StartsAt, p.Next.EndsAt, p.Next.BlockStart, p.Next.BlockEnd
+		if n.RespondBy != nil && n.RespondBy.After(n.StartsAt) {
+			// A pending booking moved earlier is answered before its new start.
+			t := n.StartsAt
+			n.RespondBy = &t
+		}
 		n.Version, n.UpdatedAt = cur.Version+1, now
 		return n, nil
 	})
@@ -338,12 +392,16 @@ func (s *Service) PlanCancel(ctx context.Context, r CancelRequest) (CancelPlan, 
 		p.FeeCents = cur.CancellationFeeCents
 		p.Facts.FeeNow = 0
 		return p, nil
-	case cur.Status != store.BookingConfirmed || !cur.StartsAt.After(now):
+	case cur.Status == store.BookingDeclined:
+		return CancelPlan{}, newErr(problem.CodeAlreadyCancelled, "Booking %s was declined by %s, so there is nothing to cancel.", cur.Reference, e.cat.Business.Name)
+	case !store.HoldsSlot(cur.Status) || !cur.StartsAt.After(now):
 		return CancelPlan{}, newErr(problem.CodeCancellationClosed, "Booking %s has already started or taken place, so it can no longer be cancelled here. The person can contact %s directly.", cur.Reference, e.cat.Business.Name)
 	case cur.PaymentState != "" && cur.PaymentState != store.PaymentNone:
 		return CancelPlan{}, newErr(problem.CodePaymentActive, "Booking %s has an active payment or deposit hold, so it can only be cancelled with %s directly.", cur.Reference, e.cat.Business.Name)
 	}
-	p.FeeCents = e.cancelFee(cur.StartsAt, now)
+	if cur.Status == store.BookingConfirmed { // a request the business has not accepted costs nothing
+		p.FeeCents = e.cancelFee(cur.StartsAt, now)
+	}
 	p.Facts.FeeNow = p.FeeCents
 	return p, nil
 }
@@ -367,11 +425,11 @@ func (s *Service) Cancel(ctx context.Context, tx Tx, p CancelPlan) (store.Bookin
 		if cur.Version != p.Current.Version || cur.AccountID != p.Current.AccountID {
 			return cur, errChanged(cur.Reference)
 		}
-		if cur.Status != store.BookingConfirmed || !cur.StartsAt.After(now) {
+		if !store.HoldsSlot(cur.Status) || !cur.StartsAt.After(now) {
 			return cur, newErr(problem.CodeCancellationClosed, "Booking %s has already started or taken place, so it can no longer be cancelled here.", cur.Reference)
 		}
 		n := cur
-		n.Status, n.CancelReason, n.CancellationFeeCents = store.BookingCancelled, p.Request.Reason, p.FeeCents
+		n.Status, n.CancelReason, n.CancellationFeeCents, n.RespondBy = store.BookingCancelled, p.Request.Reason, p.FeeCents, nil
 		n.Version, n.UpdatedAt, n.CancelledAt = cur.Version+1, now, &now
 		return n, nil
 	})

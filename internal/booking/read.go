@@ -53,8 +53,14 @@ func (s *Service) Catalog(ctx context.Context, businessRef string) (CatalogView,
 		Category: b.Category, City: b.City, Address: b.Address, TimeZone: b.TimeZone, Bookable: e.bookable() == nil,
 		MinNoticeMinutes: b.MinNoticeMinutes, HorizonDays: b.HorizonDays, SlotIntervalMinutes: int(e.interval().Minutes()),
 		CancellationWindowMinutes: b.CancellationWindowMinutes, CancellationFeeCents: b.CancellationFeeCents,
-		Currency: b.Currency, CancellationPolicy: b.CancellationPolicy, PrivacyNotice: b.PrivacyNotice, BookingURL: b.BookingURL},
+		Currency: b.Currency, CancellationPolicy: b.CancellationPolicy, PrivacyNotice: b.PrivacyNotice, BookingURL: b.BookingURL,
+		ConfirmationWindowMinutes: int(b.ConfirmationWindow() / time.Minute)},
 		Services: []ServiceView{}, Staff: []StaffView{}}
+	creds, err := s.store.ListCredentials(ctx, b.ID)
+	if err != nil {
+		return CatalogView{}, fmt.Errorf("credentials: %w", err)
+	}
+	v.Business.Credentials = credentialsView(creds)
 	if v.Business.HorizonDays <= 0 {
 		v.Business.HorizonDays = defaultHorizonDays
 	}
@@ -67,7 +73,7 @@ func (s *Service) Catalog(ctx context.Context, businessRef string) (CatalogView,
 		}
 		v.Services = append(v.Services, ServiceView{Reference: sv.Reference, Name: sv.Name, Description: sv.Description,
 			DurationMinutes: sv.DurationMinutes, PriceCents: sv.PriceCents, Currency: sv.Currency, DepositRequired: sv.DepositRequired,
-			BufferBeforeMinutes: sv.BufferBeforeMinutes, BufferAfterMinutes: sv.BufferAfterMinutes, StaffReferences: refs})
+			RequiresConfirmation: sv.RequiresConfirmation, BufferBeforeMinutes: sv.BufferBeforeMinutes, BufferAfterMinutes: sv.BufferAfterMinutes, StaffReferences: refs})
 	}
 	for _, st := range e.cat.Staff {
 		refs := []string{}
@@ -206,9 +212,9 @@ func (s *Service) MyBookings(ctx context.Context, accountID, status string, limi
 	switch status {
 	case "":
 		status = "upcoming"
-	case "upcoming", "past", "cancelled", "all":
+	case "upcoming", "past", "cancelled", "pending", "all":
 	default:
-		return BookingPage{}, fieldErr(problem.CodeInvalidArgument, "status", "status must be upcoming, past, cancelled or all.")
+		return BookingPage{}, fieldErr(problem.CodeInvalidArgument, "status", "status must be upcoming, past, cancelled, pending or all.")
 	}
 	if accountID == "" {
 		return BookingPage{}, errors.New("booking: MyBookings without an account")
@@ -320,6 +326,10 @@ func (e *catalogEntry) view(b store.Booking) BookingView {
 	if b.CancelledAt != nil {
 		t := b.CancelledAt.In(e.loc)
 		v.CancelledAt = &t
+	}
+	if b.RespondBy != nil {
+		t := b.RespondBy.In(e.loc)
+		v.RespondBy = &t
 	}
 	return v
 }

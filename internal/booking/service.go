@@ -32,6 +32,12 @@ type Store interface {
 	StaffDay(ctx context.Context, reference string, staffIDs []string, from, to time.Time) (store.StaffDay, error)
 	ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error)
 	GetBookingByReference(ctx context.Context, reference string) (store.Booking, error)
+	GetWaitlistOffer(ctx context.Context, reference string) (store.WaitlistOffer, error)
+	ListAccountWaitlist(ctx context.Context, accountID string, limit, offset int) ([]store.WaitlistEntry, error)
+	LiveOfferOf(ctx context.Context, entryID string, now time.Time) (store.WaitlistOffer, error)
+	ListBusinessBookings(ctx context.Context, f store.BusinessBookingFilter) ([]store.Booking, error)
+	ListDuePending(ctx context.Context, now time.Time, limit int) ([]store.Booking, error)
+	ListCredentials(ctx context.Context, businessID string) ([]store.Credential, error)
 }
 
 var _ Store = store.Store(nil)
@@ -41,6 +47,9 @@ var _ Store = store.Store(nil)
 type Service struct {
 	store Store
 	clock store.Clock
+	// offerMinutes is how long a waitlist offer holds its slot
+	// (SetOfferMinutes; 0: DefaultOfferMinutes).
+	offerMinutes int
 
 	mu    sync.RWMutex
 	cache map[string]*catalogEntry // by business id

@@ -43,20 +43,29 @@ type BusinessView struct {
 	CancellationPolicy        string `json:"cancellation_policy"`
 	PrivacyNotice             string `json:"privacy_notice,omitempty"`
 	BookingURL                string `json:"booking_url,omitempty"`
+	// ConfirmationWindowMinutes is how long the business takes at most to
+	// answer a booking of a service that requires its confirmation.
+	ConfirmationWindowMinutes int `json:"confirmation_window_minutes"`
+	// Credentials are the business's self-reported licenses, insurance and
+	// certifications (absent when it lists none).
+	Credentials *SelfReportedCredentials `json:"self_reported_credentials,omitempty"`
 }
 
 // ServiceView is one service of a catalog.
 type ServiceView struct {
-	Reference           string   `json:"service_reference"`
-	Name                string   `json:"name"`
-	Description         string   `json:"description,omitempty"`
-	DurationMinutes     int      `json:"duration_minutes"`
-	PriceCents          int64    `json:"price_cents"`
-	Currency            string   `json:"currency"`
-	DepositRequired     bool     `json:"deposit_required"`
-	BufferBeforeMinutes int      `json:"buffer_before_minutes"`
-	BufferAfterMinutes  int      `json:"buffer_after_minutes"`
-	StaffReferences     []string `json:"staff_references"`
+	Reference       string `json:"service_reference"`
+	Name            string `json:"name"`
+	Description     string `json:"description,omitempty"`
+	DurationMinutes int    `json:"duration_minutes"`
+	PriceCents      int64  `json:"price_cents"`
+	Currency        string `json:"currency"`
+	DepositRequired bool   `json:"deposit_required"`
+	// RequiresConfirmation: a booking is pending until the business
+	// confirms it.
+	RequiresConfirmation bool     `json:"requires_confirmation"`
+	BufferBeforeMinutes  int      `json:"buffer_before_minutes"`
+	BufferAfterMinutes   int      `json:"buffer_after_minutes"`
+	StaffReferences      []string `json:"staff_references"`
 }
 
 // StaffView is one staff member of a catalog.
@@ -132,7 +141,10 @@ type BookingView struct {
 	CancelReason         string     `json:"cancel_reason,omitempty"`
 	CancellationFeeCents int64      `json:"cancellation_fee_cents,omitempty"`
 	CancelledAt          *time.Time `json:"cancelled_at,omitempty"`
-	CreatedAt            time.Time  `json:"created_at"`
+	// RespondBy: a pending booking is declined at this instant unless the
+	// business answers first.
+	RespondBy *time.Time `json:"respond_by,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
 
 	Record store.Booking `json:"-"`
 }
@@ -153,6 +165,9 @@ type CreateRequest struct {
 	StaffRef    string // empty: the first staff member (by reference) free at StartsAt
 	StartsAt    time.Time
 	Notes       string // at most MaxNotes characters; visible to the business
+	// OfferRef books the slot a waitlist offer holds for the person
+	// (offer_reference); empty: an ordinary booking.
+	OfferRef string
 }
 
 // RescheduleRequest asks to move a booking.
@@ -174,7 +189,7 @@ type CancelRequest struct {
 // the text is deterministic, so comparing two renderings detects a changed
 // price, staff, policy or time.
 type Facts struct {
-	Action                    string // "create", "reschedule", "cancel"
+	Action                    string // "create", "reschedule", "cancel", or a business action (BusinessConfirm, …)
 	BookingReference          string // empty for create
 	BookingVersion            int    // current version (0 for create)
 	BusinessReference         string
@@ -198,7 +213,14 @@ type Facts struct {
 	FeeNow                    int64 // cancel: the fee this cancellation costs
 	Notes                     string
 	PrivacyNotice             string // create
-	Reason                    string // cancel
+	Reason                    string // cancel, decline
+	// RequiresConfirmation (create): the booking is pending until the
+	// business answers, within ConfirmationWindow and before the start.
+	RequiresConfirmation bool
+	ConfirmationWindow   time.Duration
+	// Actor (business actions): who acted for the business, as the person
+	// is told.
+	Actor string
 }
 
 // CreatePlan is a validated create, ready to execute.
@@ -206,6 +228,8 @@ type CreatePlan struct {
 	Request CreateRequest
 	Facts   Facts
 	Booking store.Booking // the row Create will insert (without id/reference)
+	// Offer is the waitlist offer the booking uses (OfferRef), or nil.
+	Offer *store.WaitlistOffer
 
 	entry *catalogEntry
 }

@@ -20,5 +20,9 @@ func ViewFromFacts(f Facts, b store.Booking) BookingView {
 		t := b.CancelledAt.In(loc)
 		v.CancelledAt = &t
 	}
+	if b.RespondBy != nil {
+		t := b.RespondBy.In(loc)
+		v.RespondBy = &t
+	}
 	return v
 }

@@ -32,7 +32,7 @@ func (s *Service) Deliverer() outbox.Deliverer {
 
 // unwanted is a booking status that keeps no event in the calendar.
 func unwanted(status string) bool {
-	return status == store.BookingCancelled || status == "declined"
+	return status == store.BookingCancelled || status == store.BookingDeclined
 }
 
 // Write puts the booking, as it is now, into its staff member's CalDAV
@@ -178,5 +178,5 @@ func (s *Service) event(ctx context.Context, b store.Booking) (ical.Event, error
 	}
 	return ical.Event{UID: b.Reference + "@" + s.Host, Sequence: b.Version, Summary: service + " (" + b.Reference + ")",
 		Location: cat.Business.Address, Description: desc + ".", Start: b.StartsAt, End: b.EndsAt, Zone: loc,
-		Tentative: b.Status == "pending", Stamp: s.now()}, nil
+		Tentative: b.Status == store.BookingPending, Stamp: s.now()}, nil
 }

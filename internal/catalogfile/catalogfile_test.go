@@ -35,6 +35,14 @@ func TestParseGood(t *testing.T) {
 		!c.Business.AgentBooking || c.Business.CancellationFeeCents != 1000 || c.Business.ContactEmail != "desk@lisbon-cuts.example" {
 		t.Errorf("business = %+v", c.Business)
 	}
+	if c.Business.ConfirmationWindowMinutes != 720 || c.Services[0].RequiresConfirmation || !c.Services[2].RequiresConfirmation {
+		t.Errorf("confirmation: window %d, services %+v", c.Business.ConfirmationWindowMinutes, c.Services)
+	}
+	wantCreds := []store.Credential{{Kind: "license", Name: "Barbering license", Issuer: "Lisbon City Council", Number: "LX-42", ValidUntil: "2027-06-30"},
+		{Kind: "insurance", Name: "Public liability insurance"}}
+	if !reflect.DeepEqual(c.Credentials, wantCreds) || cats[1].Credentials == nil || len(cats[1].Credentials) != 0 {
+		t.Errorf("credentials = %+v / %+v", c.Credentials, cats[1].Credentials)
+	}
 	if got := c.Services[0].Currency; got != "EUR" {
 		t.Errorf("service currency defaults to the business's: got %q", got)
 	}
@@ -140,6 +148,11 @@ func TestParseRefusals(t *testing.T) {
 		{"override in staff name", "json", `{"businesses":[` + base + `,"staff":[{"reference":"x","name":"X\u202eY","services":[]}]}]}`, `businesses[0].staff[0].name: contains the bidirectional control character U+202E`},
 		{"CR in address", "json", `{"businesses":[` + base + `,"address":"1 Main St\rATTENDEE:x"}]}`, `businesses[0].address: contains the control character U+000D`},
 		{"long policy", "json", `{"businesses":[` + base + `,"policies":{"cancellation_policy":"` + strings.Repeat("p", 2001) + `"}}]}`, `cancellation_policy: is 2001 characters long; at most 2000`},
+		{"credential kind", "json", `{"businesses":[` + base + `,"credentials":[{"kind":"diploma","name":"X"}]}]}`, `businesses[0].credentials[0].kind: "diploma" is not license, insurance or certification`},
+		{"credential name", "json", `{"businesses":[` + base + `,"credentials":[{"kind":"license"}]}]}`, `businesses[0].credentials[0].name: is required`},
+		{"credential date", "json", `{"businesses":[` + base + `,"credentials":[{"kind":"license","name":"L","valid_until":"30/06/2027"}]}]}`, `businesses[0].credentials[0].valid_until: "30/06/2027" is not a date YYYY-MM-DD`},
+		{"credential unknown field", "json", `{"businesses":[` + base + `,"credentials":[{"kind":"license","name":"L","verified":true}]}]}`, `businesses[0].credentials[0].verified`},
+		{"confirmation window", "json", `{"businesses":[` + base + `,"policies":{"confirmation_window_minutes":-5}}]}`, `businesses[0].policies.confirmation_window_minutes`},
 		{"staff services required", "json", `{"businesses":[` + base + `,"staff":[{"reference":"x","name":"X"}]}]}`, `businesses[0].staff[0].services: is required`},
 	}
 	for _, tt := range tests {

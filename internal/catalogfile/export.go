@@ -17,21 +17,30 @@ type fileDoc struct {
 }
 
 type fileBusiness struct {
-	Reference    string        `json:"reference" yaml:"reference"`
-	Name         string        `json:"name" yaml:"name"`
-	Description  string        `json:"description,omitempty" yaml:"description,omitempty"`
-	Category     string        `json:"category" yaml:"category"`
-	City         string        `json:"city,omitempty" yaml:"city,omitempty"`
-	Address      string        `json:"address,omitempty" yaml:"address,omitempty"`
-	TimeZone     string        `json:"timezone" yaml:"timezone"`
-	Currency     string        `json:"currency" yaml:"currency"`
-	AgentBooking bool          `json:"agent_booking" yaml:"agent_booking"`
-	BookingURL   string        `json:"booking_url,omitempty" yaml:"booking_url,omitempty"`
-	ContactEmail string        `json:"contact_email,omitempty" yaml:"contact_email,omitempty"`
-	Policies     filePolicies  `json:"policies" yaml:"policies"`
-	Hours        *fileHours    `json:"hours,omitempty" yaml:"hours,omitempty"`
-	Services     []fileService `json:"services" yaml:"services"`
-	Staff        []fileStaff   `json:"staff" yaml:"staff"`
+	Reference    string           `json:"reference" yaml:"reference"`
+	Name         string           `json:"name" yaml:"name"`
+	Description  string           `json:"description,omitempty" yaml:"description,omitempty"`
+	Category     string           `json:"category" yaml:"category"`
+	City         string           `json:"city,omitempty" yaml:"city,omitempty"`
+	Address      string           `json:"address,omitempty" yaml:"address,omitempty"`
+	TimeZone     string           `json:"timezone" yaml:"timezone"`
+	Currency     string           `json:"currency" yaml:"currency"`
+	AgentBooking bool             `json:"agent_booking" yaml:"agent_booking"`
+	BookingURL   string           `json:"booking_url,omitempty" yaml:"booking_url,omitempty"`
+	ContactEmail string           `json:"contact_email,omitempty" yaml:"contact_email,omitempty"`
+	Policies     filePolicies     `json:"policies" yaml:"policies"`
+	Hours        *fileHours       `json:"hours,omitempty" yaml:"hours,omitempty"`
+	Services     []fileService    `json:"services" yaml:"services"`
+	Staff        []fileStaff      `json:"staff" yaml:"staff"`
+	Credentials  []fileCredential `json:"credentials,omitempty" yaml:"credentials,omitempty"`
+}
+
+type fileCredential struct {
+	Kind       string `json:"kind" yaml:"kind"`
+	Name       string `json:"name" yaml:"name"`
+	Issuer     string `json:"issuer,omitempty" yaml:"issuer,omitempty"`
+	Number     string `json:"number,omitempty" yaml:"number,omitempty"`
+	ValidUntil string `json:"valid_until,omitempty" yaml:"valid_until,omitempty"`
 }
 
 type filePolicies struct {
@@ -42,6 +51,7 @@ type filePolicies struct {
 	CancellationFeeCents      int64  `json:"cancellation_fee_cents" yaml:"cancellation_fee_cents"`
 	CancellationPolicy        string `json:"cancellation_policy,omitempty" yaml:"cancellation_policy,omitempty"`
 	PrivacyNotice             string `json:"privacy_notice,omitempty" yaml:"privacy_notice,omitempty"`
+	ConfirmationWindowMinutes int    `json:"confirmation_window_minutes,omitempty" yaml:"confirmation_window_minutes,omitempty"`
 }
 
 type fileHours struct {
@@ -59,15 +69,16 @@ func (h *fileHours) day(d time.Weekday) *[]string {
 }
 
 type fileService struct {
-	Reference           string `json:"reference" yaml:"reference"`
-	Name                string `json:"name" yaml:"name"`
-	Description         string `json:"description,omitempty" yaml:"description,omitempty"`
-	DurationMinutes     int    `json:"duration_minutes" yaml:"duration_minutes"`
-	PriceCents          int64  `json:"price_cents" yaml:"price_cents"`
-	Currency            string `json:"currency" yaml:"currency"`
-	BufferBeforeMinutes int    `json:"buffer_before_minutes,omitempty" yaml:"buffer_before_minutes,omitempty"`
-	BufferAfterMinutes  int    `json:"buffer_after_minutes,omitempty" yaml:"buffer_after_minutes,omitempty"`
-	DepositRequired     bool   `json:"deposit_required,omitempty" yaml:"deposit_required,omitempty"`
+	Reference            string `json:"reference" yaml:"reference"`
+	Name                 string `json:"name" yaml:"name"`
+	Description          string `json:"description,omitempty" yaml:"description,omitempty"`
+	DurationMinutes      int    `json:"duration_minutes" yaml:"duration_minutes"`
+	PriceCents           int64  `json:"price_cents" yaml:"price_cents"`
+	Currency             string `json:"currency" yaml:"currency"`
+	BufferBeforeMinutes  int    `json:"buffer_before_minutes,omitempty" yaml:"buffer_before_minutes,omitempty"`
+	BufferAfterMinutes   int    `json:"buffer_after_minutes,omitempty" yaml:"buffer_after_minutes,omitempty"`
+	DepositRequired      bool   `json:"deposit_required,omitempty" yaml:"deposit_required,omitempty"`
+	RequiresConfirmation bool   `json:"requires_confirmation,omitempty" yaml:"requires_confirmation,omitempty"`
 }
 
 type fileStaff struct {
@@ -152,6 +163,7 @@ func exportBusiness(c store.Catalog) (fileBusiness, error) {
 			MinNoticeMinutes: b.MinNoticeMinutes, HorizonDays: b.HorizonDays, SlotIntervalMinutes: b.SlotIntervalMinutes,
 			CancellationWindowMinutes: b.CancellationWindowMinutes, CancellationFeeCents: b.CancellationFeeCents,
 			CancellationPolicy: b.CancellationPolicy, PrivacyNotice: b.PrivacyNotice,
+			ConfirmationWindowMinutes: b.ConfirmationWindowMinutes,
 		},
 		Hours:    exportHours(c.OpeningHours),
 		Services: []fileService{},
@@ -167,6 +179,7 @@ func exportBusiness(c store.Catalog) (fileBusiness, error) {
 			Reference: s.Reference, Name: s.Name, Description: s.Description, DurationMinutes: s.DurationMinutes,
 			PriceCents: s.PriceCents, Currency: s.Currency, BufferBeforeMinutes: s.BufferBeforeMinutes,
 			BufferAfterMinutes: s.BufferAfterMinutes, DepositRequired: s.DepositRequired,
+			RequiresConfirmation: s.RequiresConfirmation,
 		})
 	}
 	for _, st := range c.Staff {
@@ -195,6 +208,10 @@ func exportBusiness(c store.Catalog) (fileBusiness, error) {
 			})
 		}
 		fb.Staff = append(fb.Staff, fs)
+	}
+	for _, cr := range c.Credentials {
+		fb.Credentials = append(fb.Credentials, fileCredential{Kind: cr.Kind, Name: cr.Name, Issuer: cr.Issuer,
+			Number: cr.Number, ValidUntil: cr.ValidUntil})
 	}
 	return fb, nil
 }

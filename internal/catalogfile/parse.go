@@ -426,6 +426,9 @@ func (p *parser) business(v any, path string) (store.Catalog, bool) {
 			b.CancellationFeeCents = po.integer("cancellation_fee_cents", 0, 0, 1e12, false)
 			b.CancellationPolicy = po.str("cancellation_policy", false)
 			b.PrivacyNotice = po.str("privacy_notice", false)
+			// How long the business takes at most to answer a booking of a
+			// service that requires its confirmation; 0 or absent: 24 hours.
+			b.ConfirmationWindowMinutes = int(po.integer("confirmation_window_minutes", 0, 0, 30*24*60, false))
 			po.done()
 		}
 	}
@@ -453,6 +456,8 @@ func (p *parser) business(v any, path string) (store.Catalog, bool) {
 			BufferBeforeMinutes: int(so.integer("buffer_before_minutes", 0, 0, 24*60, false)),
 			BufferAfterMinutes:  int(so.integer("buffer_after_minutes", 0, 0, 24*60, false)),
 			DepositRequired:     so.boolean("deposit_required", false),
+			// Bookings wait for the business to confirm them.
+			RequiresConfirmation: so.boolean("requires_confirmation", false),
 		}
 		so.done()
 		deposit = deposit || s.DepositRequired
@@ -513,8 +518,40 @@ func (p *parser) business(v any, path string) (store.Catalog, bool) {
 		}
 		c.Staff = append(c.Staff, st)
 	}
+	c.Credentials = p.credentials(o, path)
 	o.done()
 	return c, true
+}
+
+// credentials reads a business's self-reported credentials: each a kind
+// (license, insurance or certification), a name, and optionally an issuer,
+// a number and a valid-until date (YYYY-MM-DD). Absent: none, so an import
+// without them clears the business's list.
+func (p *parser) credentials(o *obj, path string) []store.Credential {
+	out := []store.Credential{}
+	list, lp := o.list("credentials", false)
+	for i, v := range list {
+		cp := index(lp, i)
+		co := p.object(v, cp)
+		if co == nil {
+			continue
+		}
+		c := store.Credential{Kind: co.str("kind", true), Name: co.str("name", true), Issuer: co.str("issuer", false),
+			Number: co.str("number", false), ValidUntil: co.str("valid_until", false)}
+		co.done()
+		switch c.Kind {
+		case "", store.CredentialLicense, store.CredentialInsurance, store.CredentialCertification:
+		default:
+			p.add(join(cp, "kind"), "%q is not license, insurance or certification", clip(c.Kind))
+		}
+		if c.ValidUntil != "" {
+			if d, err := time.Parse("2006-01-02", c.ValidUntil); err != nil || !inRange(d) {
+				p.add(join(cp, "valid_until"), "%q is not a date YYYY-MM-DD", clip(c.ValidUntil))
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // loadZone loads an IANA zone, refusing the names that mean "this machine".

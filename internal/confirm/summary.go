@@ -66,6 +66,11 @@ type CreateFacts struct {
 	Policy        Policy
 	Notes         string // the person's notes for the business, may be empty
 	PrivacyNotice string // the business's privacy notice, optional
+	// NeedsConfirmation: the service requires the business's confirmation;
+	// the booking is pending until it answers, within Window of booking and
+	// before the start.
+	NeedsConfirmation bool
+	Window            time.Duration
 }
 
 // RescheduleFacts are what a move's summary shows. From and To share the
@@ -111,6 +116,10 @@ func LocalSpan(start, end time.Time, loc *time.Location) string {
 	return fmt.Sprintf("%s, %s–%s (%s, %s)", s.Format("Monday 2 January 2006"), s.Format("15:04"), endText, loc.String(), zone)
 }
 
+// LocalInstant renders one instant as summaries and e-mails show it:
+// "Monday 7 December 2026, 10:00 (America/New_York, EST)".
+func LocalInstant(t time.Time, loc *time.Location) string { return localInstant(t, loc) }
+
 // localInstant renders one instant: "Monday 7 December 2026, 10:00 (America/New_York, EST)".
 func localInstant(t time.Time, loc *time.Location) string {
 	l := t.In(loc)
@@ -147,6 +156,23 @@ func (s *summary) appointment(a Appointment) {
 	s.line("Price: %s (catalog price, paid at the business; nothing is charged here)", a.Price)
 }
 
+// Duration renders a confirmation window: "24 hours", "90 minutes", "2 days".
+func Duration(d time.Duration) string {
+	plural := func(n int64, unit string) string {
+		if n == 1 {
+			return "1 " + unit
+		}
+		return fmt.Sprintf("%d %ss", n, unit)
+	}
+	switch {
+	case d >= 48*time.Hour && d%(24*time.Hour) == 0:
+		return plural(int64(d/(24*time.Hour)), "day")
+	case d >= time.Hour && d%time.Hour == 0:
+		return plural(int64(d/time.Hour), "hour")
+	}
+	return plural(int64(d/time.Minute), "minute")
+}
+
 // CancellationTerms is the summary's sentence on what cancelling an
 // appointment starting at start costs, without its "Cancellation:" label
 // (the booking e-mails repeat it).
@@ -173,8 +199,16 @@ func CreateSummary(f CreateFacts) (string, error) {
 		return "", err
 	}
 	var s summary
-	s.line("Book this appointment:")
+	if f.NeedsConfirmation {
+		s.line("Request this appointment (the business must confirm it):")
+	} else {
+		s.line("Book this appointment:")
+	}
 	s.appointment(f.Appointment)
+	if f.NeedsConfirmation {
+		s.line("Confirmation: %s confirms or declines this request within %s of it being made, and before the appointment starts; until then it is pending and the time is held. Unanswered by then, it is declined.",
+			oneLine(f.BusinessName), Duration(f.Window))
+	}
 	s.policy(f.Policy, f.Start, f.Location)
 	if strings.TrimSpace(f.Notes) != "" {
 		s.line("Notes for the business: %s", strconv.Quote(f.Notes))

@@ -21,7 +21,13 @@ import (
 const (
 	AccountEmail = "demo@example.com"
 	AdminEmail   = "admin@example.com"
-	ClientID     = "demo-mcp-client"
+	// OwnerEmail owns MemberBusiness and StaffEmail works there as
+	// MemberStaff (docs/reference.md §8, §16).
+	OwnerEmail     = "owner@example.com"
+	StaffEmail     = "staff@example.com"
+	MemberBusiness = "biz-brightcut-barbers"
+	MemberStaff    = "stf-dana-kowalski"
+	ClientID       = "demo-mcp-client"
 )
 
 // redirectURIs are the demo client's redirects (docs/reference.md §8). All
@@ -79,6 +85,9 @@ type Store interface {
 	UpdateClient(ctx context.Context, id string, fn func(store.Client) (store.Client, error)) (store.Client, error)
 	GetBusiness(ctx context.Context, reference string) (store.Business, error)
 	PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog, error)
+	LoadCatalogByID(ctx context.Context, businessID string) (store.Catalog, error)
+	GetMember(ctx context.Context, businessID, accountID string) (store.Member, error)
+	AddMember(ctx context.Context, m store.Member) error
 }
 
 var _ Store = store.Store(nil)
@@ -94,7 +103,7 @@ func Load(ctx context.Context, s Store, d Data) (Result, error) {
 	for _, a := range []struct {
 		email string
 		admin bool
-	}{{AccountEmail, false}, {AdminEmail, true}} {
+	}{{AccountEmail, false}, {AdminEmail, true}, {OwnerEmail, false}, {StaffEmail, false}} {
 		old, err := s.GetAccountByEmail(ctx, a.email)
 		if err == nil {
 			// Demo accounts are verified, also when they were created
@@ -146,7 +155,51 @@ func Load(ctx context.Context, s Store, d Data) (Result, error) {
 		}
 		res.Businesses++
 	}
+	if err := addMembers(ctx, s, now); err != nil {
+		return res, err
+	}
 	return res, nil
+}
+
+// addMembers makes OwnerEmail the owner and StaffEmail the staff member
+// MemberStaff of MemberBusiness, when that business is loaded and they are
+// not members yet.
+func addMembers(ctx context.Context, s Store, now time.Time) error {
+	b, err := s.GetBusiness(ctx, MemberBusiness)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	c, err := s.LoadCatalogByID(ctx, b.ID)
+	if err != nil {
+		return err
+	}
+	staffID := ""
+	for _, st := range c.Staff {
+		if st.Reference == MemberStaff {
+			staffID = st.ID
+		}
+	}
+	for _, m := range []struct{ email, role, staff string }{{OwnerEmail, store.RoleOwner, ""}, {StaffEmail, store.RoleStaff, staffID}} {
+		if m.role == store.RoleStaff && m.staff == "" {
+			continue // an administrator removed the staff record
+		}
+		acct, err := s.GetAccountByEmail(ctx, m.email)
+		if err != nil {
+			return fmt.Errorf("demo member %s: %w", m.email, err)
+		}
+		if _, err := s.GetMember(ctx, b.ID, acct.ID); err == nil {
+			continue
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		err = s.AddMember(ctx, store.Member{BusinessID: b.ID, AccountID: acct.ID, Role: m.role, StaffID: m.staff, CreatedAt: now})
+		if err != nil && !errors.Is(err, store.ErrAlreadyExists) {
+			return fmt.Errorf("demo member %s: %w", m.email, err)
+		}
+	}
+	return nil
 }
 
 // addInspectorRedirects gives a demo client created before the /oauth/callback

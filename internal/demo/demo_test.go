@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/demo"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -27,7 +29,7 @@ func TestLoadIsIdempotent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if first.AccountsCreated != 2 || !first.ClientCreated || first.Businesses != 1 {
+		if first.AccountsCreated != 4 || !first.ClientCreated || first.Businesses != 1 {
 			t.Fatalf("first load = %+v", first)
 		}
 		second, err := demo.Load(ctx, s, d)
@@ -46,7 +48,7 @@ func TestLoadIsIdempotent(t *testing.T) {
 		}
 		clients, _ := s.ListClients(ctx)
 		biz, _ := s.ListBusinesses(ctx)
-		if len(accts) != 2 || len(clients) != 1 || len(biz) != 1 {
+		if len(accts) != 4 || len(clients) != 1 || len(biz) != 1 {
 			t.Fatalf("after two loads: %d accounts, %d clients, %d businesses", len(accts), len(clients), len(biz))
 		}
 		admin, err := s.GetAccountByEmail(ctx, demo.AdminEmail)
@@ -108,6 +110,45 @@ func TestDemoClientRedirects(t *testing.T) {
 		}
 		if got := redirects(); !slices.Equal(got, []string{"http://127.0.0.1/callback"}) {
 			t.Fatalf("the operator's redirects became %q", got)
+		}
+	})
+}
+
+// TestDemoMembers: owner@example.com owns the demo barber and
+// staff@example.com works there as Dana, both verified, once however often
+// Load runs (docs/reference.md §8).
+func TestDemoMembers(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+		d := demo.Data{Password: "pw-for-demo", Hash: func(p string) (string, error) { return "hashed:" + p, nil },
+			Catalogs: booking.DemoCatalogs(now)[:1]}
+		for range 2 {
+			if _, err := demo.Load(ctx, s, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := s.GetBusiness(ctx, demo.MemberBusiness)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := s.ListBusinessMembers(ctx, b.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) != 2 || ms[0].Email != demo.OwnerEmail || ms[0].Role != store.RoleOwner || ms[1].Email != demo.StaffEmail || ms[1].StaffID == "" {
+			t.Fatalf("members = %+v", ms)
+		}
+		c, _ := s.LoadCatalogByID(ctx, b.ID)
+		for _, st := range c.Staff {
+			if st.ID == ms[1].StaffID && st.Reference != demo.MemberStaff {
+				t.Fatalf("staff member tied to %s, want %s", st.Reference, demo.MemberStaff)
+			}
+		}
+		for _, e := range []string{demo.OwnerEmail, demo.StaffEmail} {
+			if a, err := s.GetAccountByEmail(ctx, e); err != nil || a.EmailVerifiedAt == nil || a.PasswordHash != "hashed:pw-for-demo" {
+				t.Fatalf("%s: %+v %v", e, a, err)
+			}
 		}
 	})
 }

@@ -259,7 +259,8 @@ func (f *Feeds) event(cat store.Catalog, loc *time.Location, b store.Booking, fo
 	}
 	return ical.Event{UID: b.Reference + "@" + f.host, Sequence: b.Version, Summary: service + " at " + cat.Business.Name,
 		Location: cat.Business.Address, Description: desc, Start: b.StartsAt, End: b.EndsAt, Zone: loc,
-		Cancelled: b.Status == store.BookingCancelled, Stamp: b.UpdatedAt}
+		Cancelled: b.Status == store.BookingCancelled || b.Status == store.BookingDeclined,
+		Tentative: b.Status == store.BookingPending, Stamp: b.UpdatedAt}
 }
 
 // Handler serves GET /calendar/{token} (the token ends in .ics): the feed

@@ -55,6 +55,10 @@ func TestFeeds(t *testing.T) {
 		mk("LS-LAST1", "bo", p.ID, now.Add(-10*24*time.Hour), store.BookingConfirmed, 1)
 		mk("LS-OLD01", "ana", p.ID, now.Add(-40*24*time.Hour), store.BookingConfirmed, 1)
 		mk("LS-THEM1", "bo", "acc_other", now.Add(24*time.Hour), store.BookingConfirmed, 1)
+		// Waiting for the business: TENTATIVE; declined by it: CANCELLED
+		// (docs/reference.md "Bookings the business answers").
+		mk("LS-WAIT1", "bo", p.ID, now.Add(96*time.Hour), store.BookingPending, 1)
+		mk("LS-NOPE1", "ana", p.ID, now.Add(120*time.Hour), store.BookingDeclined, 2)
 
 		f, err := feed.New(s, []byte(strings.Repeat("f", 32)), "https://auth.linkslot.test", func() time.Time { return now })
 		if err != nil {
@@ -88,8 +92,9 @@ func TestFeeds(t *testing.T) {
 			t.Fatalf("feed: %d %s", code, ct)
 		}
 		evs := events(t, body)
-		if len(evs) != 3 || evs["LS-NEXT1@auth.linkslot.test"] != "CONFIRMED/2" || evs["LS-GONE1@auth.linkslot.test"] != "CANCELLED/3" ||
-			evs["LS-LAST1@auth.linkslot.test"] != "CONFIRMED/1" {
+		if len(evs) != 5 || evs["LS-NEXT1@auth.linkslot.test"] != "CONFIRMED/2" || evs["LS-GONE1@auth.linkslot.test"] != "CANCELLED/3" ||
+			evs["LS-LAST1@auth.linkslot.test"] != "CONFIRMED/1" || evs["LS-WAIT1@auth.linkslot.test"] != "TENTATIVE/1" ||
+			evs["LS-NOPE1@auth.linkslot.test"] != "CANCELLED/2" {
 			t.Fatalf("person's feed %v", evs)
 		}
 
@@ -100,7 +105,7 @@ func TestFeeds(t *testing.T) {
 		if again, _ := f.BusinessFeed(ctx, "biz-harbor", "", false); again != biz {
 			t.Fatal("feed-url printed a different URL the second time")
 		}
-		if _, _, body := get(biz); len(events(t, body)) != 4 {
+		if _, _, body := get(biz); len(events(t, body)) != 6 {
 			t.Fatalf("business feed %v", events(t, body))
 		}
 		// The business's feed names the customer; once the person erased
@@ -112,7 +117,7 @@ func TestFeeds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, body := get(bo); len(events(t, body)) != 2 || !strings.Contains(body, "Bo at Harbor Barbers") {
+		if _, _, body := get(bo); len(events(t, body)) != 3 || !strings.Contains(body, "Bo at Harbor Barbers") {
 			t.Fatalf("staff feed %v", events(t, body))
 		}
 		if _, err := f.BusinessFeed(ctx, "biz-harbor", "nobody", false); !errors.Is(err, store.ErrNotFound) {

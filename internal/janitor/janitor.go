@@ -123,6 +123,9 @@ func Tasks(s store.Sweeps) []Task {
 	ts = append(ts, Task{Name: "account_tokens", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
 		return s.SweepAccountTokens(ctx, now.Add(-EmailLinkGrace), limit)
 	}})
+	ts = append(ts, Task{Name: "member_invitations", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
+		return s.SweepMemberInvitations(ctx, now.Add(-EmailLinkGrace), limit)
+	}})
 	ts = append(ts, Task{Name: "webauthn_ceremonies", Sweep: func(ctx context.Context, now time.Time, limit int) (int64, error) {
 		return s.SweepWebAuthnCeremonies(ctx, now, limit)
 	}})

@@ -30,6 +30,11 @@ func fill(t *testing.T, s *sqlstore.Store, now time.Time, due int) {
 	if err := s.CreateAccount(ctx, acct); err != nil {
 		t.Fatal(err)
 	}
+	cat, err := s.PutCatalog(ctx, store.Catalog{Business: store.Business{Reference: "sweep-biz", Name: "Sweep", Category: store.CategoryAppointment,
+		TimeZone: "UTC", Currency: "EUR", HorizonDays: 30, SlotIntervalMinutes: 15}, Staff: []store.Staff{{Reference: "sweep-staff", Name: "S"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, k := range kinds {
 		for i := range due + 4 {
 			exp := now.Add(-2 * time.Hour)
@@ -81,6 +86,18 @@ func fill(t *testing.T, s *sqlstore.Store, now time.Time, due int) {
 		}
 		if i%2 == 0 {
 			if err := s.UseAccountToken(ctx, tok.TokenHash, tok.CreatedAt.Add(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Invitations of staff: as the e-mail links, due ones past their
+		// grace (used or not), one within it and one live.
+		inv := store.MemberInvitation{TokenHash: fmt.Sprintf("inv-%d", i), BusinessID: cat.Business.ID, StaffID: cat.Staff[0].ID,
+			Email: "staff@example.com", CreatedAt: linkExp.Add(-time.Hour), ExpiresAt: linkExp}
+		if err := s.CreateMemberInvitation(ctx, inv); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			if err := s.UseMemberInvitation(ctx, inv.TokenHash, inv.CreatedAt.Add(time.Minute)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -157,7 +174,7 @@ func TestRunOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := j.RunOnce(ctx)
-		if len(res) != len(kinds)+8 {
+		if len(res) != len(kinds)+9 {
 			t.Fatalf("results %+v", res)
 		}
 		for _, r := range res {
@@ -186,6 +203,9 @@ func TestRunOnce(t *testing.T) {
 		}
 		if n := count(t, s, "web_sessions"); n != 2 {
 			t.Fatalf("%d sign-in sessions left, want the 2 live ones", n)
+		}
+		if n := count(t, s, "member_invitations"); n != 2 {
+			t.Fatalf("%d invitations left, want the one within its grace and the live one", n)
 		}
 		if n := count(t, s, "account_tokens"); n != 2 {
 			t.Fatalf("%d e-mail links left, want the one within its grace and the live one", n)

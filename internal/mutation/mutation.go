@@ -22,6 +22,8 @@ type Channel string
 const (
 	ChannelAgent Channel = "agent" // an MCP client acting through a link
 	ChannelWeb   Channel = "web"   // the person, signed in on the web pages
+	// ChannelBusiness (business.go): a member of the business, in the
+	// business console.
 )
 
 // Caller is who asks for a change. AccountID is always set: the account the
@@ -35,7 +37,7 @@ type Caller struct {
 	RequestID string
 }
 
-func (c Caller) agent() bool { return c.Channel != ChannelWeb }
+func (c Caller) agent() bool { return c.Channel != ChannelWeb && c.Channel != ChannelBusiness }
 
 // scope is what idempotency keys are scoped to: the link for an agent, the
 // account for a person on the web.
@@ -119,6 +121,9 @@ type CreateRequest struct {
 	StaffRef    string
 	StartsAt    time.Time
 	Notes       string
+	// OfferRef books the slot a waitlist offer holds for the caller
+	// (offer_reference, docs/reference.md §16).
+	OfferRef string
 }
 
 // RescheduleRequest asks to move a booking. Grant is required from an agent
@@ -164,6 +169,15 @@ type Outcome struct {
 	Replay bool
 	// Notified is what the Notifier queued (nil without a Notifier).
 	Notified *Notified
+
+	// Callback is the callback request written (request_business_callback).
+	Callback *CallbackView
+	// Waitlist is the waitlist entry written (join_my_waitlist).
+	Waitlist *booking.WaitlistView
+	// CallbackFacts and WaitlistFacts are what those summaries show (not
+	// executed).
+	CallbackFacts *booking.CallbackFacts
+	WaitlistFacts *booking.WaitlistFacts
 }
 
 // Refused reports an Outcome that changed nothing and asks the caller to
@@ -218,7 +232,11 @@ type NotifyTx interface {
 type Tx interface {
 	idempotency.Tx
 	booking.Tx
+	booking.CallbackTx
+	booking.WaitlistTx
+	booking.FreedTx
 	NotifyTx
+	LeaveWaitlist(ctx context.Context, accountID, reference string, now time.Time) (store.WaitlistEntry, *store.WaitlistOffer, error)
 	GetAccount(ctx context.Context, id string) (store.Account, error)
 	AddActivity(ctx context.Context, a store.Activity) error
 }
@@ -248,6 +266,15 @@ type Engine interface {
 	PlanCancel(ctx context.Context, r booking.CancelRequest) (booking.CancelPlan, error)
 	Cancel(ctx context.Context, tx booking.Tx, p booking.CancelPlan) (store.Booking, error)
 	MyBooking(ctx context.Context, accountID, bookingRef string) (booking.BookingView, error)
+
+	PlanCallback(ctx context.Context, r booking.CallbackRequest, email string) (booking.CallbackPlan, error)
+	WriteCallback(ctx context.Context, tx booking.CallbackTx, p booking.CallbackPlan) (store.CallbackRequest, error)
+	PlanWaitlist(ctx context.Context, r booking.WaitlistRequest) (booking.WaitlistPlan, error)
+	JoinWaitlist(ctx context.Context, tx booking.WaitlistTx, p booking.WaitlistPlan) (store.WaitlistEntry, error)
+	SlotFreed(ctx context.Context, tx booking.FreedTx, freed store.Booking) (*booking.Offered, error)
+	PlanBusiness(ctx context.Context, r booking.BusinessRequest) (booking.BusinessPlan, error)
+	ApplyBusiness(ctx context.Context, tx booking.Tx, p booking.BusinessPlan) (store.Booking, error)
+	DuePending(ctx context.Context, limit int) ([]store.Booking, error)
 }
 
 // Grants issues and verifies booking grants (*grant.Issuer).
@@ -280,6 +307,36 @@ type Service struct {
 	Notifier Notifier
 	// Clock stamps Activity entries; nil means store.SystemClock.
 	Clock store.Clock
+	// Accounts reads the caller's account: a callback request's contact
+	// address is the account's, never the agent's (required for
+	// RequestCallback).
+	Accounts AccountReader
+	// CallbackLimit limits executed callback requests per link (or per
+	// account on the web); nil: unlimited.
+	CallbackLimit Limiter
+	// InTx runs a transaction without an idempotency record: the expiry
+	// job's declines (ExpirePending), which the booking's own state makes
+	// happen once. Required for ExpirePending only.
+	InTx func(ctx context.Context, fn func(tx Tx) error) error
+}
+
+// Transact runs fn in one transaction seen as Tx.
+func (s *Service) Transact(ctx context.Context, fn func(tx Tx) error) error {
+	if s.InTx == nil {
+		return errors.New("mutation: no InTx to run a transaction in")
+	}
+	return s.InTx(ctx, fn)
+}
+
+// AccountReader reads accounts (store.Accounts).
+type AccountReader interface {
+	GetAccount(ctx context.Context, id string) (store.Account, error)
+}
+
+// Limiter is a per-key rate limit (resourceserver/internal/ratelimit, in
+// process or shared by the replicas through the database).
+type Limiter interface {
+	Allow(ctx context.Context, key string) (ok bool, retryAfter time.Duration)
 }
 
 func (s *Service) now() time.Time {
@@ -316,12 +373,16 @@ func (s *Service) Create(ctx context.Context, c Caller, r CreateRequest, conf Co
 	if r.Notes != "" {
 		args["notes"] = r.Notes
 	}
+	if r.OfferRef != "" {
+		args["offer_reference"] = r.OfferRef
+	}
 	m, out, done, err := s.start(ctx, c, OpCreate, conf, args, args)
 	if done || err != nil {
 		return out, err
 	}
 	plan, err := s.Engine.PlanCreate(ctx, booking.CreateRequest{AccountID: c.AccountID, LinkID: c.LinkID,
-		BusinessRef: r.BusinessRef, ServiceRef: r.ServiceRef, StaffRef: r.StaffRef, StartsAt: r.StartsAt, Notes: r.Notes})
+		BusinessRef: r.BusinessRef, ServiceRef: r.ServiceRef, StaffRef: r.StaffRef, StartsAt: r.StartsAt, Notes: r.Notes,
+		OfferRef: r.OfferRef})
 	if err != nil {
 		return s.failed(ctx, m, err)
 	}
@@ -355,14 +416,23 @@ func (s *Service) Reschedule(ctx context.Context, c Caller, r RescheduleRequest,
 	}
 	return s.confirmOrExecute(ctx, m, plan.Facts, StatusRescheduled, func(tx Tx) (Change, error) {
 		b, err := s.Engine.Reschedule(ctx, tx, plan)
+		if err != nil {
+			return Change{}, err
+		}
 		before := plan.Current
-		return Change{Kind: KindRescheduled, Before: &before, After: b, Business: plan.Business()}, err
+		if before.StaffID != b.StaffID || !before.StartsAt.Equal(b.StartsAt) {
+			if _, err := s.SlotFreed(ctx, tx, before); err != nil {
+				return Change{}, err
+			}
+		}
+		return Change{Kind: KindRescheduled, Before: &before, After: b, Business: plan.Business()}, nil
 	})
 }
 
 // Cancel cancels one of the caller's bookings. A booking already cancelled
 // answers StatusCancelled with AlreadyCancelled, in either step, and records
-// nothing.
+// nothing — also when a concurrent cancel commits between this one's plan
+// and its write.
 func (s *Service) Cancel(ctx context.Context, c Caller, r CancelRequest, conf Confirmation) (Outcome, error) {
 	var err error
 	if r.Reason, err = booking.CheckText("reason", r.Reason); err != nil {
@@ -400,13 +470,40 @@ func (s *Service) Cancel(ctx context.Context, c Caller, r CancelRequest, conf Co
 		v := viewOf(plan.Facts, plan.Current)
 		return Outcome{Status: StatusCancelled, AlreadyCancelled: true, Booking: &v, Grant: g}, nil
 	}
-	return s.confirmOrExecute(ctx, m, plan.Facts, StatusCancelled, func(tx Tx) (Change, error) {
+	out, err = s.confirmOrExecute(ctx, m, plan.Facts, StatusCancelled, func(tx Tx) (Change, error) {
 		// A booking cancelled by a concurrent request since the plan
 		// answers the engine's already_cancelled error (nothing changed).
 		b, err := s.Engine.Cancel(ctx, tx, plan)
+		if err != nil {
+			return Change{}, err
+		}
 		before := plan.Current
-		return Change{Kind: KindCancelled, Before: &before, After: b, Business: plan.Business()}, err
+		if _, err := s.SlotFreed(ctx, tx, before); err != nil {
+			return Change{}, err
+		}
+		return Change{Kind: KindCancelled, Before: &before, After: b, Business: plan.Business()}, nil
 	})
+	if problem.CodeOf(err) == problem.CodeAlreadyCancelled {
+		// Another cancel won the race: answered as a cancel of a booking
+		// already cancelled, so already_cancelled means one thing
+		// (docs/reference.md §5): cancelled before this call, nothing
+		// changed, nothing stored under the key.
+		return s.alreadyCancelled(ctx, c, r.BookingRef)
+	}
+	return out, err
+}
+
+// alreadyCancelled answers a cancel that found the booking cancelled.
+func (s *Service) alreadyCancelled(ctx context.Context, c Caller, ref string) (Outcome, error) {
+	v, err := s.Engine.MyBooking(ctx, c.AccountID, ref)
+	if err != nil {
+		return Outcome{}, protocolError(c, err)
+	}
+	g, err := s.grantFor(ctx, c, v.Record)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Status: StatusCancelled, AlreadyCancelled: true, Booking: &v, Grant: g}, nil
 }
 
 // instant is the canonical form of a requested instant in the arguments
@@ -542,42 +639,72 @@ func (s *Service) confirmOrExecute(ctx context.Context, m *call, facts booking.F
 	if err != nil {
 		return Outcome{}, err
 	}
-	r := confirm.Check(m.conf, summary)
-	switch r.Kind {
-	case confirm.Preview:
-		return Outcome{Status: StatusConfirmationRequired, Summary: summary, Message: r.Message, Facts: facts}, nil
-	case confirm.ConfirmationRequired, confirm.SummaryChanged:
-		if out, ok := s.lateReplay(ctx, m); ok {
-			return out, nil
-		}
-		return Outcome{Status: r.Code, Summary: summary, Missing: r.Missing, Message: r.Message, Facts: facts}, nil
-	case confirm.InvalidField:
-		return Outcome{}, r.Err()
-	}
-	key, text := *m.conf.IdempotencyKey, *m.conf.UserConfirmationText
-	var out Outcome
-	raw, replay, err := s.Keeper.Run(ctx, m.c.scope(), m.op, key, m.hash, func(tx Tx) ([]byte, error) {
+	return s.decide(ctx, m, summary, Outcome{Facts: facts}, nil, func(tx Tx) (Outcome, error) {
 		ch, err := exec(tx)
 		if err != nil {
-			return nil, err
+			return Outcome{}, err
 		}
 		g, err := s.grantFor(ctx, m.c, ch.After)
 		if err != nil {
-			return nil, err
+			return Outcome{}, err
 		}
 		v := viewOf(facts, ch.After)
-		out = Outcome{Status: status, Summary: summary, Booking: &v, Grant: g}
+		st := status
+		if ch.Kind == KindCreated && ch.After.Status == store.BookingPending {
+			// The service requires the business's confirmation.
+			st = StatusPending
+		}
+		out := Outcome{Status: st, Summary: summary, Booking: &v, Grant: g}
 		if s.Notifier != nil {
 			if ch.Person, err = tx.GetAccount(ctx, ch.After.AccountID); err != nil {
-				return nil, fmt.Errorf("mutation: the booking's account: %w", err)
+				return Outcome{}, fmt.Errorf("mutation: the booking's account: %w", err)
 			}
 			ch.Caller, ch.Facts, ch.Summary = m.c, facts, summary
 			n, err := s.Notifier.Notify(ctx, tx, ch)
 			if err != nil {
-				return nil, fmt.Errorf("mutation: notify: %w", err)
+				return Outcome{}, fmt.Errorf("mutation: notify: %w", err)
 			}
 			out.Notified = &n
 		}
+		return out, nil
+	})
+}
+
+// decide runs steps 6–7 of any mutation once its summary is known: a
+// preview, missing fields or a changed summary answer without a write
+// (preview carries the facts to show); otherwise gate (a rate limit; nil:
+// none) may refuse, and run performs the change in the Keeper's
+// transaction, which also writes the Activity entry and the idempotency
+// record.
+func (s *Service) decide(ctx context.Context, m *call, summary string, preview Outcome, gate func() error,
+	run func(tx Tx) (Outcome, error)) (Outcome, error) {
+	r := confirm.Check(m.conf, summary)
+	switch r.Kind {
+	case confirm.Preview:
+		preview.Status, preview.Summary, preview.Message = StatusConfirmationRequired, summary, r.Message
+		return preview, nil
+	case confirm.ConfirmationRequired, confirm.SummaryChanged:
+		if out, ok := s.lateReplay(ctx, m); ok {
+			return out, nil
+		}
+		preview.Status, preview.Summary, preview.Missing, preview.Message = r.Code, summary, r.Missing, r.Message
+		return preview, nil
+	case confirm.InvalidField:
+		return Outcome{}, r.Err()
+	}
+	if gate != nil {
+		if err := gate(); err != nil {
+			return s.failed(ctx, m, err)
+		}
+	}
+	key, text := *m.conf.IdempotencyKey, *m.conf.UserConfirmationText
+	var out Outcome
+	raw, replay, err := s.Keeper.Run(ctx, m.c.scope(), m.op, key, m.hash, func(tx Tx) ([]byte, error) {
+		var err error
+		if out, err = run(tx); err != nil {
+			return nil, err
+		}
+		out.Summary = summary
 		resp, err := json.Marshal(storedOf(out))
 		if err != nil {
 			return nil, err
@@ -612,11 +739,13 @@ func viewOf(f booking.Facts, b store.Booking) booking.BookingView { return booki
 // entry keep it. Its member names are those of the MCP answer, so records
 // written before this form existed decode the same.
 type stored struct {
-	Status           string         `json:"status"`
-	ConfirmedSummary string         `json:"confirmed_summary,omitempty"`
-	Booking          *storedBooking `json:"booking,omitempty"`
-	AlreadyCancelled bool           `json:"already_cancelled,omitempty"`
-	Notified         *Notified      `json:"notified,omitempty"`
+	Status           string                `json:"status"`
+	ConfirmedSummary string                `json:"confirmed_summary,omitempty"`
+	Booking          *storedBooking        `json:"booking,omitempty"`
+	Callback         *CallbackView         `json:"callback,omitempty"`
+	Waitlist         *booking.WaitlistView `json:"waitlist,omitempty"`
+	AlreadyCancelled bool                  `json:"already_cancelled,omitempty"`
+	Notified         *Notified             `json:"notified,omitempty"`
 }
 
 type storedBooking struct {
@@ -625,7 +754,8 @@ type storedBooking struct {
 }
 
 func storedOf(o Outcome) stored {
-	s := stored{Status: o.Status, ConfirmedSummary: o.Summary, AlreadyCancelled: o.AlreadyCancelled, Notified: o.Notified}
+	s := stored{Status: o.Status, ConfirmedSummary: o.Summary, AlreadyCancelled: o.AlreadyCancelled, Notified: o.Notified,
+		Callback: o.Callback, Waitlist: o.Waitlist}
 	if o.Booking != nil {
 		s.Booking = &storedBooking{BookingView: *o.Booking, Grant: o.Grant}
 	}
@@ -638,7 +768,8 @@ func replayed(raw []byte) (Outcome, error) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return Outcome{}, fmt.Errorf("mutation: stored answer: %w", err)
 	}
-	o := Outcome{Status: s.Status, Summary: s.ConfirmedSummary, AlreadyCancelled: s.AlreadyCancelled, Notified: s.Notified, Replay: true}
+	o := Outcome{Status: s.Status, Summary: s.ConfirmedSummary, AlreadyCancelled: s.AlreadyCancelled, Notified: s.Notified, Replay: true,
+		Callback: s.Callback, Waitlist: s.Waitlist}
 	if s.Booking != nil {
 		v := s.Booking.BookingView
 		o.Booking, o.Grant = &v, s.Booking.Grant

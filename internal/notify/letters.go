@@ -9,6 +9,7 @@ import (
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/confirm"
+	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/textout"
 )
 
@@ -49,6 +50,13 @@ func (n *Notifier) letters(c Change, v booking.BookingView, customer string) let
 		bizIntro = "A new booking was made through Linkslot."
 		facts = append(common, fact{"When", when}, fact{"Price", price.String() + " (catalog price, paid at the business)"},
 			fact{"Cancellation", cancellation(f, v.StartsAt, loc)})
+		if v.Status == store.BookingPending && v.RespondBy != nil {
+			verb = "Requested"
+			by := confirm.LocalInstant(*v.RespondBy, loc)
+			personIntro = "Your booking request is pending: " + oneLine(v.BusinessName) + " will confirm or decline it by " + by + ". The time is held for you until then."
+			bizIntro = "A booking through Linkslot needs your answer: confirm or decline it in the business console by " + by + ", or it is declined automatically."
+			facts = append(facts, fact{"Answer by", by})
+		}
 		if strings.TrimSpace(f.Notes) != "" {
 			facts = append(facts, fact{"Notes for the business", quoted(f.Notes)})
 		}
@@ -63,10 +71,35 @@ func (n *Notifier) letters(c Change, v booking.BookingView, customer string) let
 		facts = append(common, fact{"New time", when}, fact{"Was", from},
 			fact{"Price", price.String() + " (catalog price, paid at the business)"},
 			fact{"Cancellation", cancellation(f, v.StartsAt, loc)})
+	case booking.BusinessConfirm:
+		verb = "Confirmed"
+		personIntro = oneLine(v.BusinessName) + " confirmed your booking."
+		bizIntro = "A pending booking was confirmed" + byWhom(f) + "."
+		facts = append(common, fact{"When", when}, fact{"Price", price.String() + " (catalog price, paid at the business)"},
+			fact{"Cancellation", cancellation(f, v.StartsAt, loc)})
+	case booking.BusinessDecline:
+		verb = "Declined"
+		personIntro = oneLine(v.BusinessName) + " declined your booking request; the time is no longer held for you."
+		bizIntro = "A pending booking was declined" + byWhom(f) + "."
+		facts = append(common, fact{"Was", when})
+		if strings.TrimSpace(f.Reason) != "" {
+			facts = append(facts, fact{"Reason given", quoted(f.Reason)})
+		}
+	case booking.BusinessComplete, booking.BusinessNoShow:
+		verb = "Completed"
+		if f.Action == booking.BusinessNoShow {
+			verb = "No-show"
+		}
+		bizIntro = "A booking was marked " + strings.ToLower(verb) + byWhom(f) + "."
+		facts = append(common, fact{"When", when})
 	case "cancel":
 		verb = "Cancelled"
 		personIntro = "Your booking is cancelled."
 		bizIntro = "A booking was cancelled through Linkslot."
+		if f.Actor != "" {
+			personIntro = oneLine(v.BusinessName) + " cancelled your booking."
+			bizIntro = "A booking was cancelled" + byWhom(f) + "."
+		}
 		facts = append(common, fact{"Was", when})
 		fee := "none"
 		if v.CancellationFeeCents > 0 {
@@ -89,6 +122,14 @@ func (n *Notifier) letters(c Change, v booking.BookingView, customer string) let
 		person:   render(subject, personIntro, facts, personOutro),
 		business: render(subject+" ("+customer+")", bizIntro, bizFacts, bizOutro),
 	}
+}
+
+// byWhom names the member who acted in the business's letter.
+func byWhom(f booking.Facts) string {
+	if a := oneLine(f.Actor); a != "" {
+		return " by " + a + " in the business console"
+	}
+	return " (no answer came in time)"
 }
 
 // cancellation renders the business's cancellation terms, as the summary

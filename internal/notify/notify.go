@@ -48,10 +48,26 @@ const (
 	EventCreated     = "booking.created"
 	EventRescheduled = "booking.rescheduled"
 	EventCancelled   = "booking.cancelled"
+	// The business's answers (docs/reference.md "Bookings the business
+	// answers"): a booking waiting for it, confirmed, declined (by the
+	// business or because it did not answer in time), and after the
+	// appointment, completed or a no-show.
+	EventPending   = "booking.pending"
+	EventConfirmed = "booking.confirmed"
+	EventDeclined  = "booking.declined"
+	EventCompleted = "booking.completed"
+	EventNoShow    = "booking.no_show"
 )
 
-// Events lists every booking event type, the default of a webhook endpoint.
-var Events = []string{EventCreated, EventRescheduled, EventCancelled, EventReminder}
+// Events of callback requests and the waitlist (docs/reference.md §16).
+const (
+	EventCallbackRequested = "callback.requested"
+	EventWaitlistOffered   = "waitlist.offered"
+)
+
+// Events lists every event type, the default of a webhook endpoint.
+var Events = []string{EventCreated, EventRescheduled, EventCancelled, EventPending, EventConfirmed, EventDeclined,
+	EventCompleted, EventNoShow, EventCallbackRequested, EventWaitlistOffered, EventReminder}
 
 // EventFor maps a booking engine action (create, reschedule, cancel) to its
 // event type.
@@ -63,8 +79,32 @@ func EventFor(action string) string {
 		return EventRescheduled
 	case "cancel":
 		return EventCancelled
+	case booking.BusinessConfirm:
+		return EventConfirmed
+	case booking.BusinessDecline:
+		return EventDeclined
+	case booking.BusinessComplete:
+		return EventCompleted
+	case booking.BusinessNoShow:
+		return EventNoShow
 	}
 	return ""
+}
+
+// eventOf is the event type of a change: a create that waits for the
+// business is booking.pending.
+func eventOf(f booking.Facts, b store.Booking) string {
+	if f.Action == "create" && b.Status == store.BookingPending {
+		return EventPending
+	}
+	return EventFor(f.Action)
+}
+
+// mailsPerson reports whether the person hears of a change by e-mail:
+// of everything but the business marking a past appointment completed or
+// a no-show, which changes nothing for them (its webhooks still go).
+func mailsPerson(action string) bool {
+	return action != booking.BusinessComplete && action != booking.BusinessNoShow
 }
 
 // Notified is what an executed mutation answers as `notified`.
@@ -198,7 +238,7 @@ func (n *Notifier) Notify(ctx context.Context, tx mutation.NotifyTx, c mutation.
 // BookingChanged queues every notification of a change through tx, the
 // mutation's transaction, and answers what it queued.
 func (n *Notifier) BookingChanged(ctx context.Context, tx Tx, c Change) (Notified, error) {
-	event := EventFor(c.Facts.Action)
+	event := eventOf(c.Facts, c.Booking)
 	if event == "" {
 		return Notified{}, fmt.Errorf("notify: unknown action %q", c.Facts.Action)
 	}
@@ -234,7 +274,10 @@ func (n *Notifier) BookingChanged(ctx context.Context, tx Tx, c Change) (Notifie
 	// An erased account's bookings name "Deleted account" and have no
 	// address to write to.
 	customerName, customerEmail := store.CustomerOf(acct)
-	if !n.mailOff {
+	if !mailsPerson(c.Facts.Action) {
+		out.Person = None
+	}
+	if !n.mailOff && mailsPerson(c.Facts.Action) {
 		letters := n.letters(c, view, store.AccountLabel(acct))
 		inv, method, err := n.invitation(c, view, customerEmail, now, offsets)
 		if err != nil {
@@ -340,7 +383,8 @@ func (n *Notifier) CalendarEvent(v booking.BookingView, address, attendee string
 	ev := ical.Event{UID: v.Reference + "@" + n.host, Sequence: v.Version,
 		Summary: v.ServiceName + " at " + v.BusinessName, Location: address,
 		Description: fmt.Sprintf("Booking %s with %s. Manage your bookings at %s/account.", v.Reference, v.StaffName, n.issuer),
-		Start:       v.StartsAt, End: v.EndsAt, Zone: loc, Cancelled: v.Status == store.BookingCancelled, Tentative: v.Status == "pending",
+		Start:       v.StartsAt, End: v.EndsAt, Zone: loc, Cancelled: v.Status == store.BookingCancelled || v.Status == store.BookingDeclined,
+		Tentative: v.Status == store.BookingPending,
 		Organizer: ical.Person{Name: v.BusinessName, Email: addressOf(n.from)}, Stamp: now}
 	if attendee != "" {
 		ev.Attendees = []ical.Person{{Email: attendee}}

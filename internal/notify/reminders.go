@@ -46,12 +46,14 @@ func reminderVersion(id string) (int, bool) {
 	return v, err == nil
 }
 
-// reminders queues the reminders of a booking that stands, each due off
-// before its start, skipping those already past.
+// reminders queues the reminders of a booking that holds its slot
+// (confirmed, or pending: the letter says it awaits the business's
+// confirmation; docs/calendars.md "Reminders"), each due off before its
+// start, skipping those already past.
 func (n *Notifier) reminders(ctx context.Context, tx Tx, c Change, v booking.BookingView, biz store.Business,
 	offsets []time.Duration, eps []store.WebhookEndpoint, customerName, customerEmail string, now time.Time) error {
 	b := c.Booking
-	if b.Status == store.BookingCancelled || c.Facts.Action == "cancel" {
+	if !store.HoldsSlot(b.Status) || c.Facts.Action == "cancel" {
 		return nil
 	}
 	var ms []store.OutboxMessage
@@ -101,6 +103,10 @@ func (n *Notifier) reminderLetter(c Change, v booking.BookingView, off time.Dura
 	facts := []fact{{"Booking", v.Reference}, {"Business", where}, {"Service", oneLine(v.ServiceName)}, {"With", oneLine(v.StaffName)},
 		{"When", confirm.LocalSpan(v.StartsAt, v.EndsAt, loc)}, {"Cancellation", cancellation(f, v.StartsAt, loc)}}
 	intro := fmt.Sprintf("A reminder: your appointment is in %s.", inWords(off))
+	if c.Booking.Status == store.BookingPending {
+		subject = "Reminder (awaiting confirmation): " + strings.TrimPrefix(subject, "Reminder: ")
+		intro += fmt.Sprintf(" %s has not confirmed it yet; you will hear when they do.", oneLine(v.BusinessName))
+	}
 	outro := []string{"To change or cancel this booking, ask the app you booked with, or visit " + n.issuer + "/account."}
 	return render(subject, intro, facts, outro)
 }
@@ -157,7 +163,10 @@ func CheckReminders(bookings BookingReader, next outbox.Deliverer) outbox.Delive
 }
 
 // Remindable reports whether a reminder queued for version ver of a
-// booking is still to be sent: the booking stands at that version.
+// booking is still to be sent: the booking holds its slot (pending or
+// confirmed) at that version. Confirming or declining a pending booking
+// changes its version, so its pending reminders are dropped and a
+// confirmation queues its own.
 func Remindable(b store.Booking, ver int) bool {
-	return b.Version == ver && (b.Status == store.BookingConfirmed || b.Status == "pending")
+	return b.Version == ver && store.HoldsSlot(b.Status)
 }

@@ -44,8 +44,30 @@ const (
 	// mutations of one booking race, and may answer it as summary_changed
 	// or invalid_grant. It wraps store.ErrConflict.
 	CodeBookingChanged = "booking_changed"
+	// CodeInvalidTransition: a business action the booking's state does
+	// not allow (confirm a confirmed booking, mark a future one a no-show,
+	// complete a cancelled one; docs/reference.md "Bookings the business
+	// answers"). Nothing changed.
+	CodeInvalidTransition = "invalid_transition"
 	// CodeServerError: an internal failure, logged; never with its detail.
 	CodeServerError = "server_error"
+)
+
+// Waitlist offer codes (create_my_booking with offer_reference,
+// docs/reference.md §16 "Waitlist").
+const (
+	// CodeOfferNotFound: no offer has the reference, or it is another
+	// person's (indistinguishable, as booking_not_found).
+	CodeOfferNotFound = "offer_not_found"
+	// CodeOfferOtherLink: the person's offer was made to another
+	// connection (the link that joined the waitlist).
+	CodeOfferOtherLink = "offer_other_link"
+	// CodeOfferLapsed: the offer's time ran out, or it was used or passed
+	// on; the slot is no longer held.
+	CodeOfferLapsed = "offer_lapsed"
+	// CodeOfferMismatch: the booking asked for is not the offered slot
+	// (business, service, staff member or start differ).
+	CodeOfferMismatch = "offer_mismatch"
 )
 
 // Administration codes (the admin service, its JSON API and pages).

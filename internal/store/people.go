@@ -130,6 +130,7 @@ type AccountErasure interface {
 	// bookings, turns off its calendar feed, and turns the account into a
 	// tombstone (address
 	// ErasedEmail, no password, disabled, DeletedAt = now). The bookings
-	// stay, for the businesses, without personal data.
+	// stay, for the businesses, without personal data. A tombstone's
+	// memberships of businesses are no longer read (Members).
 	EraseAccount(ctx context.Context, accountID string, now time.Time) error
 }

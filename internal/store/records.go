@@ -187,6 +187,9 @@ type Business struct {
 	PrivacyNotice             string
 	BookingURL                string // the business's own web booking page (deposits)
 	ContactEmail              string // where the business hears of bookings (empty: nobody)
+	// ConfirmationWindowMinutes is how long the business has to answer a
+	// pending booking (0: DefaultConfirmationWindow).
+	ConfirmationWindowMinutes int
 	CreatedAt                 time.Time
 	UpdatedAt                 time.Time
 }
@@ -204,6 +207,9 @@ type Service struct {
 	BufferBeforeMinutes int
 	BufferAfterMinutes  int
 	DepositRequired     bool
+	// RequiresConfirmation: a booking of this service is pending until the
+	// business confirms or declines it.
+	RequiresConfirmation bool
 }
 
 // Staff is a person who performs services.
@@ -241,14 +247,59 @@ type Catalog struct {
 	Staff        []Staff
 	StaffHours   map[string][]HoursWindow // by staff id
 	StaffTimeOff map[string][]TimeOff     // by staff id
+	// Credentials are the business's self-reported credentials. PutCatalog
+	// replaces them when Credentials is not nil (a catalog file always
+	// carries them, empty or not) and keeps them when it is nil; LoadCatalog
+	// leaves it nil (Store.ListCredentials reads them).
+	Credentials []Credential
 }
 
-// Booking statuses.
+// Booking statuses (docs/reference.md "Bookings the business answers").
 const (
+	BookingPending   = "pending" // waiting for the business; holds its slot
 	BookingConfirmed = "confirmed"
+	BookingDeclined  = "declined" // the business said no, or did not answer in time
 	BookingCancelled = "cancelled"
 	BookingCompleted = "completed"
+	BookingNoShow    = "no_show"
 )
+
+// HoldingStatuses are the statuses whose bookings hold their slot: no two
+// of them overlap for one staff member.
+var HoldingStatuses = []string{BookingPending, BookingConfirmed}
+
+// HoldsSlot reports whether a booking of this status holds its slot.
+func HoldsSlot(status string) bool { return status == BookingPending || status == BookingConfirmed }
+
+// DefaultConfirmationWindow is how long a business has to answer a pending
+// booking when its catalog sets no window.
+const DefaultConfirmationWindow = 24 * time.Hour
+
+// ConfirmationWindow is b's window for answering a pending booking.
+func (b Business) ConfirmationWindow() time.Duration {
+	if b.ConfirmationWindowMinutes <= 0 {
+		return DefaultConfirmationWindow
+	}
+	return time.Duration(b.ConfirmationWindowMinutes) * time.Minute
+}
+
+// Credential kinds.
+const (
+	CredentialLicense       = "license"
+	CredentialInsurance     = "insurance"
+	CredentialCertification = "certification"
+)
+
+// Credential is one license, insurance or certification a business reports
+// about itself; Linkslot does not verify it.
+type Credential struct {
+	Kind       string
+	Name       string
+	Issuer     string
+	Number     string // optional
+	ValidUntil string // optional, YYYY-MM-DD
+	UpdatedAt  time.Time
+}
 
 // Payment states, set by imports; no payment is taken by Linkslot.
 const (
@@ -300,6 +351,9 @@ type Booking struct {
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
 	CancelledAt          *time.Time
+	// RespondBy is when a pending booking is declined if the business has
+	// not answered; nil for any other.
+	RespondBy *time.Time
 }
 
 // BookingEvent is one entry of a booking's history (created, rescheduled,
@@ -318,10 +372,21 @@ type BookingEvent struct {
 // BookingFilter selects a person's bookings.
 type BookingFilter struct {
 	AccountID string
-	Status    string // upcoming, past, cancelled, all
+	Status    string // upcoming, past, cancelled, pending, all
 	Now       time.Time
 	Limit     int
 	Offset    int
+}
+
+// BusinessBookingFilter selects a business's bookings (the business
+// console's lists).
+type BusinessBookingFilter struct {
+	BusinessID string
+	StaffID    string   // optional: one staff member's
+	Statuses   []string // optional: only these statuses
+	From, To   time.Time
+	Limit      int
+	Offset     int
 }
 
 // BusinessQuery is a free-text business search.
@@ -357,7 +422,8 @@ type Activity struct {
 	AccountID        string
 	LinkID           string // empty when made on the web
 	ClientID         string // empty when made on the web
-	Via              string // ViaAgent or ViaWeb; empty is stored as ViaAgent
+	Via              string // ViaAgent, ViaWeb or ViaBusiness; empty is stored as ViaAgent
+	Actor            string // ViaBusiness: who acted for the business, as the person sees it
 	Tool             string
 	Arguments        []byte // JSON
 	Summary          string
@@ -370,8 +436,9 @@ type Activity struct {
 
 // Activity.Via values.
 const (
-	ViaAgent = "agent"
-	ViaWeb   = "web"
+	ViaAgent    = "agent"
+	ViaWeb      = "web"
+	ViaBusiness = "business"
 )
 
 // AuditEvent is one administrative action.

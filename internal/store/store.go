@@ -29,6 +29,10 @@ type Store interface {
 	Webhooks
 	Feeds
 	Calendars
+	Callbacks
+	Waitlist
+	Members
+	Console
 
 	// InTx runs fn with a Store bound to one transaction: everything fn
 	// writes commits together when it returns nil and rolls back otherwise.
@@ -213,13 +217,19 @@ type CatalogStore interface {
 	// category, city and service names. It returns up to q.Limit+1 rows so
 	// the caller can tell whether more exist.
 	SearchBusinesses(ctx context.Context, q BusinessQuery) ([]Business, error)
+	// ListCredentials returns a business's self-reported credentials in
+	// their order.
+	ListCredentials(ctx context.Context, businessID string) ([]Credential, error)
+	// ReplaceCredentials replaces a business's self-reported credentials
+	// with cs, in order, in one transaction.
+	ReplaceCredentials(ctx context.Context, businessID string, cs []Credential) error
 }
 
 // Bookings stores appointments.
 type Bookings interface {
-	// InsertBooking inserts a booking; a confirmed one that overlaps another
-	// confirmed booking of the same staff member answers ErrOverlap and
-	// writes nothing.
+	// InsertBooking inserts a booking; one that holds its slot (pending or
+	// confirmed, HoldsSlot) and overlaps another such booking of the same
+	// staff member answers ErrOverlap and writes nothing.
 	InsertBooking(ctx context.Context, b Booking) error
 	GetBooking(ctx context.Context, id string) (Booking, error)
 	GetBookingByReference(ctx context.Context, reference string) (Booking, error)
@@ -227,11 +237,12 @@ type Bookings interface {
 	// the same overlap guarantee, all in one transaction. fn sees the current
 	// row; returning an error writes nothing.
 	UpdateBooking(ctx context.Context, id string, fn func(Booking) (Booking, error)) (Booking, error)
-	// ListStaffBookings returns the confirmed bookings of the staff members
+	// ListStaffBookings returns the bookings holding their slot (pending or
+	// confirmed) of the staff members
 	// whose blocked span intersects [from, to), in one statement.
 	ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]Booking, error)
 	// StaffDay reads, in one statement, the version of the business with
-	// reference and the blocked spans of the confirmed bookings of staffIDs
+	// reference and the blocked spans of the pending and confirmed bookings of staffIDs
 	// that intersect [from, to), earliest first: what ListStaffBookings
 	// reads, with the business row's UpdatedAt beside it, so that the
 	// booking engine can answer availability from its cached catalog with
@@ -240,6 +251,12 @@ type Bookings interface {
 	StaffDay(ctx context.Context, reference string, staffIDs []string, from, to time.Time) (StaffDay, error)
 	// ListAccountBookings returns up to f.Limit+1 bookings of a person.
 	ListAccountBookings(ctx context.Context, f BookingFilter) ([]Booking, error)
+	// ListBusinessBookings returns up to f.Limit+1 bookings of a business
+	// starting in [f.From, f.To), earliest first.
+	ListBusinessBookings(ctx context.Context, f BusinessBookingFilter) ([]Booking, error)
+	// ListDuePending returns up to limit pending bookings whose respond-by
+	// instant is at or before now, earliest first.
+	ListDuePending(ctx context.Context, now time.Time, limit int) ([]Booking, error)
 	AddBookingEvent(ctx context.Context, e BookingEvent) error
 	ListBookingEvents(ctx context.Context, bookingID string) ([]BookingEvent, error)
 }

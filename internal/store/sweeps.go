@@ -35,6 +35,9 @@ type Sweeps interface {
 	// SweepAccountTokens deletes e-mail links (verification and reset),
 	// used or not, that expired before before.
 	SweepAccountTokens(ctx context.Context, before time.Time, limit int) (int64, error)
+	// SweepMemberInvitations deletes invitations of staff to businesses,
+	// used or not, that expired before before.
+	SweepMemberInvitations(ctx context.Context, before time.Time, limit int) (int64, error)
 	// SweepWebAuthnCeremonies deletes passkey ceremonies that expired
 	// before before, unfinished (every page that offers a passkey starts
 	// one).

@@ -145,6 +145,7 @@ func goldenTranscripts(t *testing.T, e *env) {
 		name string
 		body string
 	}{
+		{"initialize", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"golden","version":"1.0.0"}}}`},
 		{"tools_list", toolsList},
 		{"search_bookable_business", toolCall("search_bookable_business", map[string]any{"query": "haircut"})},
 		{"search_bookable_business_city_page", toolCall("search_bookable_business", map[string]any{"query": "massage", "city": "Sydney", "limit": 1})},

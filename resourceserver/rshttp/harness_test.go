@@ -22,6 +22,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/keys"
@@ -61,6 +62,7 @@ type env struct {
 	client   store.Client
 	link     store.Link
 	jwksHits atomic.Int64
+	deps     rshttp.Deps // what the server was built with
 }
 
 type envOpts struct {
@@ -75,6 +77,12 @@ type envOpts struct {
 	metrics      *metrics.Metrics
 	timeout      time.Duration // Config.RequestTimeout (0: the default)
 	production   bool          // Config.Production (LINKSLOT_ENV=production)
+	// notifications replace the server's own (e-mail to a test SMTP
+	// server, webhooks under a test CA).
+	notifications *app.Notifications
+	callbacks     *rshttp.Limit // the callback requests' limit (nil: the default)
+	offerMinutes  int
+	waitlistEvery time.Duration // 0: never (tests pass offers on themselves)
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
@@ -148,7 +156,16 @@ func newEnv(t testing.TB, o envOpts) *env {
 		NoRateLimits: o.noLimits,
 		PerLink:      o.perLink,
 		Metrics:      o.metrics,
+
+		Notifications: o.notifications,
+		Callbacks:     o.callbacks,
+		OfferMinutes:  o.offerMinutes,
+		WaitlistEvery: o.waitlistEvery,
 	}
+	if deps.WaitlistEvery == 0 {
+		deps.WaitlistEvery = -1
+	}
+	e.deps = deps
 	if o.domain != nil {
 		deps.Domain = o.domain
 	}

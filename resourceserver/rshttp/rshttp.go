@@ -42,6 +42,9 @@ type Limit struct {
 var (
 	DefaultPerAddress = Limit{PerSecond: 100, Burst: 200} // before authentication, 429
 	DefaultPerLink    = Limit{PerSecond: 20, Burst: 40}   // per connected link, rate_limited result
+	// DefaultCallbacks: executed callback requests per link, 5 in any hour
+	// (docs/reference.md §16).
+	DefaultCallbacks = Limit{PerSecond: 5.0 / 3600, Burst: 5}
 )
 
 // Deps are the resource server's dependencies. Zero values of the optional
@@ -61,7 +64,16 @@ type Deps struct {
 	// PerAddress and PerLink override the rate limits; NoRateLimits
 	// switches both off (benchmarks).
 	PerAddress, PerLink *Limit
-	NoRateLimits        bool
+	// Callbacks overrides the limit on executed callback requests per link
+	// (DefaultCallbacks).
+	Callbacks    *Limit
+	NoRateLimits bool
+	// OfferMinutes is how long a waitlist offer holds its slot (0: 30).
+	OfferMinutes int
+	// WaitlistEvery is how often this process passes lapsed waitlist
+	// offers on (0: 5 s; negative: never, for tests that drive
+	// WaitlistWorker themselves).
+	WaitlistEvery time.Duration
 	// RateWindows shares the limits with every replica through the
 	// database (app.SharedRateWindows: PostgreSQL); nil keeps them in this
 	// process (SQLite, and the benchmark's baseline for what sharing
@@ -120,6 +132,7 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	}
 
 	engine := booking.NewService(d.Store, d.Clock)
+	engine.SetOfferMinutes(d.OfferMinutes)
 	var domain tools.Domain = d.Domain
 	if domain == nil {
 		domain = engine
@@ -143,21 +156,35 @@ func New(ctx context.Context, d Deps) (http.Handler, error) {
 	if d.PerLink != nil {
 		perLink = *d.PerLink
 	}
-	var addrLim, linkLim ratelimit.Allower
+	perCallback := DefaultCallbacks
+	if d.Callbacks != nil {
+		perCallback = *d.Callbacks
+	}
+	var addrLim, linkLim, callbackLim ratelimit.Allower
 	switch {
 	case d.NoRateLimits:
 	case d.RateWindows != nil:
 		rw := d.RateWindows
 		addrLim = ratelimit.NewShared(rw, ratelimit.Limit(perAddr), ratelimit.SharedOptions{Prefix: "rs:addr:", Clock: d.Clock, Logger: d.Logger})
 		linkLim = ratelimit.NewShared(rw, ratelimit.Limit(perLink), ratelimit.SharedOptions{Prefix: "rs:link:", Clock: d.Clock, Logger: d.Logger})
+		callbackLim = ratelimit.NewShared(rw, ratelimit.Limit(perCallback), ratelimit.SharedOptions{Prefix: "rs:callback:", Clock: d.Clock, Logger: d.Logger})
 	default:
 		addrLim = ratelimit.New(ratelimit.Limit(perAddr), d.Clock)
 		linkLim = ratelimit.New(ratelimit.Limit(perLink), d.Clock)
+		callbackLim = ratelimit.New(ratelimit.Limit(perCallback), d.Clock)
 	}
 	// The mutation tools: the process's one mutation service over the
 	// booking engine and grants, idempotency keys kept app.IdempotencyTTL.
+	muts := app.NewMutations(d.Store, engine, issuer, d.Notifier, d.Clock)
+	if callbackLim != nil {
+		muts.CallbackLimit = callbackLim
+	}
+	if d.WaitlistEvery >= 0 {
+		w := &app.WaitlistWorker{Store: d.Store, Engine: engine, Notifier: d.Notifier, Every: d.WaitlistEvery, Logger: d.Logger}
+		go w.Run(ctx)
+	}
 	td := tools.Deps{Domain: domain, Grants: issuer, Logger: d.Logger, Metrics: d.Metrics, Uses: d.Store, Clock: d.Clock,
-		Mutations: app.NewMutations(d.Store, engine, issuer, d.Notifier, d.Clock)}
+		Mutations: muts}
 	if linkLim != nil {
 		td.Links = linkLim
 	}

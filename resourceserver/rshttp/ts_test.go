@@ -86,6 +86,7 @@ type nodeResult struct {
 	Authorizations  int      `json:"authorizations"` // inspector-e2e.mjs
 	Tools           []string `json:"tools"`
 	Results         []string `json:"results"`
+	Validated       []string `json:"validated"` // linkslot-e2e.mjs: answers the SDK validated, "tool:status or code"
 }
 
 // runNode runs script in e2e/ts with env added to the environment and
@@ -124,7 +125,26 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	needNodeClients(t)
 	sys := newSystemWith(t, true)
 	res := runTSClient(t, sys)
-	t.Logf("TypeScript SDK client: protocol %s, scope %q, results %v", res.ProtocolVersion, res.Scope, res.Results)
+	t.Logf("TypeScript SDK client: protocol %s, scope %q, results %v, answers validated against the listed output schemas: %v", res.ProtocolVersion, res.Scope, res.Results, res.Validated)
+	// The SDK's callTool validated each of these answers against the
+	// tool's listed output schema ($defs and $ref, enums, formats): a
+	// catalog, open times, refusals, and when the token may write a
+	// booking made, fetched, moved (or refused) and cancelled.
+	want := []string{"check_business_availability:ok", "check_business_availability:invalid_time", "search_my_bookings:ok",
+		"get_my_booking:booking_not_found", "check_my_booking_availability:booking_not_found"}
+	if strings.Contains(" "+res.Scope+" ", " bookings:write ") {
+		want = append(want, "create_my_booking:confirmation_required", "create_my_booking:summary_changed",
+			"create_my_booking:confirmed", "get_my_booking:ok", "cancel_my_booking:confirmation_required", "cancel_my_booking:cancelled",
+			"request_business_callback:confirmation_required", "request_business_callback:requested",
+			"request_business_callback:replay", "request_business_callback:idempotency_conflict",
+			"join_my_waitlist:confirmation_required", "join_my_waitlist:waitlisted", "join_my_waitlist:replay",
+			"join_my_waitlist:idempotency_conflict")
+	}
+	for _, w := range want {
+		if !slices.Contains(res.Validated, w) {
+			t.Errorf("the TypeScript SDK client validated no %s answer: %v", w, res.Validated)
+		}
+	}
 	if _, err := sys.store.GetActiveLink(sys.ctx, sys.account.ID, "demo-mcp-client"); err != nil {
 		t.Fatalf("no link was created by the TypeScript client's consent: %v", err)
 	}

@@ -29,6 +29,7 @@ var interfaces = []string{
 	"internal/store.Tx",
 	"internal/store.Tokens",
 	"internal/admin.Tx",
+	"internal/business.Tx",
 	"internal/mutation.Tx",
 	"internal/mutation.NotifyTx",
 	"internal/notify.Tx",
@@ -40,6 +41,8 @@ var interfaces = []string{
 	"internal/identity.MailTx",
 	"internal/dcr.Tx",
 	"internal/passkey.Tx",
+	"internal/callbacks.Tx",
+	"internal/app.WaitlistTx",
 	"authserver/internal/endpoint.ApprovalTx",
 }
 

@@ -65,14 +65,14 @@ var RaceDay = sync.OnceValue(func() time.Time {
 	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
 })
 
-// Overlaps counts pairs of confirmed bookings of one staff member whose
+// Overlaps counts pairs of slot-holding (pending or confirmed) bookings of one staff member whose
 // buffer-padded blocks overlap, straight from SQL.
 func (c *Cluster) Overlaps(t testing.TB) int {
 	t.Helper()
 	var n int
 	err := c.SQL.QueryRow(`SELECT count(*) FROM bookings a JOIN bookings b
 		ON a.staff_id = b.staff_id AND a.id < b.id
-		WHERE a.status = 'confirmed' AND b.status = 'confirmed'
+		WHERE a.status IN ('pending', 'confirmed') AND b.status IN ('pending', 'confirmed')
 		  AND a.block_start < b.block_end AND b.block_start < a.block_end`).Scan(&n)
 	if err != nil {
 		t.Fatalf("overlap query: %v", err)

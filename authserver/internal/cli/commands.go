@@ -140,7 +140,7 @@ func Handler(ctx context.Context, cfg config.Config, s *sqlstore.Store, log *slo
 			mux.Handle("/admin/", pages)
 		}, nil
 	}
-	h, _, err := authhttp.Wire(ctx, authhttp.Deps{Store: s, Config: cfg, PoolSize: s.PoolSize(), DCRStore: s, Logger: log, Metrics: m},
+	h, _, err := authhttp.Wire(ctx, authhttp.Deps{Store: s, Config: cfg, PoolSize: s.PoolSize(), DCRStore: s, Leases: s, Logger: log, Metrics: m},
 		authhttp.Wiring{Services: app.ServiceOptions{RateWindows: rw}, Mount: admin})
 	return h, err
 }

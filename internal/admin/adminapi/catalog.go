@@ -100,3 +100,38 @@ func (a *api) agentBooking(w http.ResponseWriter, r *http.Request, actor admin.A
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"business": biz})
 }
+
+// Members of a business (docs/reference.md §16).
+
+func (a *api) listMembers(w http.ResponseWriter, r *http.Request, _ admin.Actor) {
+	ms, err := a.svc.ListMembers(r.Context(), r.PathValue("ref"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"members": ms})
+}
+
+func (a *api) addMember(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	var b struct {
+		Email string `json:"email"`
+		Staff string `json:"staff"`
+	}
+	if !decode(w, r, &b) {
+		return
+	}
+	m, err := a.svc.AddMember(r.Context(), actor, r.PathValue("ref"), b.Email, b.Staff)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"member": m})
+}
+
+func (a *api) removeMember(w http.ResponseWriter, r *http.Request, actor admin.Actor) {
+	if err := a.svc.RemoveMember(r.Context(), actor, r.PathValue("ref"), r.PathValue("email")); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

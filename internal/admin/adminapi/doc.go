@@ -34,7 +34,7 @@
 //	POST   /admin/api/businesses/{ref}/agent-booking {"business": {...}}    body {"enabled": true|false}
 //	GET    /admin/api/audit?limit=&offset=          {"events": [...], "has_more", "next_offset"}
 //	GET    /admin/api/webhooks?business=REF         {"webhooks": [...]}
-//	POST   /admin/api/webhooks                      201 {"webhook": {...}, "secret": "whsec_…"}   body {"business","url","events"} (events empty: all three)
+//	POST   /admin/api/webhooks                      201 {"webhook": {...}, "secret": "whsec_…"}   body {"business","url","events"} (events empty: all of them)
 //	GET    /admin/api/webhooks/{id}                 {"webhook": {...}}
 //	PATCH  /admin/api/webhooks/{id}                 {"webhook": {...}}   (any of url, events)
 //	DELETE /admin/api/webhooks/{id}                 204   (with its delivery log)

@@ -113,13 +113,13 @@ func TestAPIWebhooks(t *testing.T) {
 			t.Fatalf("show: %d %s", code, raw)
 		}
 
-		// Update the URL and the events (empty: all four).
+		// Update the URL and the events (empty: all of them).
 		code, m, raw = e.do("PATCH", "/admin/api/webhooks/"+id, "application/json", `{"url":"https://hooks.example/v2","events":[]}`, tok)
 		if wh, _ := m["webhook"].(map[string]any); code != 200 || wh["url"] != "https://hooks.example/v2" ||
-			join(wh["events"]) != "booking.cancelled,booking.created,booking.reminder,booking.rescheduled" {
+			join(wh["events"]) != "booking.cancelled,booking.completed,booking.confirmed,booking.created,booking.declined,booking.no_show,booking.pending,booking.reminder,booking.rescheduled" {
 			t.Fatalf("update: %d %s", code, raw)
 		}
-		if ep, _ := s.GetWebhookEndpoint(ctx, id); ep.URL != "https://hooks.example/v2" || len(ep.Events) != 4 {
+		if ep, _ := s.GetWebhookEndpoint(ctx, id); ep.URL != "https://hooks.example/v2" || len(ep.Events) != 9 {
 			t.Fatalf("stored after update: %+v", ep)
 		}
 

@@ -58,7 +58,7 @@ func webhookCreateCmd(env Env) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&business, "business", "", "the business reference")
 	cmd.Flags().StringVar(&url, "url", "", "https URL that receives the events")
-	cmd.Flags().StringVar(&events, "events", "", "event types, comma separated (default: all four)")
+	cmd.Flags().StringVar(&events, "events", "", "event types, comma separated (default: all of them)")
 	return cmd
 }
 
@@ -155,7 +155,7 @@ func webhookUpdateCmd(env Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&url, "url", "", "the new https URL")
-	cmd.Flags().StringVar(&events, "events", "", "the new event types, comma separated (empty: all three)")
+	cmd.Flags().StringVar(&events, "events", "", "the new event types, comma separated (empty: all of them)")
 	return cmd
 }
 

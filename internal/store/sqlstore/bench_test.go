@@ -18,6 +18,15 @@ const benchStaff = 20
 // benchCatalog puts a business with benchStaff staff members performing one
 // 30-minute service with a 10-minute buffer after.
 func benchCatalog(b testing.TB, s *sqlstore.Store) store.Catalog {
+	out, err := s.PutCatalog(context.Background(), benchCatalogOf())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// benchCatalogOf is benchCatalog's catalog, not yet put.
+func benchCatalogOf() store.Catalog {
 	c := store.Catalog{
 		Business: store.Business{Reference: "bench", Name: "Bench", Category: store.CategoryAppointment, TimeZone: "UTC", AgentBooking: true, Currency: "EUR"},
 		Services: []store.Service{{Reference: "cut", Name: "Cut", DurationMinutes: 30, Currency: "EUR", BufferAfterMinutes: 10}},
@@ -25,11 +34,7 @@ func benchCatalog(b testing.TB, s *sqlstore.Store) store.Catalog {
 	for i := range benchStaff {
 		c.Staff = append(c.Staff, store.Staff{Reference: fmt.Sprint("s", i), Name: fmt.Sprint("Staff ", i), ServiceIDs: []string{"cut"}})
 	}
-	out, err := s.PutCatalog(context.Background(), c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return out
+	return c
 }
 
 // benchInserts inserts b.N confirmed, non-overlapping bookings from

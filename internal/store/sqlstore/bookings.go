@@ -17,7 +17,8 @@ func toBooking(r bookingRow) store.Booking {
 		BlockStart: store.UTC(r.BlockStart), BlockEnd: store.UTC(r.BlockEnd), Status: r.Status, Version: r.Version,
 		Notes: r.Notes, PaymentState: r.PaymentState, PriceCents: r.PriceCents, Currency: r.Currency,
 		CancelReason: r.CancelReason, CancellationFeeCents: r.CancellationFeeCents,
-		CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt), CancelledAt: utcPtr(r.CancelledAt)}
+		CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt), CancelledAt: utcPtr(r.CancelledAt),
+		RespondBy: utcPtr(r.RespondBy)}
 }
 
 func fromBooking(b store.Booking) bookingRow {
@@ -29,20 +30,27 @@ func fromBooking(b store.Booking) bookingRow {
 		BlockStart: store.UTC(b.BlockStart), BlockEnd: store.UTC(b.BlockEnd), Status: b.Status, Version: b.Version,
 		Notes: b.Notes, PaymentState: b.PaymentState, PriceCents: b.PriceCents, Currency: b.Currency,
 		CancelReason: b.CancelReason, CancellationFeeCents: b.CancellationFeeCents,
-		CreatedAt: store.UTC(b.CreatedAt), UpdatedAt: store.UTC(b.UpdatedAt), CancelledAt: utcPtr(b.CancelledAt)}
+		CreatedAt: store.UTC(b.CreatedAt), UpdatedAt: store.UTC(b.UpdatedAt), CancelledAt: utcPtr(b.CancelledAt),
+		RespondBy: utcPtr(b.RespondBy)}
 }
+
+// holding is the condition "the booking holds its slot"
+// (store.HoldingStatuses), written out so that SQLite's partial index
+// bookings_staff_block_end (migration 00022), whose condition it repeats,
+// serves it: a bound parameter would not match the index's condition.
+const holding = "status IN ('pending', 'confirmed')"
 
 // checkOverlap is SQLite's half of the no-overlap rule: inside an IMMEDIATE
 // transaction nobody else can write between this check and the insert.
 // PostgreSQL relies on its exclusion constraint instead.
 func (s *Store) checkOverlap(tx *gorm.DB, b bookingRow) error {
-	if s.dialect != "sqlite" || b.Status != store.BookingConfirmed {
+	if s.dialect != "sqlite" || !store.HoldsSlot(b.Status) {
 		return nil
 	}
 	var n int64
 	err := tx.Model(&bookingRow{}).
-		Where("staff_id = ? AND status = ? AND id <> ? AND block_start < ? AND block_end > ?",
-			b.StaffID, store.BookingConfirmed, b.ID, b.BlockEnd, b.BlockStart).
+		Where("staff_id = ? AND "+holding+" AND id <> ? AND block_start < ? AND block_end > ?",
+			b.StaffID, b.ID, b.BlockEnd, b.BlockStart).
 		Limit(1).Count(&n).Error
 	if err != nil {
 		return err
@@ -82,12 +90,15 @@ func (s *Store) lockStaff(tx *gorm.DB, staffIDs ...string) error {
 func (s *Store) InsertBooking(ctx context.Context, b store.Booking) error {
 	r := fromBooking(b)
 	return s.tx(ctx, func(tx *gorm.DB) error {
-		if r.Status == store.BookingConfirmed {
+		if store.HoldsSlot(r.Status) {
 			if err := s.lockStaff(tx, r.StaffID); err != nil {
 				return err
 			}
 		}
 		if err := s.checkOverlap(tx, r); err != nil {
+			return err
+		}
+		if err := s.checkHeld(tx, r); err != nil {
 			return err
 		}
 		return tx.Create(&r).Error
@@ -130,13 +141,22 @@ func (s *Store) UpdateBooking(ctx context.Context, id string, fn func(store.Book
 			b.UpdatedAt = store.SystemClock()
 		}
 		nr := fromBooking(b)
-		if nr.Status == store.BookingConfirmed {
+		// A booking that leaves its slot (cancelled, declined, moved) also
+		// takes the lock: the waitlist may hold the freed slot in this
+		// transaction (store.Waitlist HoldSlot), and a writer that took the
+		// lock first must not wait on this row while this one waits on it.
+		if store.HoldsSlot(nr.Status) || store.HoldsSlot(r.Status) {
 			if err := s.lockStaff(tx, r.StaffID, nr.StaffID); err != nil {
 				return err
 			}
 		}
 		if err := s.checkOverlap(tx, nr); err != nil {
 			return err
+		}
+		if moved := nr.StaffID != r.StaffID || !nr.BlockStart.Equal(r.BlockStart) || !nr.BlockEnd.Equal(r.BlockEnd) || r.Status != nr.Status; moved {
+			if err := s.checkHeld(tx, nr); err != nil {
+				return err
+			}
 		}
 		// SkipHooks: gorm's Save would otherwise overwrite updated_at with
 		// the wall clock, ignoring the caller's (possibly pinned) clock.
@@ -166,26 +186,39 @@ func (s *Store) blockedSpanOverlaps(table string, from, to time.Time) (string, [
 		[]any{store.UTC(from), store.UTC(to)}
 }
 
-// ListStaffBookings returns confirmed bookings of the staff members that
-// intersect [from, to), and the busy times their connected calendars'
-// last syncs stored (as bookings with ID store.CalendarBusyID), in one
-// statement.
+// ListStaffBookings returns the bookings of the staff members that hold
+// their slot (pending or confirmed) and intersect [from, to), the slots
+// held for waiting people (as confirmed bookings with the offer's id), and
+// the busy times their connected calendars' last syncs stored (as
+// bookings with ID store.CalendarBusyID), in one statement, earliest
+// first.
 func (s *Store) ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]store.Booking, error) {
 	if len(staffIDs) == 0 {
 		return nil, nil
 	}
 	var rows []bookingRow
 	span, spanArgs := s.blockedSpanOverlaps("bookings", from, to)
-	args := append([]any{staffIDs, store.BookingConfirmed, store.UTC(to), store.UTC(from)}, spanArgs...)
+	args := append([]any{staffIDs, store.UTC(to), store.UTC(from)}, spanArgs...)
+	args = append(args, store.BookingConfirmed, staffIDs, store.OfferHeld, store.UTC(to), store.UTC(from))
 	args = append(args, store.CalendarBusyID, store.BookingConfirmed, staffIDs, store.UTC(to), store.UTC(from.Add(-store.MaxBusySpan)), store.UTC(from))
-	err := s.q(ctx).Raw(`SELECT id, staff_id, status, block_start, block_end, reference, business_id, service_id, account_id,
-       link_id, starts_at, ends_at, version, notes, payment_state, price_cents, currency, cancel_reason,
-       cancellation_fee_cents, created_at, updated_at, cancelled_at
-FROM bookings WHERE staff_id IN ? AND status = ? AND block_start < ? AND block_end > ?`+span+`
+	// Three sources block a slot, in one statement: bookings that hold it
+	// (pending or confirmed), a slot held for a waiting person
+	// (waitlist_offers, until it is used or passed on; docs/design.md "The
+	// waitlist"), and the busy times of the staff's connected calendars as
+	// the last sync stored them (docs/calendars.md), with the id
+	// store.CalendarBusyID. The synthetic branches fill bookingColumns
+	// with NULLs and blanks.
+	err := s.q(ctx).Raw(`SELECT `+bookingColumns+` FROM bookings
+WHERE staff_id IN ? AND `+holding+` AND block_start < ? AND block_end > ?`+span+`
 UNION ALL
-SELECT CAST(? AS text), staff_id, CAST(? AS text), starts_at, ends_at, '', '', '', '', '', starts_at, ends_at, 0, '', '', 0, '', '', 0, starts_at, starts_at, NULL
+SELECT id, reference, business_id, service_id, staff_id, account_id, link_id, starts_at, ends_at, block_start, block_end,
+  ?, 1, '', 'none', 0, '', '', 0, created_at, updated_at, NULL, NULL
+FROM waitlist_offers WHERE staff_id IN ? AND status = ? AND block_start < ? AND block_end > ?
+UNION ALL
+SELECT CAST(? AS text), '', '', '', staff_id, '', '', starts_at, ends_at, starts_at, ends_at,
+  CAST(? AS text), 0, '', 'none', 0, '', '', 0, starts_at, starts_at, NULL, NULL
 FROM calendar_busy WHERE staff_id IN ? AND starts_at < ? AND starts_at > ? AND ends_at > ?
-ORDER BY block_start`, args...).Scan(&rows).Error
+ORDER BY block_start, id, staff_id, block_end`, args...).Scan(&rows).Error
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -197,7 +230,8 @@ ORDER BY block_start`, args...).Scan(&rows).Error
 }
 
 // StaffDay implements store.Store: the business row and its staff's
-// confirmed bookings in the window, one LEFT JOIN from the business row
+// bookings that hold their slot, held waitlist offers and calendar busy
+// times in the window, one LEFT JOIN from the business row
 // (one row with no booking when the window is free), scanned column by
 // column.
 func (s *Store) StaffDay(ctx context.Context, reference string, staffIDs []string, from, to time.Time) (store.StaffDay, error) {
@@ -206,14 +240,20 @@ func (s *Store) StaffDay(ctx context.Context, reference string, staffIDs []strin
 		ids = []string{""} // no staff: the business row alone
 	}
 	span, spanArgs := s.blockedSpanOverlaps("k", from, to)
-	args := append([]any{ids, store.BookingConfirmed, store.UTC(to), store.UTC(from)}, spanArgs...)
-	args = append(args, reference, store.CalendarBusyID, ids, store.UTC(to), store.UTC(from.Add(-store.MaxBusySpan)), store.UTC(from))
-	// The second part adds the busy times of the staff's connected
-	// calendars as the last sync stored them (docs/calendars.md), in the
-	// same statement.
+	args := append([]any{ids, store.UTC(to), store.UTC(from)}, spanArgs...)
+	args = append(args, reference, ids, store.OfferHeld, store.UTC(to), store.UTC(from), reference)
+	args = append(args, store.CalendarBusyID, ids, store.UTC(to), store.UTC(from.Add(-store.MaxBusySpan)), store.UTC(from))
+	// Held waitlist offers block as bookings do (ListStaffBookings); the
+	// third part adds the busy times of the staff's connected calendars as
+	// the last sync stored them (docs/calendars.md), in the same statement.
 	rs, err := s.q(ctx).Raw(`SELECT b.id, b.updated_at, k.id, k.staff_id, k.block_start, k.block_end
 FROM businesses b
-LEFT JOIN bookings k ON k.staff_id IN ? AND k.status = ? AND k.block_start < ? AND k.block_end > ?`+span+`
+LEFT JOIN bookings k ON k.staff_id IN ? AND k.`+holding+` AND k.block_start < ? AND k.block_end > ?`+span+`
+WHERE b.reference = ?
+UNION ALL
+SELECT b.id, b.updated_at, o.id, o.staff_id, o.block_start, o.block_end
+FROM businesses b
+JOIN waitlist_offers o ON o.staff_id IN ? AND o.status = ? AND o.block_start < ? AND o.block_end > ?
 WHERE b.reference = ?
 UNION ALL
 SELECT NULL, NULL, CAST(? AS text), c.staff_id, c.starts_at, c.ends_at
@@ -244,9 +284,22 @@ FROM calendar_busy c WHERE c.staff_id IN ? AND c.starts_at < ? AND c.starts_at >
 	if err := rs.Err(); err != nil {
 		return store.StaffDay{}, translate(err)
 	}
-	// Earliest first, sorted here: SQLite's sorter over the union costs
-	// more than the statement's reads (BenchmarkAvailabilityConnectedCalendar).
-	sort.SliceStable(d.Busy, func(i, j int) bool { return d.Busy[i].BlockStart.Before(d.Busy[j].BlockStart) })
+	// Earliest first, then by id, sorted here: SQLite's sorter over the
+	// union costs more than the statement's reads
+	// (BenchmarkAvailabilityConnectedCalendar).
+	sort.SliceStable(d.Busy, func(i, j int) bool {
+		a, b := d.Busy[i], d.Busy[j]
+		if !a.BlockStart.Equal(b.BlockStart) {
+			return a.BlockStart.Before(b.BlockStart)
+		}
+		if a.BookingID != b.BookingID {
+			return a.BookingID < b.BookingID
+		}
+		if a.StaffID != b.StaffID {
+			return a.StaffID < b.StaffID
+		}
+		return a.BlockEnd.Before(b.BlockEnd)
+	})
 	return d, nil
 }
 
@@ -258,11 +311,13 @@ func (s *Store) ListAccountBookings(ctx context.Context, f store.BookingFilter) 
 	now := store.UTC(f.Now)
 	switch f.Status {
 	case "upcoming":
-		q = q.Where("status = ? AND starts_at >= ?", store.BookingConfirmed, now).Order("starts_at ASC, id")
+		q = q.Where("status IN ? AND starts_at >= ?", store.HoldingStatuses, now).Order("starts_at ASC, id")
 	case "past":
-		q = q.Where("status IN ? AND starts_at < ?", []string{store.BookingConfirmed, store.BookingCompleted}, now).Order("starts_at DESC, id")
+		q = q.Where("status IN ? AND starts_at < ?", []string{store.BookingConfirmed, store.BookingCompleted, store.BookingNoShow}, now).Order("starts_at DESC, id")
 	case "cancelled":
-		q = q.Where("status = ?", store.BookingCancelled).Order("starts_at DESC, id")
+		q = q.Where("status IN ?", []string{store.BookingCancelled, store.BookingDeclined}).Order("starts_at DESC, id")
+	case "pending":
+		q = q.Where("status = ?", store.BookingPending).Order("starts_at ASC, id")
 	default:
 		q = q.Order("starts_at DESC, id")
 	}
@@ -272,6 +327,47 @@ func (s *Store) ListAccountBookings(ctx context.Context, f store.BookingFilter) 
 	}
 	var rows []bookingRow
 	if err := q.Limit(limit + 1).Offset(max(f.Offset, 0)).Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	out := make([]store.Booking, len(rows))
+	for i, r := range rows {
+		out[i] = toBooking(r)
+	}
+	return out, nil
+}
+
+// ListBusinessBookings returns up to f.Limit+1 bookings of a business that
+// start in [f.From, f.To), earliest first, through bookings_business_starts.
+func (s *Store) ListBusinessBookings(ctx context.Context, f store.BusinessBookingFilter) ([]store.Booking, error) {
+	q := s.q(ctx).Where("business_id = ? AND starts_at >= ? AND starts_at < ?", f.BusinessID, store.UTC(f.From), store.UTC(f.To))
+	if f.StaffID != "" {
+		q = q.Where("staff_id = ?", f.StaffID)
+	}
+	if len(f.Statuses) > 0 {
+		q = q.Where("status IN ?", f.Statuses)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	var rows []bookingRow
+	if err := q.Order("starts_at, id").Limit(limit + 1).Offset(max(f.Offset, 0)).Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	out := make([]store.Booking, len(rows))
+	for i, r := range rows {
+		out[i] = toBooking(r)
+	}
+	return out, nil
+}
+
+// ListDuePending returns up to limit pending bookings due at now, through
+// the partial index bookings_pending_respond_by (migration 00022).
+func (s *Store) ListDuePending(ctx context.Context, now time.Time, limit int) ([]store.Booking, error) {
+	var rows []bookingRow
+	err := s.q(ctx).Where("status = 'pending' AND respond_by <= ?", store.UTC(now)).
+		Order("respond_by, id").Limit(max(limit, 1)).Find(&rows).Error
+	if err != nil {
 		return nil, translate(err)
 	}
 	out := make([]store.Booking, len(rows))
@@ -304,3 +400,7 @@ func (s *Store) ListBookingEvents(ctx context.Context, bookingID string) ([]stor
 	}
 	return out, nil
 }
+
+// bookingColumns are bookingRow's columns in its field order.
+const bookingColumns = `id, reference, business_id, service_id, staff_id, account_id, link_id, starts_at, ends_at, block_start, block_end,
+  status, version, notes, payment_state, price_cents, currency, cancel_reason, cancellation_fee_cents, created_at, updated_at, cancelled_at, respond_by`

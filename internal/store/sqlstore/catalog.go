@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -19,7 +20,7 @@ func toBusiness(r businessRow) store.Business {
 		MinNoticeMinutes: r.MinNoticeMinutes, HorizonDays: r.HorizonDays, SlotIntervalMinutes: r.SlotIntervalMinutes,
 		CancellationWindowMinutes: r.CancellationWindowMinutes, CancellationFeeCents: r.CancellationFeeCents,
 		Currency: r.Currency, CancellationPolicy: r.CancellationPolicy, PrivacyNotice: r.PrivacyNotice,
-		BookingURL: r.BookingURL, ContactEmail: r.ContactEmail, CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt)}
+		BookingURL: r.BookingURL, ContactEmail: r.ContactEmail, ConfirmationWindowMinutes: r.ConfirmationWindowMinutes, CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt)}
 }
 
 func fromBusiness(b store.Business, search string) businessRow {
@@ -28,13 +29,14 @@ func fromBusiness(b store.Business, search string) businessRow {
 		MinNoticeMinutes: b.MinNoticeMinutes, HorizonDays: b.HorizonDays, SlotIntervalMinutes: b.SlotIntervalMinutes,
 		CancellationWindowMinutes: b.CancellationWindowMinutes, CancellationFeeCents: b.CancellationFeeCents,
 		Currency: b.Currency, CancellationPolicy: b.CancellationPolicy, PrivacyNotice: b.PrivacyNotice,
-		BookingURL: b.BookingURL, ContactEmail: b.ContactEmail, SearchText: search, CreatedAt: store.UTC(b.CreatedAt), UpdatedAt: store.UTC(b.UpdatedAt)}
+		BookingURL: b.BookingURL, ContactEmail: b.ContactEmail, ConfirmationWindowMinutes: b.ConfirmationWindowMinutes, SearchText: search, CreatedAt: store.UTC(b.CreatedAt), UpdatedAt: store.UTC(b.UpdatedAt)}
 }
 
 func toService(r serviceRow) store.Service {
 	return store.Service{ID: r.ID, BusinessID: r.BusinessID, Reference: r.Reference, Name: r.Name, Description: r.Description,
 		DurationMinutes: r.DurationMinutes, PriceCents: r.PriceCents, Currency: r.Currency,
-		BufferBeforeMinutes: r.BufferBeforeMinutes, BufferAfterMinutes: r.BufferAfterMinutes, DepositRequired: r.DepositRequired}
+		BufferBeforeMinutes: r.BufferBeforeMinutes, BufferAfterMinutes: r.BufferAfterMinutes, DepositRequired: r.DepositRequired,
+		RequiresConfirmation: r.RequiresConfirmation}
 }
 
 // searchText is what business search matches: name, category, city and the
@@ -107,7 +109,8 @@ func (s *Store) PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog,
 			keepSvc[id] = true
 			r := serviceRow{ID: sv.ID, BusinessID: bid, Reference: sv.Reference, Name: sv.Name, Description: sv.Description,
 				DurationMinutes: sv.DurationMinutes, PriceCents: sv.PriceCents, Currency: sv.Currency,
-				BufferBeforeMinutes: sv.BufferBeforeMinutes, BufferAfterMinutes: sv.BufferAfterMinutes, DepositRequired: sv.DepositRequired}
+				BufferBeforeMinutes: sv.BufferBeforeMinutes, BufferAfterMinutes: sv.BufferAfterMinutes, DepositRequired: sv.DepositRequired,
+				RequiresConfirmation: sv.RequiresConfirmation}
 			if err := tx.Save(&r).Error; err != nil {
 				return err
 			}
@@ -203,12 +206,88 @@ func (s *Store) PutCatalog(ctx context.Context, c store.Catalog) (store.Catalog,
 			}
 		}
 		c.StaffHours, c.StaffTimeOff = hours, off
+		if c.Credentials != nil {
+			cs, err := replaceCredentials(tx, bid, c.Credentials, now)
+			if err != nil {
+				return err
+			}
+			c.Credentials = cs
+		}
 		return nil
 	})
 	if err != nil {
 		return store.Catalog{}, err
 	}
 	return c, nil
+}
+
+// replaceCredentials writes cs as a business's credentials through tx, in
+// order; a credential without UpdatedAt is stamped now.
+// A credential equal to one stored keeps that one's UpdatedAt, so that
+// importing the same file again does not make it look freshly updated.
+func replaceCredentials(tx *gorm.DB, businessID string, cs []store.Credential, now time.Time) ([]store.Credential, error) {
+	var old []credentialRow
+	if err := tx.Where("business_id = ?", businessID).Find(&old).Error; err != nil {
+		return nil, err
+	}
+	key := func(kind, name, issuer, number, until string) string {
+		return strings.Join([]string{kind, name, issuer, number, until}, "\x00")
+	}
+	kept := map[string]time.Time{}
+	for _, r := range old {
+		until := ""
+		if r.ValidUntil != nil {
+			until = *r.ValidUntil
+		}
+		kept[key(r.Kind, r.Name, r.Issuer, r.Number, until)] = store.UTC(r.UpdatedAt)
+	}
+	if err := tx.Delete(&credentialRow{}, "business_id = ?", businessID).Error; err != nil {
+		return nil, err
+	}
+	out := make([]store.Credential, len(cs))
+	for i, cr := range cs {
+		if t, ok := kept[key(cr.Kind, cr.Name, cr.Issuer, cr.Number, cr.ValidUntil)]; ok && cr.UpdatedAt.IsZero() {
+			cr.UpdatedAt = t
+		}
+		if cr.UpdatedAt.IsZero() {
+			cr.UpdatedAt = now
+		}
+		cr.UpdatedAt = store.UTC(cr.UpdatedAt)
+		var until *string
+		if cr.ValidUntil != "" {
+			until = &cr.ValidUntil
+		}
+		if err := tx.Create(&credentialRow{ID: store.NewID("crd"), BusinessID: businessID, Position: i, Kind: cr.Kind,
+			Name: cr.Name, Issuer: cr.Issuer, Number: cr.Number, ValidUntil: until, UpdatedAt: cr.UpdatedAt}).Error; err != nil {
+			return nil, err
+		}
+		out[i] = cr
+	}
+	return out, nil
+}
+
+// ReplaceCredentials replaces a business's self-reported credentials.
+func (s *Store) ReplaceCredentials(ctx context.Context, businessID string, cs []store.Credential) error {
+	return s.tx(ctx, func(tx *gorm.DB) error {
+		_, err := replaceCredentials(tx, businessID, cs, store.SystemClock())
+		return err
+	})
+}
+
+// ListCredentials returns a business's self-reported credentials in order.
+func (s *Store) ListCredentials(ctx context.Context, businessID string) ([]store.Credential, error) {
+	var rows []credentialRow
+	if err := s.q(ctx).Where("business_id = ?", businessID).Order("position").Find(&rows).Error; err != nil {
+		return nil, translate(err)
+	}
+	out := make([]store.Credential, len(rows))
+	for i, r := range rows {
+		out[i] = store.Credential{Kind: r.Kind, Name: r.Name, Issuer: r.Issuer, Number: r.Number, UpdatedAt: store.UTC(r.UpdatedAt)}
+		if r.ValidUntil != nil {
+			out[i].ValidUntil = *r.ValidUntil
+		}
+	}
+	return out, nil
 }
 
 // GetBusiness returns a business by reference.

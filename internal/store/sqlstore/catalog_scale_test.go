@@ -31,6 +31,7 @@ func TestCatalogImportAtScale(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			ctx := context.Background()
 			s := openSchemaAt(t, backend, 12)
+			addColumns22(t, s)
 			c := store.Catalog{
 				Business: store.Business{Reference: "salon", Name: "Salon", Category: store.CategoryAppointment, TimeZone: "UTC", AgentBooking: true, Currency: "EUR"},
 				Services: []store.Service{
@@ -117,6 +118,7 @@ WHERE st.business_id = ? AND st.reference NOT LIKE 'spare-%'`, saved.Services[0]
 
 			oldSame, oldDrop := measure()
 			refused("before the upgrade")
+			dropColumns22(t, s)
 			if _, err := s.Migrate(ctx); err != nil {
 				t.Fatalf("upgrade: %v", err)
 			}

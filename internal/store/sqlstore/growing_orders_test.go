@@ -39,6 +39,7 @@ func TestGrowingTableOrders(t *testing.T) {
 	for i := range 20 {
 		c.Staff = append(c.Staff, store.Staff{Reference: fmt.Sprint("s", i), Name: fmt.Sprint("Staff ", i), ServiceIDs: []string{"cut"}})
 	}
+	addColumns22(t, s)
 	saved, err := s.PutCatalog(ctx, c)
 	if err != nil {
 		t.Fatal(err)
@@ -164,6 +165,7 @@ FROM generate_series(1, 200000) AS i`)
 		return faults
 	}
 	before := explain("before the upgrade")
+	dropColumns22(t, s)
 	if _, err := s.Migrate(ctx); err != nil {
 		t.Fatalf("upgrade: %v", err)
 	}

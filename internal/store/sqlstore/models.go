@@ -124,6 +124,7 @@ type businessRow struct {
 	PrivacyNotice             string
 	BookingURL                string `gorm:"column:booking_url"`
 	ContactEmail              string
+	ConfirmationWindowMinutes int
 	SearchText                string
 	CreatedAt                 time.Time
 	UpdatedAt                 time.Time
@@ -161,6 +162,8 @@ type serviceRow struct {
 	BufferBeforeMinutes int
 	BufferAfterMinutes  int
 	DepositRequired     bool
+	// RequiresConfirmation: bookings are pending until the business answers.
+	RequiresConfirmation bool
 }
 
 func (serviceRow) TableName() string { return "services" }
@@ -214,9 +217,24 @@ type bookingRow struct {
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
 	CancelledAt          *time.Time
+	RespondBy            *time.Time
 }
 
 func (bookingRow) TableName() string { return "bookings" }
+
+type credentialRow struct {
+	ID         string `gorm:"primaryKey"`
+	BusinessID string
+	Position   int
+	Kind       string
+	Name       string
+	Issuer     string
+	Number     string
+	ValidUntil *string
+	UpdatedAt  time.Time
+}
+
+func (credentialRow) TableName() string { return "business_credentials" }
 
 type bookingEventRow struct {
 	ID        string `gorm:"primaryKey"`
@@ -250,6 +268,7 @@ type activityRow struct {
 	LinkID           string
 	ClientID         string
 	Via              string
+	Actor            string
 	Tool             string
 	Arguments        string
 	Summary          string

@@ -72,6 +72,8 @@ type Store struct {
 	dialect string
 	// sqlDB is the pool, closed by Close; nil for a transaction-bound Store.
 	sqlDB *sql.DB
+	// idle is the pool's idle connection limit (Migrate resets it).
+	idle int
 }
 
 var _ store.Store = (*Store)(nil)
@@ -243,7 +245,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	sqlDB.SetMaxOpenConns(maxOpen)
 	sqlDB.SetMaxIdleConns(idle)
 	sqlDB.SetConnMaxLifetime(life)
-	s := &Store{db: db, dialect: dialect, sqlDB: sqlDB}
+	s := &Store{db: db, dialect: dialect, sqlDB: sqlDB, idle: idle}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := sqlDB.PingContext(pctx); err != nil {
@@ -275,7 +277,20 @@ func (s *Store) Migrate(ctx context.Context) (int, error) {
 	if err != nil {
 		return len(res), fmt.Errorf("migration failed: %w", err)
 	}
+	s.dropIdle(len(res))
 	return len(res), nil
+}
+
+// dropIdle closes the pool's idle connections after applied migrations: a
+// connection opened before them may hold statements prepared against the
+// old shape of a table (PostgreSQL answers "cached plan must not change
+// result type" once a migration adds a column, as 00022 does to bookings).
+func (s *Store) dropIdle(applied int) {
+	if applied == 0 || s.sqlDB == nil || s.idle <= 0 {
+		return
+	}
+	s.sqlDB.SetMaxIdleConns(0)
+	s.sqlDB.SetMaxIdleConns(s.idle)
 }
 
 // MigrateTo applies pending migrations up to and including version (tests
@@ -289,6 +304,7 @@ func (s *Store) MigrateTo(ctx context.Context, version int64) (int, error) {
 	if err != nil {
 		return len(res), fmt.Errorf("migration failed: %w", err)
 	}
+	s.dropIdle(len(res))
 	return len(res), nil
 }
 

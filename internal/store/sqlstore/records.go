@@ -78,7 +78,7 @@ func (s *Store) AddActivity(ctx context.Context, a store.Activity) error {
 	if a.Via == "" {
 		a.Via = store.ViaAgent
 	}
-	r := activityRow{ID: a.ID, AccountID: a.AccountID, LinkID: a.LinkID, ClientID: a.ClientID, Via: a.Via, Tool: a.Tool,
+	r := activityRow{ID: a.ID, AccountID: a.AccountID, LinkID: a.LinkID, ClientID: a.ClientID, Via: a.Via, Actor: a.Actor, Tool: a.Tool,
 		Arguments: string(a.Arguments), Summary: a.Summary, ConfirmationText: a.ConfirmationText,
 		IdempotencyKey: a.IdempotencyKey, Outcome: string(a.Outcome), RequestID: a.RequestID, CreatedAt: store.UTC(a.CreatedAt)}
 	return s.create(ctx, &r)
@@ -97,7 +97,7 @@ func (s *Store) ListActivity(ctx context.Context, accountID string, limit, offse
 	}
 	out := make([]store.Activity, len(rows))
 	for i, r := range rows {
-		out[i] = store.Activity{ID: r.ID, AccountID: r.AccountID, LinkID: r.LinkID, ClientID: r.ClientID, Via: r.Via, Tool: r.Tool,
+		out[i] = store.Activity{ID: r.ID, AccountID: r.AccountID, LinkID: r.LinkID, ClientID: r.ClientID, Via: r.Via, Actor: r.Actor, Tool: r.Tool,
 			Arguments: []byte(r.Arguments), Summary: r.Summary, ConfirmationText: r.ConfirmationText,
 			IdempotencyKey: r.IdempotencyKey, Outcome: []byte(r.Outcome), RequestID: r.RequestID, CreatedAt: store.UTC(r.CreatedAt)}
 	}

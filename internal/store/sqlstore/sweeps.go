@@ -52,6 +52,12 @@ func (s *Store) SweepAccountTokens(ctx context.Context, before time.Time, limit 
 	return s.sweepExpired(ctx, "account_tokens", "token_hash", before, limit)
 }
 
+// SweepMemberInvitations implements store.Sweeps (the expiry index is
+// migration 00023's).
+func (s *Store) SweepMemberInvitations(ctx context.Context, before time.Time, limit int) (int64, error) {
+	return s.sweepExpired(ctx, "member_invitations", "token_hash", before, limit)
+}
+
 // SweepWebAuthnCeremonies implements store.Sweeps.
 func (s *Store) SweepWebAuthnCeremonies(ctx context.Context, before time.Time, limit int) (int64, error) {
 	return s.sweepExpired(ctx, "webauthn_ceremonies", "id_hash", before, limit)

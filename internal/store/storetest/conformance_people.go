@@ -189,7 +189,15 @@ func testEraseAccount(t *testing.T, s store.Store) {
 
 	must(t, s.CreateCalendarFeed(ctx, store.CalendarFeed{ID: "erase-feed", Kind: store.FeedAccount, AccountID: a.ID, CreatedAt: t0}))
 	must(t, s.CreateCalendarFeed(ctx, store.CalendarFeed{ID: "keep-feed", Kind: store.FeedAccount, AccountID: keep.ID, CreatedAt: t0}))
+	must(t, s.AddMember(ctx, store.Member{BusinessID: b.BusinessID, AccountID: a.ID, Role: store.RoleOwner, CreatedAt: t0}))
+	must(t, s.AddMember(ctx, store.Member{BusinessID: b.BusinessID, AccountID: keep.ID, Role: store.RoleOwner, CreatedAt: t0}))
 	must(t, s.EraseAccount(ctx, a.ID, t0.Add(time.Minute)))
+	if ms, _ := s.ListAccountMembers(ctx, a.ID); len(ms) != 0 {
+		t.Errorf("the erased account is still a member: %+v", ms)
+	}
+	if ms, _ := s.ListAccountMembers(ctx, keep.ID); len(ms) != 1 {
+		t.Errorf("another account's membership: %+v", ms)
+	}
 	_, err = s.ActiveCalendarFeed(ctx, store.FeedAccount, a.ID, "")
 	wantErr(t, err, store.ErrNotFound)
 	if f, err := s.ActiveCalendarFeed(ctx, store.FeedAccount, keep.ID, ""); err != nil || f.ID != "keep-feed" {

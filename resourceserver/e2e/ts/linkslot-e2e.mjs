@@ -92,12 +92,80 @@ async function main() {
   const res = await client.callTool({ name: "search_bookable_business", arguments: { query: QUERY } });
   if (res.isError) throw new Error(`search_bookable_business failed: ${JSON.stringify(res.structuredContent ?? res.content)}`);
   const results = res.structuredContent?.results ?? [];
+  const validated = results.length > 0 ? await validateAnswers(client, results[0].business_reference, provider.tokens()?.scope ?? "") : [];
   console.log(JSON.stringify({
     ok: true, clientId, registered: DYNAMIC, protocolVersion: transport.protocolVersion, scope: provider.tokens()?.scope, tools: tools.map((t) => t.name),
-    results: results.map((r) => r.business_reference),
+    results: results.map((r) => r.business_reference), validated,
   }));
   await client.close();
   if (results.length === 0) throw new Error(`no business found for ${QUERY}`);
+}
+
+// validateAnswers calls each kind of answer once — a catalog, open times, a
+// list, a refusal of each read tool, a mutation preview when the token may
+// write — through the SDK's callTool, which validates every structured
+// answer (refusals included) against the tool's listed output schema, $defs
+// and $ref, enums and formats included; a mismatch throws. It returns the
+// answers validated, as "tool:status or error code".
+async function validateAnswers(client, business, scope) {
+  const done = [];
+  const call = async (name, args) => {
+    const r = await client.callTool({ name, arguments: args });
+    const sc = r.structuredContent ?? {};
+    done.push(`${name}:${sc.error?.code ?? sc.status ?? "ok"}`);
+    return r;
+  };
+  const cat = (await call("check_business_availability", { business_reference: business })).structuredContent?.catalog;
+  const service = cat?.services?.[0]?.service_reference;
+  let slot;
+  for (let d = 1; d <= 14 && service && !slot; d++) {
+    const day = new Date(Date.now() + d * 86400000).toISOString().slice(0, 10);
+    const av = (await call("check_business_availability", { business_reference: business, service_reference: service, local_date: day })).structuredContent?.availability;
+    for (const st of av?.staff ?? []) {
+      if (st.slots?.length) { slot = { staff: st.staff_reference, start: st.slots[0].starts_at }; break; }
+    }
+  }
+  await call("check_business_availability", { business_reference: business, service_reference: service ?? "x", local_date: "tomorrow" });
+  await call("search_my_bookings", {});
+  await call("get_my_booking", { booking_reference: "LS-NOSUCHBOOK" });
+  await call("check_my_booking_availability", { booking_reference: "LS-NOSUCHBOOK", local_date: "2030-01-01" });
+  if (slot && scope.split(" ").includes("bookings:write")) {
+    const args = { business_reference: business, service_reference: service, staff_reference: slot.staff, starts_at: slot.start };
+    const confirm = (summary) => ({ confirmed_summary: summary, confirmation_summary_presented: true, confirmation_obtained: true,
+      user_confirmation_text: "Yes, go ahead", idempotency_key: randomUUID() });
+    const preview = (await call("create_my_booking", args)).structuredContent;
+    await call("create_my_booking", { ...args, ...confirm("not the summary") });
+    const booked = (await call("create_my_booking", { ...args, ...confirm(preview.confirmed_summary) })).structuredContent?.booking;
+    if (booked) {
+      const got = (await call("get_my_booking", { booking_reference: booked.booking_reference })).structuredContent?.booking;
+      await call("search_my_bookings", { status: "all" });
+      await call("reschedule_my_booking", { booking_reference: booked.booking_reference, grant: got.grant, requested_starts_at: slot.start });
+      const cancel = { booking_reference: booked.booking_reference, grant: got.grant };
+      const cp = (await call("cancel_my_booking", cancel)).structuredContent;
+      await call("cancel_my_booking", { ...cancel, ...confirm(cp.confirmed_summary) });
+    }
+  }
+  if (service && scope.split(" ").includes("bookings:write")) {
+    // The two tools of §16, through the whole protocol: a preview, the
+    // confirmation with its summary, a replay of that call (recorded as
+    // "tool:replay") and the same key with other arguments.
+    const protocol = async (name, args, other) => {
+      const pre = (await call(name, args)).structuredContent;
+      const conf = { confirmed_summary: pre?.confirmed_summary ?? "", confirmation_summary_presented: true, confirmation_obtained: true,
+        user_confirmation_text: "Yes, please go ahead.", idempotency_key: randomUUID() };
+      await call(name, { ...args, ...conf });
+      const again = await call(name, { ...args, ...conf });
+      if (again.structuredContent?.idempotent_replay === true) done.push(`${name}:replay`);
+      await call(name, { ...other, ...conf });
+    };
+    await protocol("request_business_callback", { business_reference: business, topic: "A quote for a group booking" },
+      { business_reference: business, topic: "Something else entirely" });
+    const day = (n) => new Date(Date.now() + n * 86400000).toISOString().slice(0, 10);
+    const wait = { business_reference: business, service_reference: service, from_local_date: day(1), to_local_date: day(4) };
+    await protocol("join_my_waitlist", wait, { ...wait, to_local_date: day(2) });
+    await call("search_my_bookings", { status: "waitlisted" });
+  }
+  return done;
 }
 
 main().catch((e) => { console.error(`linkslot-e2e: ${e?.stack ?? e}`); process.exit(1); });

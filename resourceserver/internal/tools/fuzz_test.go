@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/grant"
 	"github.com/linkslot/linkslot/internal/idempotency"
@@ -18,7 +19,9 @@ import (
 	"github.com/linkslot/linkslot/internal/mutation"
 	"github.com/linkslot/linkslot/internal/scope"
 	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
+	"github.com/linkslot/linkslot/resourceserver/internal/ratelimit"
 	"github.com/linkslot/linkslot/resourceserver/internal/tokencheck"
 )
 
@@ -44,14 +47,39 @@ var documentedCodes = map[string]bool{
 type toolsHarness struct {
 	cs           *mcp.ClientSession
 	placeholders *strings.Replacer
+
+	// For the behaviour tests (describe_test.go): the store, the fixed
+	// time, the account, the identity every call carries (a test may
+	// point it at another link), the real booking's arguments, and the
+	// per-link limiter's clock (harnessOpts.limit).
+	st                                 *sqlstore.Store
+	epoch                              time.Time
+	acct                               store.Account
+	id                                 *tokencheck.Identity
+	biz, svc, staff, start, ref, grant string
+	limitNow                           *time.Time
 }
 
-func newToolsHarness(tb testing.TB) *toolsHarness {
+// harnessOpts shape newToolsHarnessWith.
+type harnessOpts struct {
+	// limit puts a real per-link limiter (burst 60, 1 call an hour) in
+	// front of the tools, on its own clock (toolsHarness.limitNow).
+	limit bool
+}
+
+func newToolsHarness(tb testing.TB) *toolsHarness { return newToolsHarnessWith(tb, harnessOpts{}) }
+
+func newToolsHarnessWith(tb testing.TB, o harnessOpts) *toolsHarness {
 	tb.Helper()
 	ctx := context.Background()
 	st := sqltest.SQLite(tb)
 	epoch := time.Date(2026, time.March, 2, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return epoch }
+	limitNow := epoch
+	var links Limiter
+	if o.limit {
+		links = ratelimit.New(ratelimit.Limit{PerSecond: 1.0 / 3600, Burst: 60}, func() time.Time { return limitNow })
+	}
 	acct := store.Account{ID: store.NewID("acct"), Email: "fuzz@example.com", PasswordHash: "x", CreatedAt: epoch, UpdatedAt: epoch}
 	if err := st.CreateAccount(ctx, acct); err != nil {
 		tb.Fatal(err)
@@ -78,14 +106,15 @@ func newToolsHarness(tb testing.TB) *toolsHarness {
 	}
 	issuer := grant.New(keys.NewSigningCache(km, time.Hour, clock), clock)
 	engine := booking.NewService(st, clock)
-	srv := NewServer(Deps{Domain: engine, Grants: issuer, Mutations: &mutation.Service{Engine: engine, Grants: issuer,
-		Keeper: idempotency.New(st, mutation.InTx(st), clock, 24*time.Hour), Clock: clock}}, nil)
+	srv := NewServer(Deps{Domain: engine, Grants: issuer, Links: links, Mutations: &mutation.Service{Engine: engine, Grants: issuer,
+		Keeper: idempotency.New(st, mutation.InTx(st), clock, app.IdempotencyTTL), Clock: clock, Accounts: st}}, nil)
 	id := tokencheck.Identity{AccountID: acct.ID, LinkID: link.ID, ClientID: cl.ID,
 		Scopes: []string{scope.OpenID, scope.BookingsRead, scope.BookingsWrite}, Expiry: epoch.Add(time.Hour)}
 	// What the router does after verifying a bearer token.
+	idp := &id
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			return next(tokencheck.WithIdentity(ctx, id), method, req)
+			return next(tokencheck.WithIdentity(ctx, *idp), method, req)
 		}
 	})
 	ct, sct := mcp.NewInMemoryTransports()
@@ -98,7 +127,7 @@ func newToolsHarness(tb testing.TB) *toolsHarness {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { cs.Close(); ss.Close() })
-	h := &toolsHarness{cs: cs}
+	h := &toolsHarness{cs: cs, st: st, epoch: epoch, acct: acct, id: idp, limitNow: &limitNow}
 
 	// One confirmed booking, so inputs can name a real booking and grant.
 	biz, svc := cats[0].Business.Reference, cats[0].Services[0].Reference
@@ -136,6 +165,7 @@ func newToolsHarness(tb testing.TB) *toolsHarness {
 	if err := json.Unmarshal(raw, &booked); err != nil || booked.Booking == nil {
 		tb.Fatalf("step 2: %s %v", raw, err)
 	}
+	h.biz, h.svc, h.staff, h.start, h.ref, h.grant = biz, svc, slot.staff, slot.start, booked.Booking.Reference, booked.Booking.Grant
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
 	h.placeholders = strings.NewReplacer("{{business}}", q(biz), "{{service}}", q(svc), "{{staff}}", q(slot.staff),
 		"{{starts_at}}", q(slot.start), "{{ref}}", q(booked.Booking.Reference), "{{grant}}", q(booked.Booking.Grant),

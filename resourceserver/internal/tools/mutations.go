@@ -38,16 +38,24 @@ const (
 	StatusConfirmed            = mutation.StatusConfirmed
 	StatusRescheduled          = mutation.StatusRescheduled
 	StatusCancelled            = mutation.StatusCancelled
+	StatusPending              = mutation.StatusPending // waiting for the business (docs/reference.md §16)
 )
+
+// mutationStatuses are the statuses of a mutation's answer: the three that
+// changed nothing (a preview or a refused confirmation) and done, the
+// tool's own.
+func mutationStatuses(done ...string) []string {
+	return append([]string{StatusConfirmationRequired, mutation.StatusMissingIdempotencyKey, StatusSummaryChanged}, done...)
+}
 
 // ConfirmationInput are the five confirmation arguments of every mutation.
 // All absent: a preview. All present: execute.
 type ConfirmationInput struct {
-	ConfirmedSummary             *string `json:"confirmed_summary,omitempty" jsonschema:"step 2 only: the confirmed_summary text from the step-1 answer, unchanged, after showing it to the person"`
-	ConfirmationSummaryPresented *bool   `json:"confirmation_summary_presented,omitempty" jsonschema:"step 2 only: true once confirmed_summary was shown to the person word for word"`
-	ConfirmationObtained         *bool   `json:"confirmation_obtained,omitempty" jsonschema:"step 2 only: true once the person explicitly agreed after seeing the summary (choosing a time is not agreement)"`
-	UserConfirmationText         *string `json:"user_confirmation_text,omitempty" jsonschema:"step 2 only: what the person said to agree, 1 to 500 characters, e.g. 'Yes, book it'"`
-	IdempotencyKey               *string `json:"idempotency_key,omitempty" jsonschema:"step 2 only: a fresh random key of 16 to 200 printable ASCII characters (a UUID works) for this request; reuse it only when retrying this same request"`
+	ConfirmedSummary             *string `json:"confirmed_summary,omitempty" jsonschema:"second call: the first answer's confirmed_summary, unchanged, once shown to the person"`
+	ConfirmationSummaryPresented *bool   `json:"confirmation_summary_presented,omitempty" jsonschema:"second call: true once confirmed_summary was shown word for word"`
+	ConfirmationObtained         *bool   `json:"confirmation_obtained,omitempty" jsonschema:"second call: true once the person explicitly agreed to it (choosing a time is not agreement)"`
+	UserConfirmationText         *string `json:"user_confirmation_text,omitempty" jsonschema:"second call: the person's words of agreement, as they said them"`
+	IdempotencyKey               *string `json:"idempotency_key,omitempty" jsonschema:"second call: a fresh key (a UUID) per intended change; resend it only to retry the same call. Never shown to the person"`
 }
 
 func (c ConfirmationInput) fields() mutation.Confirmation {
@@ -59,34 +67,35 @@ func (c ConfirmationInput) fields() mutation.Confirmation {
 type CreateInput struct {
 	BusinessReference string `json:"business_reference" jsonschema:"the business, from search_bookable_business"`
 	ServiceReference  string `json:"service_reference" jsonschema:"the service, from check_business_availability's catalog"`
-	StaffReference    string `json:"staff_reference" jsonschema:"the staff member of the chosen slot, copied from check_business_availability (the staff entry whose slots hold starts_at)"`
-	StartsAt          string `json:"starts_at" jsonschema:"the exact start instant, RFC 3339 with offset, copied from a slot's starts_at in check_business_availability, e.g. 2026-03-04T10:00:00-05:00; no natural-language times"`
-	Notes             string `json:"notes,omitempty" jsonschema:"optional notes for the business, at most 500 characters; the business sees them, so leave out anything sensitive"`
+	StaffReference    string `json:"staff_reference" jsonschema:"the staff member whose slot holds starts_at, from check_business_availability; when several are free, ask the person"`
+	StartsAt          string `json:"starts_at" jsonschema:"a slot's starts_at from check_business_availability, unchanged, e.g. 2026-03-04T10:00:00-05:00"`
+	Notes             string `json:"notes,omitempty" jsonschema:"notes the business will read: leave out anything sensitive"`
+	OfferReference    string `json:"offer_reference,omitempty" jsonschema:"a waitlist offer held for the person (search_my_bookings status=waitlisted), with the offer's own business, service, staff and starts_at; omit for an ordinary booking"`
 	ConfirmationInput
 }
 
 // RescheduleInput are the arguments of reschedule_my_booking.
 type RescheduleInput struct {
-	BookingReference   string `json:"booking_reference" jsonschema:"the booking to move, from search_my_bookings or get_my_booking; it keeps its reference"`
-	Grant              string `json:"grant" jsonschema:"the booking's current grant, from the latest answer that returned this booking (get_my_booking, search_my_bookings, create_my_booking or a previous reschedule); pass it unchanged"`
-	RequestedStartsAt  string `json:"requested_starts_at" jsonschema:"the new start instant, RFC 3339 with offset, copied from check_my_booking_availability, e.g. 2026-03-05T14:30:00-05:00; no natural-language times"`
-	WithStaffReference string `json:"with_staff_reference,omitempty" jsonschema:"optional: move to this staff member, who must perform the booked service; omit to keep the booking's staff member"`
+	BookingReference   string `json:"booking_reference" jsonschema:"the booking to move, from search_my_bookings or get_my_booking"`
+	Grant              string `json:"grant" jsonschema:"the booking's current grant from the latest answer that carried it (get_my_booking is freshest), unchanged. Never shown to the person"`
+	RequestedStartsAt  string `json:"requested_starts_at" jsonschema:"a starts_at from check_my_booking_availability, unchanged, e.g. 2026-03-05T14:30:00-05:00"`
+	WithStaffReference string `json:"with_staff_reference,omitempty" jsonschema:"another staff member who performs the service; omit to keep the booking's"`
 	ConfirmationInput
 }
 
 // CancelInput are the arguments of cancel_my_booking.
 type CancelInput struct {
 	BookingReference string `json:"booking_reference" jsonschema:"the booking to cancel, from search_my_bookings or get_my_booking"`
-	Grant            string `json:"grant" jsonschema:"the booking's current grant, from the latest answer that returned this booking; pass it unchanged"`
-	Reason           string `json:"reason,omitempty" jsonschema:"optional reason shown to the business, at most 500 characters"`
+	Grant            string `json:"grant" jsonschema:"the booking's current grant from the latest answer that carried it (get_my_booking is freshest), unchanged. Never shown to the person"`
+	Reason           string `json:"reason,omitempty" jsonschema:"a reason the business will read"`
 	ConfirmationInput
 }
 
 // Proposal is the structured form of a confirmation summary: the facts the
 // text renders.
 type Proposal struct {
-	Action                    string     `json:"action" jsonschema:"create, reschedule or cancel"`
-	BookingReference          string     `json:"booking_reference,omitempty" jsonschema:"the booking (reschedule and cancel)"`
+	Action                    string     `json:"action"`
+	BookingReference          string     `json:"booking_reference,omitempty"`
 	BusinessReference         string     `json:"business_reference"`
 	BusinessName              string     `json:"business_name"`
 	BusinessAddress           string     `json:"business_address,omitempty"`
@@ -94,41 +103,41 @@ type Proposal struct {
 	ServiceName               string     `json:"service_name"`
 	StaffReference            string     `json:"staff_reference"`
 	StaffName                 string     `json:"staff_name"`
-	TimeZone                  string     `json:"timezone" jsonschema:"the business's IANA time zone"`
-	StartsAt                  time.Time  `json:"starts_at" jsonschema:"start (the new start for reschedule), RFC 3339 with the business's offset"`
+	TimeZone                  string     `json:"timezone"`
+	StartsAt                  time.Time  `json:"starts_at"`
 	EndsAt                    time.Time  `json:"ends_at"`
-	PreviousStaffName         string     `json:"previous_staff_name,omitempty" jsonschema:"reschedule: the staff member before the move"`
-	PreviousStartsAt          *time.Time `json:"previous_starts_at,omitempty" jsonschema:"reschedule: the start before the move"`
+	PreviousStaffName         string     `json:"previous_staff_name,omitempty"`
+	PreviousStartsAt          *time.Time `json:"previous_starts_at,omitempty"`
 	PreviousEndsAt            *time.Time `json:"previous_ends_at,omitempty"`
-	PriceCents                int64      `json:"price_cents" jsonschema:"catalog price in minor units, paid at the business"`
+	PriceCents                int64      `json:"price_cents" jsonschema:"minor units, paid at the business"`
 	Currency                  string     `json:"currency"`
 	CancellationPolicy        string     `json:"cancellation_policy,omitempty"`
-	CancellationWindowMinutes int        `json:"cancellation_window_minutes" jsonschema:"cancelling less than this many minutes before the start costs cancellation_fee_cents"`
+	CancellationWindowMinutes int        `json:"cancellation_window_minutes"`
 	CancellationFeeCents      int64      `json:"cancellation_fee_cents"`
-	FeeIfCancelledNowCents    *int64     `json:"fee_if_cancelled_now_cents,omitempty" jsonschema:"cancel: what this cancellation costs if made now"`
-	Notes                     string     `json:"notes,omitempty" jsonschema:"create: the notes the business will see"`
+	FeeIfCancelledNowCents    *int64     `json:"fee_if_cancelled_now_cents,omitempty"`
+	Notes                     string     `json:"notes,omitempty"`
 	PrivacyNotice             string     `json:"privacy_notice,omitempty"`
-	Reason                    string     `json:"reason,omitempty" jsonschema:"cancel: the reason given"`
+	Reason                    string     `json:"reason,omitempty"`
 }
 
 // Notified says who hears of an executed change (docs/reference.md §11).
 type Notified struct {
-	Person   string `json:"person" jsonschema:"queued: the person gets an e-mail with a calendar invitation; off: e-mail is switched off on this server"`
-	Business string `json:"business" jsonschema:"queued: the business gets an e-mail; none: the business has no contact e-mail address"`
-	Webhooks int    `json:"webhooks" jsonschema:"how many of the business's webhook endpoints get the event"`
+	Person   string `json:"person" jsonschema:"queued: an e-mail with a calendar invitation; off: no e-mail"`
+	Business string `json:"business" jsonschema:"queued: an e-mail; none: no address"`
+	Webhooks int    `json:"webhooks" jsonschema:"the business's webhook endpoints notified"`
 }
 
 // MutationOutput is the answer of every mutation tool.
 type MutationOutput struct {
-	Status           string      `json:"status,omitempty" jsonschema:"confirmation_required (nothing changed: show confirmed_summary and ask), summary_changed (nothing changed: show the new summary and ask again), missing_idempotency_key, or the outcome: confirmed, rescheduled, cancelled"`
+	Status           string      `json:"status,omitempty" jsonschema:"where the change stands (server instructions): the first three changed nothing; the others mean done"`
 	ConfirmedSummary string      `json:"confirmed_summary,omitempty" jsonschema:"the summary to show the person word for word; send it back unchanged as confirmed_summary once they agree"`
-	Missing          []string    `json:"missing,omitempty" jsonschema:"the confirmation fields the call lacked"`
+	Missing          []string    `json:"missing,omitempty" jsonschema:"the confirmation fields absent or false"`
 	Message          string      `json:"message,omitempty" jsonschema:"what to do next"`
-	Proposal         *Proposal   `json:"proposal,omitempty" jsonschema:"the facts behind confirmed_summary, structured"`
-	Booking          *BookingOut `json:"booking,omitempty" jsonschema:"the booking after the change, with its current grant (the grant you sent no longer works)"`
-	AlreadyCancelled bool        `json:"already_cancelled,omitempty" jsonschema:"cancel: the booking was already cancelled; nothing changed"`
-	IdempotentReplay bool        `json:"idempotent_replay,omitempty" jsonschema:"true when this is the stored answer of an earlier call with the same idempotency_key; nothing changed this time"`
-	Notified         *Notified   `json:"notified,omitempty" jsonschema:"who was told of the change: tell the person whether they get an e-mail"`
+	Proposal         *Proposal   `json:"proposal,omitempty" jsonschema:"confirmed_summary's facts, structured"`
+	Booking          *BookingOut `json:"booking,omitempty" jsonschema:"the booking after the change, with its new grant"`
+	AlreadyCancelled bool        `json:"already_cancelled,omitempty" jsonschema:"cancel: the booking was cancelled before this call; nothing changed"`
+	IdempotentReplay bool        `json:"idempotent_replay,omitempty" jsonschema:"the stored answer of an earlier call with this idempotency_key; nothing changed now"`
+	Notified         *Notified   `json:"notified,omitempty" jsonschema:"who is told of the change"`
 	Error            *ToolError  `json:"error,omitempty" jsonschema:"present only when nothing was done"`
 }
 
@@ -201,21 +210,15 @@ func agentCaller(ctx context.Context, c caller) mutation.Caller {
 
 // ---- create_my_booking ----
 
-const twoSteps = `Two steps, always:
-1. Call WITHOUT the confirmation fields. Nothing changes; the answer has status confirmation_required, confirmed_summary (the text to show) and proposal (the same facts, structured).
-2. Show confirmed_summary to the person word for word and wait for their explicit agreement (choosing a time or saying "ok, what next?" is not agreement). Then call again with the SAME arguments plus confirmed_summary (unchanged), confirmation_summary_presented: true, confirmation_obtained: true, user_confirmation_text (what the person said, 1–500 characters) and idempotency_key (a fresh random 16–200 character key, e.g. a UUID).
-A missing confirmation field answers confirmation_required with missing: [...]; only the key missing answers missing_idempotency_key. If the details changed since step 1 (time, staff, price or policy), the answer is summary_changed with the new confirmed_summary and nothing changed: show it and ask again.
-Retrying is safe: resend the same arguments with the same idempotency_key and you get the original answer with idempotent_replay: true, nothing done twice. The same key with different arguments answers idempotency_conflict; a new intent needs a new key. rate_limited: wait retry_after_sec and resend the same call.
-Report success only when the answer says so; no payment is taken here.`
-
 var createTool = &mcp.Tool{
 	Name:  CreateMyBooking,
 	Title: "Book an appointment for the person",
-	Description: `Book an appointment for the person who connected this account, at a business that accepts agent bookings, after their explicit confirmation. Use business_reference, service_reference, staff_reference and starts_at exactly as search_bookable_business and check_business_availability returned them; never invent references or times. staff_reference is required: the staff member whose slot holds starts_at (ask the person which one when several are free).
-` + twoSteps + `
-Success: status confirmed and booking (booking_reference, times with the business's UTC offset, price, and grant — keep the grant: reschedule_my_booking and cancel_my_booking need it).
-Errors (nothing booked): slot_taken (the time is no longer open: check availability again and offer another time), too_soon / beyond_booking_horizon / in_the_past (outside the business's booking window: pick another time), unknown_business / unknown_service / unknown_staff (use references from the catalog), staff_service_mismatch (that person does not perform the service), business_not_bookable (the person must contact the business), deposit_required (a deposit is needed, which cannot be paid here: give the person booking_url to finish on the web), invalid_time (starts_at is not an exact RFC 3339 instant; field names it), invalid_argument (field names it, e.g. staff_reference missing or notes over 500 characters), invalid_idempotency_key, idempotency_conflict.`,
-	OutputSchema: outputSchema[MutationOutput](),
+	Description: "Book an appointment for the person. " + protocolRef + `
+Pass the references and starts_at exactly as check_business_availability listed them; never invent them. To move an existing booking or change its staff member, use reschedule_my_booking instead: a second booking leaves the first in place.
+Done: status confirmed, or pending when the business must still accept: the time is held until booking.respond_by; booking with its booking_reference and grant (keep it to reschedule or cancel); notified.
+With offer_reference, it books the slot a waitlist offer holds for the person until held_until, passing the offer's own arguments.
+Refusals: slot_taken (check availability again), offer_lapsed (ran out, used or passed on; still on the waitlist), offer_not_found / offer_other_link (not this person's offer, or made through another app), offer_mismatch (not the offer's arguments), deposit_required (give the person booking_url), business_not_bookable (contact the business), too_soon / beyond_booking_horizon / in_the_past (another time), unknown_business / unknown_service / unknown_staff / staff_service_mismatch (use the catalog's references).`,
+	OutputSchema: listedOutput[MutationOutput](mutationStatuses(StatusConfirmed, StatusPending)...),
 	Annotations:  mutating(),
 }
 
@@ -243,9 +246,18 @@ func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in Creat
 	if e != nil {
 		return fail(e)
 	}
+	in.OfferReference = strings.TrimSpace(in.OfferReference)
+	if in.OfferReference != "" && !referenceRE.MatchString(in.OfferReference) {
+		return fail(invalidArg("offer_reference", "offer_reference must be an offer's reference exactly as search_my_bookings status=waitlisted shows it (for example OF-LS-7K2QD9XW3M)."))
+	}
 	o, err := t.d.Mutations.Create(ctx, agentCaller(ctx, c), mutation.CreateRequest{BusinessRef: in.BusinessReference,
-		ServiceRef: in.ServiceReference, StaffRef: in.StaffReference, StartsAt: start, Notes: in.Notes}, in.fields())
-	return t.render(ctx, CreateMyBooking, o, err, "Booked. Tell the person it is confirmed; keep booking.grant to reschedule or cancel it later.")
+		ServiceRef: in.ServiceReference, StaffRef: in.StaffReference, StartsAt: start, Notes: in.Notes,
+		OfferRef: in.OfferReference}, in.fields())
+	done := "Booked. Tell the person it is confirmed; keep booking.grant to reschedule or cancel it later."
+	if o.Status == mutation.StatusPending && !o.Replay || o.Booking != nil && o.Booking.Status == mutation.StatusPending {
+		done = "Requested. Tell the person the business must confirm it: the time is held until booking.respond_by, and they will get an e-mail with the answer (unanswered by then, it is declined). Keep booking.grant to cancel it."
+	}
+	return t.render(ctx, CreateMyBooking, o, err, done)
 }
 
 // ---- reschedule_my_booking ----
@@ -253,11 +265,11 @@ func (t *toolSet) create(ctx context.Context, req *mcp.CallToolRequest, in Creat
 var rescheduleTool = &mcp.Tool{
 	Name:  RescheduleMyBooking,
 	Title: "Move one of the person's bookings",
-	Description: `Move one of the person's bookings to another open time (optionally to another staff member who performs the same service), after their explicit confirmation. The move is atomic: on any failure the original booking stays exactly as it was. The service and its duration never change; the staff member stays unless with_staff_reference names another. Get the booking and its current grant from get_my_booking, and a real open time from check_my_booking_availability (optional: the time is validated by the same slot engine either way).
-` + twoSteps + `
-Success: status rescheduled and booking with its new version and a NEW grant: the grant you sent no longer works; use the new one for any further change.
-Errors (nothing changed): invalid_grant (the grant is not this booking's current grant for this connection — it may be from before a change, for another booking, or altered: call get_my_booking and use the grant it returns), expired_grant (the appointment has started: the person must contact the business), booking_not_found (not one of the person's bookings), slot_taken (that time is not open: check availability again; the original booking is untouched), too_soon / beyond_booking_horizon / in_the_past (pick another time), unknown_staff / staff_service_mismatch (choose a staff member who performs the service), already_cancelled (a cancelled booking cannot move: create a new one), payment_active (a payment or deposit hold exists: the person must change it with the business), business_not_bookable, invalid_time (requested_starts_at is not an exact RFC 3339 instant), invalid_argument, invalid_idempotency_key, idempotency_conflict.`,
-	OutputSchema: outputSchema[MutationOutput](),
+	Description: "Move one of the person's bookings to another open time, optionally with another staff member who performs the same service; the service, its duration and the booking_reference stay. " + protocolRef + `
+Atomic: after any refusal the booking is exactly as it was. Take the grant from get_my_booking and a time from check_my_booking_availability (optional: the same slot engine checks requested_starts_at either way). A different service is a new booking (create_my_booking), then a cancel.
+Done: status rescheduled; booking with a NEW grant (the one you sent stops working); notified (the person and the business are told).
+Refusals: invalid_grant (call get_my_booking and use its grant), expired_grant (the appointment has started: contact the business), payment_active (change it with the business), already_cancelled (create a new booking), slot_taken (check availability again), too_soon / beyond_booking_horizon / in_the_past, unknown_staff / staff_service_mismatch, business_not_bookable, booking_not_found.`,
+	OutputSchema: listedOutput[MutationOutput](mutationStatuses(StatusRescheduled)...),
 	Annotations:  mutating(),
 }
 
@@ -288,11 +300,11 @@ func (t *toolSet) reschedule(ctx context.Context, req *mcp.CallToolRequest, in R
 var cancelTool = &mcp.Tool{
 	Name:  CancelMyBooking,
 	Title: "Cancel one of the person's bookings",
-	Description: `Cancel one of the person's bookings, after their explicit confirmation. The summary states the business's cancellation policy and the fee, if any, that cancelling now costs (settled with the business; nothing is charged here). Get the booking and its current grant from get_my_booking.
-` + twoSteps + `
-Success: status cancelled and the cancelled booking (with cancellation_fee_cents when a late fee applies and its new grant). Cancelling a booking that is already cancelled is not an error: the answer has already_cancelled: true and nothing changed.
-Errors (nothing changed): invalid_grant (the grant is not this booking's current grant for this connection: call get_my_booking and use the grant it returns), expired_grant and cancellation_closed (the appointment has started: the person must contact the business), booking_not_found (not one of the person's bookings), payment_active (a payment or deposit hold exists: cancel with the business directly), invalid_argument (field names it, e.g. reason over 500 characters), invalid_idempotency_key, idempotency_conflict.`,
-	OutputSchema: outputSchema[MutationOutput](),
+	Description: "Cancel one of the person's bookings. " + protocolRef + `
+To change only the time or the staff member, use reschedule_my_booking instead: cancelling and booking again can cost the late-cancellation fee and lose the slot. Take the grant from get_my_booking. The summary states the fee, if any, that cancelling now costs (settled with the business; nothing is charged here).
+Done: status cancelled; booking (cancellation_fee_cents when a fee applies); notified (the person and the business are told). A booking cancelled before this call answers the same with already_cancelled: true, and nothing changed.
+Refusals: invalid_grant (call get_my_booking and use its grant), expired_grant / cancellation_closed (it has started: contact the business), payment_active (cancel with the business), booking_not_found.`,
+	OutputSchema: listedOutput[MutationOutput](mutationStatuses(StatusCancelled)...),
 	Annotations:  mutating(),
 }
 

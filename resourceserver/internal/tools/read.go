@@ -17,8 +17,8 @@ import (
 type SearchBusinessInput struct {
 	Query  string `json:"query" jsonschema:"free text matched against business names, categories, cities and service names, e.g. 'haircut' or 'dentist Lisbon'"`
 	City   string `json:"city,omitempty" jsonschema:"optional city to narrow the search, e.g. 'Lisbon'"`
-	Limit  *int   `json:"limit,omitempty" jsonschema:"results per page, 1 to 50; default 10"`
-	Offset *int   `json:"offset,omitempty" jsonschema:"results to skip; pass next_offset from the previous page; default 0"`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"results per page"`
+	Offset *int   `json:"offset,omitempty" jsonschema:"the previous page's next_offset"`
 }
 
 // SearchBusinessOutput is the answer of search_bookable_business.
@@ -32,10 +32,9 @@ type SearchBusinessOutput struct {
 var searchBusinessTool = &mcp.Tool{
 	Name:  SearchBookableBusiness,
 	Title: "Search bookable businesses",
-	Description: `Find businesses the person can book through Linkslot, by free text and optionally city. Call this first when the person names a kind of service or a business; it returns each business's business_reference, which every other business tool needs.
-Only businesses that accept bookings made by agents are listed. Results are paged: when has_more is true, call again with offset = next_offset.
-Errors: invalid_argument (field names the bad argument: query empty, limit outside 1–50, negative offset) — fix the argument and retry; rate_limited — wait retry_after_sec seconds.`,
-	OutputSchema: outputSchema[SearchBusinessOutput](),
+	Description: `Find businesses the person can book through Linkslot by free text — a business name, a kind of service, a city — optionally narrowed to city. Start here whenever the person names a business or a service: each result's business_reference is what check_business_availability and create_my_booking need. Only businesses that accept agent bookings are listed; one the person names that is not listed cannot be booked here (tell them to contact it directly). Paged: while has_more, call again with offset = next_offset.
+Refusals: invalid_argument (field names the argument: fix it), rate_limited (wait retry_after_sec, then the same call).`,
+	OutputSchema: listedOutput[SearchBusinessOutput](),
 	Annotations:  readOnly(),
 }
 
@@ -67,7 +66,7 @@ func (t *toolSet) searchBusiness(ctx context.Context, req *mcp.CallToolRequest, 
 type AvailabilityInput struct {
 	BusinessReference  string `json:"business_reference" jsonschema:"the business, as returned by search_bookable_business"`
 	ServiceReference   string `json:"service_reference,omitempty" jsonschema:"the service to find times for (from this tool's catalog answer); give it together with local_date"`
-	LocalDate          string `json:"local_date,omitempty" jsonschema:"the day to list, YYYY-MM-DD in the business's time zone; give it together with service_reference"`
+	LocalDate          string `json:"local_date,omitempty" jsonschema:"the day, in the business's time zone; with service_reference"`
 	WithStaffReference string `json:"with_staff_reference,omitempty" jsonschema:"optional: only this staff member's times"`
 }
 
@@ -83,12 +82,10 @@ type AvailabilityOutput struct {
 var availabilityTool = &mcp.Tool{
 	Name:  CheckBusinessAvailability,
 	Title: "Check a business's services and open times",
-	Description: `Two uses, one tool.
-1. With business_reference only: the business's catalog — its time zone, booking rules (minimum notice, horizon, cancellation policy and fee), services (service_reference, duration, price and currency, whether a deposit is required) and staff (staff_reference and which services each performs). Call this before asking for times.
-2. With business_reference, service_reference and local_date (YYYY-MM-DD in the business's time zone): the open start times of that service on that day, per staff member (optionally only with_staff_reference). Every slot is an RFC 3339 instant with the business's UTC offset; pass a slot's starts_at and staff_reference unchanged to create_my_booking.
-An empty slot list means nothing is open that day: try another date.
-Errors: unknown_business (search again), unknown_service / unknown_staff (use a reference from the catalog), staff_service_mismatch (that person does not perform the service), business_not_bookable (agent booking is off or it is not an appointment business: tell the person to contact it directly), invalid_time (local_date is not YYYY-MM-DD), invalid_argument (field names the argument), too_soon / beyond_booking_horizon / in_the_past (pick a date inside the booking window), rate_limited (wait retry_after_sec).`,
-	OutputSchema: outputSchema[AvailabilityOutput](),
+	Description: `Read a business's catalog, or its open times for one service on one day. With business_reference alone: its time zone, booking rules (minimum notice, horizon, cancellation window and fee), services (service_reference, duration, price, deposit) and staff (staff_reference, the services each performs); read it before asking for times. With service_reference and local_date too: that day's open start times per staff member (only with_staff_reference's when given); pass a slot's starts_at and staff_reference unchanged to create_my_booking. An empty list means nothing is open that day: try another date.
+A listed time is not held: create_my_booking checks it again (slot_taken). A service that requires a deposit cannot be booked here (create_my_booking answers deposit_required with the web page to finish on). To move an existing booking use check_my_booking_availability instead: there the booking's own time counts as free.
+Refusals: unknown_business / unknown_service / unknown_staff / staff_service_mismatch (use the catalog's references), business_not_bookable (contact the business directly), too_soon / beyond_booking_horizon / in_the_past (another date), invalid_time (local_date), invalid_argument, rate_limited.`,
+	OutputSchema: listedOutput[AvailabilityOutput](),
 	Annotations:  readOnly(),
 }
 
@@ -156,27 +153,26 @@ func (t *toolSet) withGrant(ctx context.Context, c caller, v booking.BookingView
 
 // MyBookingsInput are the arguments of search_my_bookings.
 type MyBookingsInput struct {
-	Status string `json:"status,omitempty" jsonschema:"which bookings: upcoming (default), past, cancelled or all"`
-	Limit  *int   `json:"limit,omitempty" jsonschema:"results per page, 1 to 50; default 10"`
-	Offset *int   `json:"offset,omitempty" jsonschema:"results to skip; pass next_offset from the previous page; default 0"`
+	Status string `json:"status,omitempty" jsonschema:"upcoming (default): not yet started, confirmed or pending, soonest first; pending: waiting for the business to accept by respond_by, the time held; past: started, not cancelled; cancelled: cancelled or declined; all; waitlisted: the person's waitlist entries, in waitlist instead of results. All but upcoming list the latest first"`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"results per page"`
+	Offset *int   `json:"offset,omitempty" jsonschema:"the previous page's next_offset"`
 }
 
 // MyBookingsOutput is the answer of search_my_bookings.
 type MyBookingsOutput struct {
-	Results    []BookingOut `json:"results" jsonschema:"the person's bookings; upcoming soonest first, others latest first"`
-	HasMore    bool         `json:"has_more" jsonschema:"true when another page exists"`
-	NextOffset *int         `json:"next_offset" jsonschema:"offset of the next page, or null"`
-	Error      *ToolError   `json:"error,omitempty" jsonschema:"present only when the call failed"`
+	Results    []BookingOut           `json:"results" jsonschema:"the person's bookings; upcoming soonest first, others latest first"`
+	Waitlist   []booking.WaitlistView `json:"waitlist,omitempty" jsonschema:"status waitlisted: the person's waitlist entries, oldest first, each with its live offer (results is then empty)"`
+	HasMore    bool                   `json:"has_more" jsonschema:"true when another page exists"`
+	NextOffset *int                   `json:"next_offset" jsonschema:"offset of the next page, or null"`
+	Error      *ToolError             `json:"error,omitempty" jsonschema:"present only when the call failed"`
 }
 
 var myBookingsTool = &mcp.Tool{
 	Name:  SearchMyBookings,
-	Title: "List my bookings",
-	Description: `List the bookings of the person who connected this account (never anyone else's): status upcoming (default), past, cancelled or all.
-Each booking carries its booking_reference, business, service, staff, local times with the business's UTC offset, price, status and its current grant (needed to reschedule or cancel it).
-Results are paged: when has_more is true, call again with offset = next_offset.
-Errors: invalid_argument (field names the bad argument: status not one of upcoming/past/cancelled/all, limit outside 1–50, negative offset); rate_limited (wait retry_after_sec).`,
-	OutputSchema: outputSchema[MyBookingsOutput](),
+	Title: "List the person's bookings",
+	Description: `List the person's own bookings (never anyone else's), filtered by status. Each carries booking_reference, business, service, staff, times with the business's UTC offset, price, status and its current grant (none once cancelled or declined). status=waitlisted lists the entries from join_my_waitlist, each with the offer held for the person if any: book it with create_my_booking and its offer_reference. Use it to find a booking; to show one booking before changing it, call get_my_booking, which also returns its current grant. Paged: while has_more, call again with offset = next_offset.
+Refusals: invalid_argument (field names the argument: fix it), rate_limited (wait retry_after_sec, then the same call).`,
+	OutputSchema: listedOutput[MyBookingsOutput](),
 	Annotations:  readOnly(),
 }
 
@@ -189,13 +185,16 @@ func (t *toolSet) myBookings(ctx context.Context, req *mcp.CallToolRequest, in M
 	switch status {
 	case "":
 		status = "upcoming"
-	case "upcoming", "past", "cancelled", "all":
+	case "upcoming", "past", "cancelled", "pending", "all", "waitlisted":
 	default:
-		return fail(invalidArg("status", "status must be upcoming, past, cancelled or all."))
+		return fail(invalidArg("status", "status must be upcoming, past, cancelled, pending, waitlisted or all."))
 	}
 	limit, offset, e := pageArgs(in.Limit, in.Offset)
 	if e != nil {
 		return fail(e)
+	}
+	if status == "waitlisted" {
+		return t.myWaitlist(ctx, c, limit, offset)
 	}
 	page, err := t.d.Domain.MyBookings(ctx, c.AccountID, status, limit, offset)
 	if err != nil {
@@ -223,10 +222,10 @@ type MyBookingOutput struct {
 
 var myBookingTool = &mcp.Tool{
 	Name:  GetMyBooking,
-	Title: "Get one of my bookings",
-	Description: `Fetch one of the person's bookings by booking_reference: status, business, service, staff, local times with the business's UTC offset, price, cancellation policy, and its current grant. Call it right before rescheduling or cancelling, to show the person the booking and to get the grant those tools require.
-Errors: booking_not_found (no booking of this person has that reference — it may be mistyped or belong to someone else; call search_my_bookings); invalid_argument (booking_reference empty); rate_limited (wait retry_after_sec).`,
-	OutputSchema: outputSchema[MyBookingOutput](),
+	Title: "Get one of the person's bookings",
+	Description: `Fetch one of the person's bookings by booking_reference: status, business, service, staff, times with the business's UTC offset, price, notes, cancellation policy and fee, and its current grant. Call it right before reschedule_my_booking or cancel_my_booking: to show the person what will change, and for the grant they require (a grant stops working after every change, so take the newest). To find a booking_reference, use search_my_bookings.
+Refusals: booking_not_found (no booking of this person has that reference: list them with search_my_bookings), invalid_argument (fix the field it names), rate_limited (wait retry_after_sec).`,
+	OutputSchema: listedOutput[MyBookingOutput](),
 	Annotations:  readOnly(),
 }
 
@@ -251,7 +250,7 @@ func (t *toolSet) myBooking(ctx context.Context, req *mcp.CallToolRequest, in My
 // MyBookingAvailabilityInput are the arguments of check_my_booking_availability.
 type MyBookingAvailabilityInput struct {
 	BookingReference   string `json:"booking_reference" jsonschema:"the booking to move, from search_my_bookings"`
-	LocalDate          string `json:"local_date" jsonschema:"the day to list, YYYY-MM-DD in the business's time zone"`
+	LocalDate          string `json:"local_date" jsonschema:"the day, in the business's time zone"`
 	WithStaffReference string `json:"with_staff_reference,omitempty" jsonschema:"optional: another staff member to move to; default the booking's own"`
 }
 
@@ -264,10 +263,11 @@ type MyBookingAvailabilityOutput struct {
 
 var myBookingAvailabilityTool = &mcp.Tool{
 	Name:  CheckMyBookingAvailability,
-	Title: "Check times to move one of my bookings to",
-	Description: `List the times one of the person's bookings could be moved to on local_date (YYYY-MM-DD in the business's time zone): same service, same staff member unless with_staff_reference names another. Instants are RFC 3339 with the business's UTC offset; pass a chosen starts_at unchanged to reschedule_my_booking as requested_starts_at.
-Errors: booking_not_found (not one of the person's bookings; call search_my_bookings), already_cancelled (a cancelled booking cannot move: create a new one), invalid_time (local_date is not YYYY-MM-DD), unknown_staff / staff_service_mismatch (choose a staff member from check_business_availability's catalog), too_soon / beyond_booking_horizon / in_the_past (pick another date), invalid_argument (field names the argument), rate_limited (wait retry_after_sec).`,
-	OutputSchema: outputSchema[MyBookingAvailabilityOutput](),
+	Title: "Check times one of the person's bookings can move to",
+	Description: `List the times one of the person's bookings can move to on local_date: same service, same staff member unless with_staff_reference names another, and the booking's own time counts as free. Use it before reschedule_my_booking (pass a chosen starts_at as requested_starts_at); for a new booking use check_business_availability instead. A listed time is not held.
+It refuses up front, with the code the move itself would meet, a booking that cannot move: already_cancelled (create a new booking instead), in_the_past (it has started: contact the business), payment_active (a payment or deposit hold: change it with the business), business_not_bookable (contact the business). What it lists, reschedule_my_booking accepts with the booking's current grant, unless someone takes the time first (slot_taken).
+Other refusals: booking_not_found (list with search_my_bookings), unknown_staff / staff_service_mismatch (use the catalog's staff), too_soon / beyond_booking_horizon (another date), invalid_time (local_date), invalid_argument, rate_limited.`,
+	OutputSchema: listedOutput[MyBookingAvailabilityOutput](),
 	Annotations:  readOnly(),
 }
 

@@ -60,6 +60,10 @@ type Deps struct {
 	// Mutations is the mutation protocol (*mutation.Service); the mutation
 	// tools are registered only when it is set.
 	Mutations Mutations
+	// Handoffs are its §16 operations (request_business_callback,
+	// join_my_waitlist), registered only when set; New sets it to
+	// Mutations when that implements them.
+	Handoffs Handoffs
 
 	// Uses records that a tool call used its link, at most once a minute
 	// per link from this process (nil: not recorded); Clock is its time
@@ -87,7 +91,7 @@ func RequiredScope(name string) (string, bool) {
 	switch name {
 	case SearchBookableBusiness, CheckBusinessAvailability, SearchMyBookings, GetMyBooking, CheckMyBookingAvailability:
 		return scope.BookingsRead, true
-	case CreateMyBooking, RescheduleMyBooking, CancelMyBooking:
+	case CreateMyBooking, RescheduleMyBooking, CancelMyBooking, RequestBusinessCallback, JoinMyWaitlist:
 		return scope.BookingsWrite, true
 	}
 	return "", false
@@ -111,11 +115,11 @@ func callerOf(ctx context.Context) (caller, bool) {
 // the golden transcripts), and no Problems list. Handlers answer
 // *problem.Error values; fail writes them as ToolError.
 type ToolError struct {
-	Code          string `json:"code" jsonschema:"machine-readable error code, e.g. invalid_argument, unknown_business, booking_not_found, rate_limited"`
-	Message       string `json:"message" jsonschema:"what went wrong and what to do next, written for the agent"`
-	Field         string `json:"field,omitempty" jsonschema:"the argument at fault, for invalid_argument and invalid_time"`
-	BookingURL    string `json:"booking_url,omitempty" jsonschema:"deposit_required: the business's web page where the person can finish booking"`
-	RetryAfterSec int    `json:"retry_after_sec,omitempty" jsonschema:"rate_limited: seconds to wait before calling again"`
+	Code          string `json:"code"`
+	Message       string `json:"message" jsonschema:"what to do next"`
+	Field         string `json:"field,omitempty" jsonschema:"the argument at fault"`
+	BookingURL    string `json:"booking_url,omitempty" jsonschema:"deposit_required: where the person finishes on the web"`
+	RetryAfterSec int    `json:"retry_after_sec,omitempty" jsonschema:"seconds to wait before the same call"`
 }
 
 // errorOut is the structured content of every failed result.
@@ -283,14 +287,18 @@ func Register(s *mcp.Server, d Deps) {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
+	if h, ok := d.Mutations.(Handoffs); ok && d.Handoffs == nil {
+		d.Handoffs = h
+	}
 	t := &toolSet{d: d, uses: newUseThrottle(d.Uses, d.Clock, d.Logger)}
-	r := registry{s: s, outputs: map[string]any{}}
+	r := registry{s: s, outputs: map[string]any{}, inputs: map[string]any{}}
 	addTool(r, searchBusinessTool, t.searchBusiness)
 	addTool(r, availabilityTool, t.availability)
 	addTool(r, myBookingsTool, t.myBookings)
 	addTool(r, myBookingTool, t.myBooking)
 	addTool(r, myBookingAvailabilityTool, t.myBookingAvailability)
 	registerMutations(r, t)
+	registerHandoffs(r, t)
 	s.AddReceivingMiddleware(r.listOutputSchemas)
 }
 
@@ -309,15 +317,22 @@ func Register(s *mcp.Server, d Deps) {
 // arguments exactly as before and marshals the result once — and the
 // schema is put back into the tools/list answer, which is byte for byte
 // what it was (the tools_list golden).
+//
+// Likewise each tool's input schema is listed with its constraints
+// (listedInput) while the SDK validates the arguments against the plain
+// inferred schema: the handlers enforce the listed constraints with the
+// product's own messages (schema.go says why).
 type registry struct {
 	s       *mcp.Server
 	outputs map[string]any // tool name → its declared output schema
+	inputs  map[string]any // tool name → its declared input schema
 }
 
 func addTool[In any](r registry, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) {
 	bare := *t
 	bare.OutputSchema = nil
 	r.outputs[t.Name] = t.OutputSchema
+	r.inputs[t.Name] = listedInput[In]()
 	mcp.AddTool(r.s, &bare, marshalled(h))
 }
 
@@ -351,7 +366,7 @@ func marshalled[In any](h mcp.ToolHandlerFor[In, any]) mcp.ToolHandlerFor[In, an
 }
 
 // listOutputSchemas puts every tool's output schema back into tools/list
-// answers (on copies: the SDK keeps the listed tools).
+// answers, and its listed input schema in, (on copies: the SDK keeps the listed tools).
 func (r registry) listOutputSchemas(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
@@ -365,6 +380,9 @@ func (r registry) listOutputSchemas(next mcp.MethodHandler) mcp.MethodHandler {
 			if sch, ok := r.outputs[t.Name]; ok && t.OutputSchema == nil {
 				c := *t
 				c.OutputSchema = sch
+				if in, ok := r.inputs[t.Name]; ok {
+					c.InputSchema = in
+				}
 				t = &c
 			}
 			out.Tools[i] = t
@@ -372,13 +390,6 @@ func (r registry) listOutputSchemas(next mcp.MethodHandler) mcp.MethodHandler {
 		return &out, nil
 	}
 }
-
-const serverInstructions = `Linkslot books appointments at local businesses for the person who connected this account.
-Find a business with search_bookable_business, list its services and staff with check_business_availability (business_reference only), then open times with check_business_availability (business_reference, service_reference, local_date).
-The person's own bookings: search_my_bookings, get_my_booking, check_my_booking_availability.
-Changes (create_my_booking, reschedule_my_booking, cancel_my_booking) take two calls: the first answers confirmation_required with a confirmed_summary to show the person; only after their explicit agreement, call again with the confirmation fields and an idempotency_key. Reschedule and cancel need the booking's current grant.
-All times are RFC 3339 instants with the business's UTC offset; local dates are YYYY-MM-DD in the business's time zone.
-Failed calls answer {"error": {"code", "message"}}; the message says what to do next.`
 
 // argumentErrors rewrites the SDK's own argument-validation failures
 // (a result with isError and no structured content whose text starts with
