@@ -40,7 +40,7 @@ func TestEveryRouteRefusesTheWrongMember(t *testing.T) {
 
 		path := func(rt businessui.Route) string {
 			r := strings.NewReplacer("{biz}", demo.MemberBusiness, "{ref}", b.Reference, "{id}", off.ID,
-				"{svc}", "svc-classic-haircut", "{account}", staffAcct.ID, "{$}", "")
+				"{svc}", "svc-classic-haircut", "{account}", staffAcct.ID, "{staff}", marcus.Reference, "{$}", "")
 			return r.Replace(rt.Pattern)
 		}
 		// Forms the owner's request succeeds with.
@@ -55,12 +55,17 @@ func TestEveryRouteRefusesTheWrongMember(t *testing.T) {
 			"/business/{biz}/services/{svc}": {"duration_minutes": {"30"}, "price": {"36.00"}, "buffer_before_minutes": {"0"}, "buffer_after_minutes": {"5"}},
 			"/business/{biz}/policies":       {"min_notice_minutes": {"60"}, "horizon_days": {"60"}, "cancellation_window_minutes": {"1440"}, "cancellation_fee": {"15"}, "agent_booking": {"on"}},
 			"/business/{biz}/members/invite": {"email": {"new-barber@example.com"}, "staff": {marcus.ID}},
+			// Marcus's calendar: connected (its first sync fails, nothing
+			// listens there), synced, disconnected; the reminders.
+			"/business/{biz}/calendars/{staff}":            {"kind": {"ics"}, "url": {"http://127.0.0.1:1/marcus.ics"}},
+			"/business/{biz}/calendars/{staff}/disconnect": {"confirm": {"yes"}},
+			"/business/{biz}/reminders":                    {"before": {"24h, 2h"}},
 		}
 		// staffMay are the routes the staff member may use (on their own
 		// calendar); the rest answer them 404.
 		staffMay := map[string]bool{"/business/{biz}": true, "/business/{biz}/day": true, "/business/{biz}/week": true,
 			"/business/{biz}/bookings": true, "/business/{biz}/time-off": true,
-			"/business/{biz}/callbacks": true, "/business/{biz}/callbacks/{ref}/done": true}
+			"/business/{biz}/callbacks": true, "/business/{biz}/callbacks/{ref}/done": true, "/business/{biz}/calendars": true}
 
 		anon := e.anonymous()
 		outsider := e.signIn(outsiderEmail)
