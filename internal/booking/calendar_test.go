@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/problem"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
 	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
@@ -118,4 +119,76 @@ func BenchmarkAvailabilityConnectedCalendar(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestBusyTimeAndHeldOfferRefuseBookings: the three things that block a
+// staff member's time — a booking that holds its slot, a slot held for a
+// waiting person and a connected calendar's busy time — come back from
+// one read, earliest first, and a booking over the busy time or over the
+// held offer is refused as over a booking (docs/calendars.md,
+// docs/design.md "The waitlist").
+func TestBusyTimeAndHeldOfferRefuseBookings(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		f := newFixture(t, s)
+		cat, err := s.LoadCatalog(ctx, "biz-fix")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bob store.Staff
+		for _, st := range cat.Staff {
+			if st.Reference == "stf-bob" {
+				bob = st
+			}
+		}
+		busyAt, offerAt := nyTime(t, "2026-06-03 10:00"), nyTime(t, "2026-06-03 14:00")
+		if err := s.PutStaffCalendar(ctx, store.StaffCalendar{StaffID: bob.ID, BusinessID: cat.Business.ID, Kind: store.CalendarICS,
+			URL: "https://cal.example/bob.ics", UpdatedAt: fixtureNow}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ApplyCalendarSync(ctx, store.CalendarSync{StaffID: bob.ID, At: fixtureNow, Replace: true,
+			WindowStart: fixtureNow, WindowEnd: fixtureNow.AddDate(1, 0, 0),
+			Busy: []store.CalendarBusy{{Href: "dentist.ics", StartsAt: busyAt, EndsAt: busyAt.Add(time.Hour)}}}); err != nil {
+			t.Fatal(err)
+		}
+		entry := store.WaitlistEntry{ID: "wle-1", Reference: "WL-1", AccountID: "acc_9", BusinessID: cat.Business.ID,
+			ServiceID: cat.Services[0].ID, FromDate: "2026-06-03", ToDate: "2026-06-03", EarliestMin: 0, LatestMin: 1440,
+			Status: store.WaitlistWaiting, CreatedAt: fixtureNow, UpdatedAt: fixtureNow}
+		if err := s.InsertWaitlistEntry(ctx, entry); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.HoldSlot(ctx, store.WaitlistOffer{ID: "wlo-1", Reference: "OF-1", EntryID: entry.ID, AccountID: "acc_9",
+			BusinessID: cat.Business.ID, ServiceID: cat.Services[0].ID, StaffID: bob.ID, StartsAt: offerAt, EndsAt: offerAt.Add(30 * time.Minute),
+			BlockStart: offerAt, BlockEnd: offerAt.Add(45 * time.Minute), HeldUntil: fixtureNow.Add(30 * time.Minute), CreatedAt: fixtureNow}); err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []time.Time{busyAt, busyAt.Add(30 * time.Minute), offerAt} {
+			if _, err := f.create(ctx, CreateRequest{AccountID: "acc_1", BusinessRef: "biz-fix", ServiceRef: "svc-cut", StaffRef: "stf-bob", StartsAt: at}); code(err) != problem.CodeSlotTaken {
+				t.Fatalf("a booking at %s over a busy time or a held offer: %v, want slot_taken", at, err)
+			}
+		}
+		if _, err := f.create(ctx, CreateRequest{AccountID: "acc_1", BusinessRef: "biz-fix", ServiceRef: "svc-cut", StaffRef: "stf-bob",
+			StartsAt: nyTime(t, "2026-06-03 12:00")}); err != nil {
+			t.Fatal(err)
+		}
+		day := nyTime(t, "2026-06-03 00:00")
+		got, err := s.ListStaffBookings(ctx, []string{bob.ID}, day, day.Add(24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, b := range got {
+			ids = append(ids, b.ID)
+		}
+		if len(got) != 3 || got[0].ID != store.CalendarBusyID || got[2].ID != "wlo-1" || !got[0].BlockStart.Equal(busyAt) || !got[2].BlockStart.Equal(offerAt) {
+			t.Fatalf("staff bookings: %v", ids)
+		}
+		d, err := s.StaffDay(ctx, "biz-fix", []string{bob.ID}, day, day.Add(24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Busy) != 3 || d.Busy[0].BookingID != store.CalendarBusyID || d.Busy[1].BookingID != got[1].ID || d.Busy[2].BookingID != "wlo-1" {
+			t.Fatalf("staff day: %+v", d.Busy)
+		}
+	})
 }
