@@ -86,7 +86,7 @@ func TestStaffBookingsAtScaleSQLite(t *testing.T) {
 	ctx := context.Background()
 	s := openSchemaAt(t, "sqlite", 8)
 	// The engine's reads also see held waitlist offers (migration 00026)
-	// and calendar busy times (00025), and list bookings' respond_by
+	// and calendar busy times (00027), and list bookings' respond_by
 	// (00022), which this schema predates: give it those tables, empty,
 	// and that column for the reads before the upgrade, and drop them
 	// before upgrading.
