@@ -63,8 +63,18 @@ func Wire(ctx context.Context, d Deps, w Wiring) (http.Handler, *consentui.UI, e
 		d.UI, d.Pages, d.Approvals = ui, ui, svc.Identity.Approvals()
 		// The business console (docs/reference.md §16), over the same
 		// sessions and the process's one mutation service.
+		// Its Calendars page calls the admin service over this process's
+		// calendar service (docs/calendars.md).
+		var cals businessui.Calendars
+		if svc.Notifications.Calendars != nil {
+			adm, err := svc.AdminService(d.Config, d.Store, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			cals = adm
+		}
 		console, err := businessui.New(businessui.Config{Service: svc.Business, Actions: businessui.MutationActions{Mutations: svc.Mutations},
-			Callbacks: svc.Callbacks, UI: ui, Logger: d.Logger, Clock: d.Clock})
+			Callbacks: svc.Callbacks, Calendars: cals, UI: ui, Logger: d.Logger, Clock: d.Clock})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -93,6 +103,9 @@ func Wire(ctx context.Context, d Deps, w Wiring) (http.Handler, *consentui.UI, e
 		return nil, nil, err
 	}
 	go svc.Notifications.Worker.Run(ctx)
+	if c := svc.Notifications.Calendars; c != nil {
+		go c.Run(ctx) // connected calendars, synced every 10 minutes (docs/calendars.md)
+	}
 	if d.Leases != nil {
 		x, err := mutation.NewExpirer(mutation.Expirer{Service: svc.Mutations, Leases: d.Leases, Clock: d.Clock, Logger: d.Logger})
 		if err != nil {

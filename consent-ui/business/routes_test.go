@@ -41,7 +41,7 @@ func TestEveryRouteRefusesTheWrongMember(t *testing.T) {
 
 		path := func(rt businessui.Route) string {
 			r := strings.NewReplacer("{biz}", demo.MemberBusiness, "{ref}", b.Reference, "{id}", off.ID,
-				"{svc}", "svc-classic-haircut", "{account}", staffAcct.ID, "{n}", "1", "{$}", "")
+				"{svc}", "svc-classic-haircut", "{account}", staffAcct.ID, "{n}", "1", "{staff}", marcus.Reference, "{$}", "")
 			return r.Replace(rt.Pattern)
 		}
 		// Forms the owner's request succeeds with.
@@ -58,6 +58,11 @@ func TestEveryRouteRefusesTheWrongMember(t *testing.T) {
 			"/business/{biz}/members/invite":  {"email": {"new-barber@example.com"}, "staff": {marcus.ID}},
 			"/business/{biz}/credentials":     {"kind": {"insurance"}, "name": {"Public liability insurance"}, "issuer": {"Aviva"}},
 			"/business/{biz}/credentials/{n}": {"kind": {"license"}, "name": {"Barber's license"}, "valid_until": {"2027-06-30"}},
+			// Marcus's calendar: connected (its first sync fails, nothing
+			// listens there), synced, disconnected; the reminders.
+			"/business/{biz}/calendars/{staff}":            {"kind": {"ics"}, "url": {"http://127.0.0.1:1/marcus.ics"}},
+			"/business/{biz}/calendars/{staff}/disconnect": {"confirm": {"yes"}},
+			"/business/{biz}/reminders":                    {"before": {"24h, 2h"}},
 		}
 		// The credentials' forms carry the version of the list they showed.
 		formOf := func(pattern string) url.Values {
@@ -78,7 +83,7 @@ func TestEveryRouteRefusesTheWrongMember(t *testing.T) {
 		// calendar); the rest answer them 404.
 		staffMay := map[string]bool{"/business/{biz}": true, "/business/{biz}/day": true, "/business/{biz}/week": true,
 			"/business/{biz}/bookings": true, "/business/{biz}/time-off": true,
-			"/business/{biz}/callbacks": true, "/business/{biz}/callbacks/{ref}/done": true}
+			"/business/{biz}/callbacks": true, "/business/{biz}/callbacks/{ref}/done": true, "/business/{biz}/calendars": true}
 
 		anon := e.anonymous()
 		outsider := e.signIn(outsiderEmail)

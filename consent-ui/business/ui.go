@@ -42,12 +42,14 @@ type Handler struct {
 	svc     *business.Service
 	actions Actions
 	inbox   *callbacks.Inbox
-	ui      consent.UI
-	log     *slog.Logger
-	clock   store.Clock
-	pages   map[string]*template.Template
-	mux     *http.ServeMux
-	static  http.Handler
+	// calendars: nil without a calendar service (no secret key).
+	calendars Calendars
+	ui        consent.UI
+	log       *slog.Logger
+	clock     store.Clock
+	pages     map[string]*template.Template
+	mux       *http.ServeMux
+	static    http.Handler
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -60,6 +62,10 @@ type Config struct {
 	// Callbacks is the inbox of callback requests (nil: the Callbacks
 	// page says there is none).
 	Callbacks *callbacks.Inbox
+	// Calendars are the staff members' connected calendars and the
+	// business's reminders (admin.Service; nil: the Calendars page says
+	// they need a secret key).
+	Calendars Calendars
 	// UI supplies the signed-in account, CSRF tokens, sign-in redirects
 	// and error pages (consentui.UI does).
 	UI     consent.UI
@@ -83,7 +89,7 @@ func New(c Config) (*Handler, error) {
 		return nil, err
 	}
 	static, _ := fs.Sub(staticFS, "static")
-	h := &Handler{svc: c.Service, actions: c.Actions, inbox: c.Callbacks, ui: c.UI, log: c.Logger, clock: c.Clock, pages: pages, mux: http.NewServeMux(),
+	h := &Handler{svc: c.Service, actions: c.Actions, inbox: c.Callbacks, calendars: c.Calendars, ui: c.UI, log: c.Logger, clock: c.Clock, pages: pages, mux: http.NewServeMux(),
 		static: http.StripPrefix("/business/static/", http.FileServerFS(static))}
 	for _, rt := range Routes {
 		h.mux.HandleFunc(rt.Method+" "+rt.Pattern, h.handlerOf(rt))
@@ -118,6 +124,11 @@ var Routes = []Route{
 	{Method: "POST", Pattern: "/business/{biz}/time-off/{id}/remove", name: "time-off-remove"},
 	{Method: "GET", Pattern: "/business/{biz}/callbacks", name: "callbacks"},
 	{Method: "POST", Pattern: "/business/{biz}/callbacks/{ref}/done", name: "callback-done"},
+	{Method: "GET", Pattern: "/business/{biz}/calendars", name: "calendars"},
+	{Method: "POST", Pattern: "/business/{biz}/calendars/{staff}", name: "calendar-post"},
+	{Method: "POST", Pattern: "/business/{biz}/calendars/{staff}/sync", name: "calendar-sync"},
+	{Method: "POST", Pattern: "/business/{biz}/calendars/{staff}/disconnect", name: "calendar-disconnect"},
+	{Method: "POST", Pattern: "/business/{biz}/reminders", Owner: true, name: "reminders-post"},
 	{Method: "GET", Pattern: "/business/{biz}/settings", Owner: true, name: "settings"},
 	{Method: "POST", Pattern: "/business/{biz}/hours", Owner: true, name: "hours-post"},
 	{Method: "POST", Pattern: "/business/{biz}/services/{svc}", Owner: true, name: "service-post"},
@@ -131,7 +142,7 @@ var Routes = []Route{
 	{Method: "POST", Pattern: "/business/{biz}/members/{account}/remove", Owner: true, name: "member-remove"},
 }
 
-var pageNames = []string{"home", "join", "day", "week", "bookings", "booking", "time_off", "settings", "credentials", "members", "orphans", "callbacks"}
+var pageNames = []string{"home", "join", "day", "week", "bookings", "booking", "time_off", "settings", "credentials", "members", "orphans", "callbacks", "calendars"}
 
 func parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{"path": url.PathEscape, "money": money, "label": stateLabel, "lower": strings.ToLower, "amount": amount, "kind": kindLabel}
@@ -286,6 +297,16 @@ func (h *Handler) route(name string) pageFunc {
 		return h.getCallbacks
 	case "callback-done":
 		return h.postCallbackDone
+	case "calendars":
+		return h.getCalendars
+	case "calendar-post":
+		return h.postCalendar
+	case "calendar-sync":
+		return h.postCalendarSync
+	case "calendar-disconnect":
+		return h.postCalendarDisconnect
+	case "reminders-post":
+		return h.postReminders
 	case "settings":
 		return h.getSettings
 	case "hours-post":
@@ -361,24 +382,31 @@ func redirect(w http.ResponseWriter, r *http.Request, to, done string) {
 
 // notices are fixed texts chosen by a query parameter after a redirect.
 var notices = map[string]string{
-	"time-off":           "The time off is blocked: no new booking can take it.",
-	"time-off-removed":   "The time off was removed: its time can be booked again.",
-	"callback-done":      "The request is marked done. The person is told by e-mail.",
-	"callback-gone":      "That request was already done, or is not this business's; nothing changed.",
-	"hours":              "The opening hours were saved. The next availability answer uses them.",
-	"service":            "The service was saved. Booked appointments keep their times.",
-	"policies":           "The booking rules were saved.",
-	"credential-added":   "The credential was added. Agents see it, marked as reported by the business, with today's date.",
-	"credential-saved":   "The credential was saved. Agents see it, marked as reported by the business.",
-	"credential-removed": "The credential was removed. Agents no longer see it.",
-	"invited":            "The invitation was e-mailed. It works once, for 7 days.",
-	"member-removed":     "The staff member no longer has access to this console.",
-	"joined":             "You joined the business. Its console is below.",
-	"confirm":            "The booking is confirmed. The person is told.",
-	"decline":            "The booking was declined. The person is told.",
-	"complete":           "The booking is marked completed.",
-	"no_show":            "The booking is marked as a no-show.",
-	"cancel":             "The booking was cancelled. The person is told.",
+	"time-off":             "The time off is blocked: no new booking can take it.",
+	"time-off-removed":     "The time off was removed: its time can be booked again.",
+	"callback-done":        "The request is marked done. The person is told by e-mail.",
+	"callback-gone":        "That request was already done, or is not this business's; nothing changed.",
+	"hours":                "The opening hours were saved. The next availability answer uses them.",
+	"calendar-synced":      "The calendar was synced. Availability uses its busy times now.",
+	"calendar-sync-failed": "The sync failed: see the calendar's last error below.",
+	"calendar-set":         "The calendar was saved and synced. Availability uses its busy times now.",
+	"calendar-set-failed":  "The calendar was saved, but its first sync failed: see its last error below.",
+	"calendar-removed":     "The calendar was disconnected: its busy times no longer block availability.",
+	"calendar-gone":        "That calendar was already disconnected; nothing changed.",
+	"reminders":            "The reminders were saved. Bookings changed from now on get them.",
+	"service":              "The service was saved. Booked appointments keep their times.",
+	"policies":             "The booking rules were saved.",
+	"credential-added":     "The credential was added. Agents see it, marked as reported by the business, with today's date.",
+	"credential-saved":     "The credential was saved. Agents see it, marked as reported by the business.",
+	"credential-removed":   "The credential was removed. Agents no longer see it.",
+	"invited":              "The invitation was e-mailed. It works once, for 7 days.",
+	"member-removed":       "The staff member no longer has access to this console.",
+	"joined":               "You joined the business. Its console is below.",
+	"confirm":              "The booking is confirmed. The person is told.",
+	"decline":              "The booking was declined. The person is told.",
+	"complete":             "The booking is marked completed.",
+	"no_show":              "The booking is marked as a no-show.",
+	"cancel":               "The booking was cancelled. The person is told.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("done")] }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/calendar"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/clientaddr"
 	"github.com/linkslot/linkslot/internal/feed"
@@ -45,6 +46,9 @@ type Store interface {
 	ListWebhookEndpoints(ctx context.Context, businessID string) ([]store.WebhookEndpoint, error)
 	ListMessages(ctx context.Context, f store.OutboxFilter) ([]store.OutboxMessage, error)
 	ListAttempts(ctx context.Context, messageIDs ...string) ([]store.DeliveryAttempt, error)
+	// Connected calendars and reminders (docs/calendars.md).
+	GetStaffCalendar(ctx context.Context, staffID string) (store.StaffCalendar, error)
+	ReminderOffsets(ctx context.Context, businessID string) ([]time.Duration, error)
 	InTx(ctx context.Context, fn func(store.Store) error) error
 }
 
@@ -77,6 +81,9 @@ type Tx interface {
 	DeleteWebhookEndpoint(ctx context.Context, id string) error
 	GetMessage(ctx context.Context, id string) (store.OutboxMessage, error)
 	ReplayMessage(ctx context.Context, id string, now time.Time) (store.OutboxMessage, error)
+	PutStaffCalendar(ctx context.Context, c store.StaffCalendar) error
+	DeleteStaffCalendar(ctx context.Context, staffID string) error
+	SetReminderOffsets(ctx context.Context, businessID string, offsets []time.Duration, now time.Time) error
 }
 
 var (
@@ -103,6 +110,8 @@ type Config struct {
 	Development bool
 	// Feeds makes the calendar feeds of businesses and staff (nil: refused).
 	Feeds *feed.Feeds
+	// Calendars connects and syncs staff calendars (nil: refused).
+	Calendars *calendar.Service
 }
 
 // Service performs administrative operations, each audited in the same
@@ -115,6 +124,7 @@ type Service struct {
 	sealer      *webhook.Sealer
 	development bool
 	feeds       *feed.Feeds
+	calendars   *calendar.Service
 }
 
 // New returns a Service.
@@ -129,7 +139,7 @@ func New(cfg Config) (*Service, error) {
 		cfg.Documents = cimd.NewResolver(nil, cimd.Options{})
 	}
 	return &Service{store: cfg.Store, clock: cfg.Clock, docs: cfg.Documents, secret: cfg.SecretKey, sealer: cfg.Webhooks,
-		development: cfg.Development, feeds: cfg.Feeds}, nil
+		development: cfg.Development, feeds: cfg.Feeds, calendars: cfg.Calendars}, nil
 }
 
 func (s *Service) now() time.Time { return store.UTC(s.clock()) }

@@ -3,10 +3,12 @@ package app
 import (
 	"context"
 	"log/slog"
+	"net/url"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/calendar"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/config"
 	"github.com/linkslot/linkslot/internal/feed"
@@ -25,6 +27,10 @@ type Notifications struct {
 	Notifier *notify.Notifier
 	Worker   *outbox.Worker
 	Sealer   *webhook.Sealer // nil without a secret key
+	// Calendars syncs connected calendars and writes bookings into them
+	// (docs/calendars.md); nil without a secret key, which seals their
+	// passwords. The authorization server runs its sync loop.
+	Calendars *calendar.Service
 }
 
 // NotificationOptions override parts of the configured wiring (tests).
@@ -50,6 +56,8 @@ func AdminService(cfg config.Config, s store.Store, docs *cimd.Resolver) (*admin
 		if c.Feeds, err = feed.New(s, cfg.SecretKey, cfg.Issuer, nil); err != nil {
 			return nil, err
 		}
+		c.Calendars = &calendar.Service{Store: s, Sealer: calendar.NewSealer(cfg.SecretKey), Host: issuerHost(cfg.Issuer),
+			Development: !cfg.Production}
 	}
 	return admin.New(c)
 }
@@ -74,8 +82,10 @@ func NewNotifications(cfg config.Config, s store.Store, o NotificationOptions) (
 	// A process with e-mail off takes no e-mail messages: its sender would
 	// discard them as sent, and another process (with a real sender) may
 	// have queued them.
+	// Reminders are checked against the booking at delivery
+	// (notify.CheckReminders): a cancelled or moved booking's are not sent.
 	if _, off := sender.(mail.Off); !off {
-		channels[store.ChannelEmail] = notify.MailDeliverer(sender)
+		channels[store.ChannelEmail] = notify.CheckReminders(s, notify.MailDeliverer(sender))
 	}
 	if len(cfg.SecretKey) >= 32 {
 		if out.Sealer, err = webhook.NewSealer(cfg.SecretKey); err != nil {
@@ -89,7 +99,10 @@ func NewNotifications(cfg config.Config, s store.Store, o NotificationOptions) (
 		if d.Clock == nil {
 			d.Clock = o.Clock
 		}
-		channels[store.ChannelWebhook] = d
+		channels[store.ChannelWebhook] = notify.CheckReminders(s, d)
+		out.Calendars = &calendar.Service{Store: s, Sealer: calendar.NewSealer(cfg.SecretKey), Host: n.Host(),
+			Development: !cfg.Production, Clock: o.Clock, Logger: o.Logger}
+		channels[store.ChannelCalendar] = out.Calendars.Deliverer()
 	} else {
 		channels[store.ChannelWebhook] = notify.Unavailable("this process has no secret key to sign webhooks with")
 	}
@@ -122,4 +135,14 @@ func (a accountMailer) QueueMail(ctx context.Context, tx identity.MailTx, m iden
 		return identity.ErrMailUnavailable
 	}
 	return nil
+}
+
+// issuerHost is the issuer's host name: the UIDs of Linkslot's own calendar
+// events end with it (notify.Notifier.Host).
+func issuerHost(issuer string) string {
+	u, err := url.Parse(issuer)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }

@@ -42,10 +42,15 @@ type Event struct {
 	Start, End  time.Time
 	Zone        *time.Location // the business's zone (its name is the TZID)
 	Cancelled   bool
-	Tentative   bool // a pending booking, waiting for the business: STATUS:TENTATIVE
-	Organizer   Person
-	Attendees   []Person
-	Stamp       time.Time // when this version of the object was made (DTSTAMP)
+	// Tentative marks a booking the business has yet to confirm
+	// (STATUS:TENTATIVE).
+	Tentative bool
+	// Alarms are the reminders before the start, one VALARM each
+	// (docs/calendars.md, "Reminders").
+	Alarms    []time.Duration
+	Organizer Person
+	Attendees []Person
+	Stamp     time.Time // when this version of the object was made (DTSTAMP)
 }
 
 // Methods of an invitation (RFC 5546).
@@ -66,6 +71,17 @@ func Invitation(method string, e Event) (string, error) {
 	cal := ics.NewCalendarFor("Linkslot")
 	cal.SetProductId(prodID)
 	cal.SetMethod(ics.Method(method))
+	if err := addEvents(cal, []Event{e}); err != nil {
+		return "", err
+	}
+	return cal.Serialize(ics.WithNewLineWindows), nil
+}
+
+// Object renders a one-event calendar object without a method, as stored
+// in a CalDAV collection (RFC 4791 §4.1).
+func Object(e Event) (string, error) {
+	cal := ics.NewCalendarFor("Linkslot")
+	cal.SetProductId(prodID)
 	if err := addEvents(cal, []Event{e}); err != nil {
 		return "", err
 	}
@@ -142,11 +158,29 @@ func addEvents(cal *ics.Calendar, events []Event) error {
 			}
 			ev.AddAttendee("mailto:"+address(a.Email), params...)
 		}
+		if !e.Cancelled {
+			for _, d := range e.Alarms {
+				al := ev.AddAlarm()
+				al.SetAction(ics.ActionDisplay)
+				al.SetTrigger(Trigger(d))
+				al.SetProperty(ics.ComponentPropertyDescription, oneLine("Reminder: "+e.Summary))
+			}
+		}
 	}
 	return nil
 }
 
 const localFormat = "20060102T150405"
+
+// Trigger is a VALARM's TRIGGER d before the start: -PT24H, -PT2H,
+// -PT90M.
+func Trigger(d time.Duration) string {
+	m := int(d / time.Minute)
+	if m%60 == 0 {
+		return fmt.Sprintf("-PT%dH", m/60)
+	}
+	return fmt.Sprintf("-PT%dM", m)
+}
 
 // Text is s as an RFC 5545 TEXT value may hold it (docs/reference.md
 // §11): textout.Lines (line breaks as one LF, which golang-ical writes as

@@ -125,6 +125,8 @@ func (e *bizEnv) status(t *testing.T, ref string) store.Booking {
 }
 
 // topics lists the outbox topics queued for a booking, by channel.
+// Reminders, due before the appointment, are left apart (internal/notify's
+// reminder tests; docs/calendars.md "Reminders").
 func (e *bizEnv) topics(t *testing.T, bookingID, channel string) []string {
 	t.Helper()
 	ms, err := e.st.ListMessages(ctx, store.OutboxFilter{})
@@ -133,7 +135,7 @@ func (e *bizEnv) topics(t *testing.T, bookingID, channel string) []string {
 	}
 	var out []string
 	for _, m := range ms {
-		if m.BookingID == bookingID && m.Channel == channel {
+		if m.BookingID == bookingID && m.Channel == channel && m.Topic != notify.EventReminder {
 			out = append(out, m.Topic)
 		}
 	}
@@ -175,8 +177,17 @@ func TestPendingAndBusinessActions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		reminded := 0
 		for _, m := range ms {
-			if m.BookingID != bk.ID || m.Channel != store.ChannelWebhook {
+			if m.BookingID == bk.ID && m.Topic == notify.EventReminder && m.Channel == store.ChannelEmail {
+				// A pending booking's reminders say it awaits the
+				// business's confirmation (docs/calendars.md "Reminders").
+				reminded++
+				if !strings.Contains(string(m.Payload), "Reminder (awaiting confirmation)") || !strings.Contains(string(m.Payload), "has not confirmed it yet") {
+					t.Fatalf("pending reminder: %s", m.Payload)
+				}
+			}
+			if m.BookingID != bk.ID || m.Channel != store.ChannelWebhook || m.Topic == notify.EventReminder {
 				continue
 			}
 			var ev notify.WebhookEvent
@@ -184,6 +195,9 @@ func TestPendingAndBusinessActions(t *testing.T) {
 				ev.Data.Booking.RespondBy == nil || !ev.Data.Booking.RespondBy.Equal(wantBy) || ev.Data.Customer.Email != "ann@example.com" {
 				t.Fatalf("pending webhook payload: %s (%v)", m.Payload, err)
 			}
+		}
+		if reminded == 0 {
+			t.Fatalf("a pending booking got no reminder")
 		}
 		// The slot is held: an overlapping create for the same staff member
 		// is refused, and availability does not offer it.

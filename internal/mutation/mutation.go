@@ -221,6 +221,8 @@ type NotifyTx interface {
 	GetAccount(ctx context.Context, id string) (store.Account, error)
 	GetBusiness(ctx context.Context, reference string) (store.Business, error)
 	ListWebhookEndpoints(ctx context.Context, businessID string) ([]store.WebhookEndpoint, error)
+	ReminderOffsets(ctx context.Context, businessID string) ([]time.Duration, error)
+	GetStaffCalendar(ctx context.Context, staffID string) (store.StaffCalendar, error)
 }
 
 // Tx is everything a mutation reaches in its one transaction: the Keeper's

@@ -37,7 +37,7 @@ func TestLettersOfHostileCatalogText(t *testing.T) {
 	if !strings.Contains(l.business.text, "\nCustomer: Pat X-Injected: yes <pat@example.com>\n") {
 		t.Fatalf("the customer is not on one line:\n%.300s", l.business.text)
 	}
-	cal, _, err := n.invitation(c, v, "pat@example.com", start.Add(-time.Hour))
+	cal, _, err := n.invitation(c, v, "pat@example.com", start.Add(-time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

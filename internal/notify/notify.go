@@ -67,7 +67,7 @@ const (
 
 // Events lists every event type, the default of a webhook endpoint.
 var Events = []string{EventCreated, EventRescheduled, EventCancelled, EventPending, EventConfirmed, EventDeclined,
-	EventCompleted, EventNoShow, EventCallbackRequested, EventWaitlistOffered}
+	EventCompleted, EventNoShow, EventCallbackRequested, EventWaitlistOffered, EventReminder}
 
 // EventFor maps a booking engine action (create, reschedule, cancel) to its
 // event type.
@@ -130,6 +130,10 @@ type Tx interface {
 	GetAccount(ctx context.Context, id string) (store.Account, error)
 	GetBusiness(ctx context.Context, reference string) (store.Business, error)
 	ListWebhookEndpoints(ctx context.Context, businessID string) ([]store.WebhookEndpoint, error)
+	// The business's reminders and the staff member's connected calendar
+	// (docs/calendars.md).
+	ReminderOffsets(ctx context.Context, businessID string) ([]time.Duration, error)
+	GetStaffCalendar(ctx context.Context, staffID string) (store.StaffCalendar, error)
 }
 
 // Options configure a Notifier.
@@ -253,6 +257,20 @@ func (n *Notifier) BookingChanged(ctx context.Context, tx Tx, c Change) (Notifie
 	out := Notified{Person: Off, Business: None}
 	now := n.clock()
 	view := booking.ViewFromFacts(c.Facts, c.Booking)
+	offsets, err := tx.ReminderOffsets(ctx, biz.ID)
+	if err != nil {
+		return Notified{}, fmt.Errorf("notify: reminders: %w", err)
+	}
+	// The staff member's CalDAV calendar gets the booking as it is when
+	// the message is delivered (internal/calendar).
+	switch cal, err := tx.GetStaffCalendar(ctx, c.Booking.StaffID); {
+	case err == nil && cal.Kind == store.CalendarCalDAV:
+		if err := tx.EnqueueMessages(ctx, CalendarMessage(c.Booking, now)); err != nil {
+			return Notified{}, err
+		}
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return Notified{}, fmt.Errorf("notify: calendar: %w", err)
+	}
 	// An erased account's bookings name "Deleted account" and have no
 	// address to write to.
 	customerName, customerEmail := store.CustomerOf(acct)
@@ -261,7 +279,7 @@ func (n *Notifier) BookingChanged(ctx context.Context, tx Tx, c Change) (Notifie
 	}
 	if !n.mailOff && mailsPerson(c.Facts.Action) {
 		letters := n.letters(c, view, store.AccountLabel(acct))
-		inv, method, err := n.invitation(c, view, customerEmail, now)
+		inv, method, err := n.invitation(c, view, customerEmail, now, offsets)
 		if err != nil {
 			return Notified{}, err
 		}
@@ -303,7 +321,19 @@ func (n *Notifier) BookingChanged(ctx context.Context, tx Tx, c Change) (Notifie
 		return Notified{}, err
 	}
 	out.Webhooks = len(hooks)
+	if err := n.reminders(ctx, tx, c, view, biz, offsets, eps, customerName, customerEmail, now); err != nil {
+		return Notified{}, err
+	}
 	return out, nil
+}
+
+// CalendarMessage is the outbox message that writes a booking's change into
+// its staff member's CalDAV calendar (store.ChannelCalendar). Its id is
+// fixed by the booking and version, so a change queued twice is one
+// message; its delivery writes the booking as it is then.
+func CalendarMessage(b store.Booking, now time.Time) store.OutboxMessage {
+	return store.OutboxMessage{ID: fmt.Sprintf("cal_%d_%s", b.Version, b.ID), Channel: store.ChannelCalendar,
+		Topic: "calendar.write", BusinessID: b.BusinessID, BookingID: b.ID, Payload: []byte("{}"), CreatedAt: now}
 }
 
 // WebhookEvent is the JSON body of a webhook delivery.
@@ -329,11 +359,12 @@ type Customer struct {
 
 // invitation renders the change's calendar object: REQUEST for a booking
 // that stands, CANCEL for a cancelled one.
-func (n *Notifier) invitation(c Change, v booking.BookingView, email string, now time.Time) (string, string, error) {
+func (n *Notifier) invitation(c Change, v booking.BookingView, email string, now time.Time, alarms []time.Duration) (string, string, error) {
 	ev, err := n.CalendarEvent(v, c.Facts.BusinessAddress, email, now)
 	if err != nil {
 		return "", "", err
 	}
+	ev.Alarms = alarms // the same times as the reminders
 	method := ical.MethodRequest
 	if ev.Cancelled {
 		method = ical.MethodCancel

@@ -306,14 +306,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "linkslot_outbox_deliveries_total",
-			Help: "Outbox delivery attempts by this process, by channel (email, webhook) and outcome (delivered, retried, failed).",
+			Help: "Outbox delivery attempts by this process, by channel (email, webhook, calendar) and outcome (delivered, retried, failed).",
 		}, []string{"channel", "outcome"}),
 		messages: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "linkslot_outbox_messages",
 			Help: "Outbox messages in the database not delivered, by channel and status (queued: still to be sent; failed: given up on); refreshed every 15 s.",
 		}, []string{"channel", "status"}),
 	}
-	for _, c := range []string{store.ChannelEmail, store.ChannelWebhook} {
+	for _, c := range []string{store.ChannelEmail, store.ChannelWebhook, store.ChannelCalendar} {
 		for _, o := range []string{"delivered", "retried", "failed"} {
 			m.attempts.WithLabelValues(c, o)
 		}
@@ -347,7 +347,7 @@ func (m *Metrics) observe(channel, outcome string) {
 	if m == nil {
 		return
 	}
-	if channel != store.ChannelEmail && channel != store.ChannelWebhook {
+	if channel != store.ChannelEmail && channel != store.ChannelWebhook && channel != store.ChannelCalendar {
 		channel = "other"
 	}
 	m.attempts.WithLabelValues(channel, outcome).Inc()
@@ -358,7 +358,7 @@ func (m *Metrics) refresh(ctx context.Context, s store.Outbox) {
 	if err != nil {
 		return
 	}
-	for _, c := range []string{store.ChannelEmail, store.ChannelWebhook} {
+	for _, c := range []string{store.ChannelEmail, store.ChannelWebhook, store.ChannelCalendar} {
 		for _, st := range []string{store.OutboxQueued, store.OutboxFailed} {
 			m.messages.WithLabelValues(c, st).Set(0)
 		}

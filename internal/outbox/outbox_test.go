@@ -108,13 +108,15 @@ func TestFailsAfter24Hours(t *testing.T) {
 			t.Errorf("metrics failed %v retried %v delivered %v (attempts %d)", c("failed"), c("retried"), c("delivered"), attempts)
 		}
 		w.Metrics.Refresh(ctx, s)
-		if n, err := testutil.GatherAndCount(reg, "linkslot_outbox_messages"); err != nil || n != 4 {
+		if n, err := testutil.GatherAndCount(reg, "linkslot_outbox_messages"); err != nil || n != 6 {
 			t.Errorf("message gauges: %d, %v", n, err)
 		}
-		// The four gauges exist from the start; Refresh sets them from the
+		// The six gauges (three channels) exist from the start; Refresh sets them from the
 		// database: the one message is delivered, so nothing is owed.
 		want := `# HELP linkslot_outbox_messages Outbox messages in the database not delivered, by channel and status (queued: still to be sent; failed: given up on); refreshed every 15 s.
 # TYPE linkslot_outbox_messages gauge
+linkslot_outbox_messages{channel="calendar",status="failed"} 0
+linkslot_outbox_messages{channel="calendar",status="queued"} 0
 linkslot_outbox_messages{channel="email",status="failed"} 0
 linkslot_outbox_messages{channel="email",status="queued"} 0
 linkslot_outbox_messages{channel="webhook",status="failed"} 0

@@ -28,6 +28,7 @@ type Store interface {
 	Outbox
 	Webhooks
 	Feeds
+	Calendars
 	Callbacks
 	Waitlist
 	Members

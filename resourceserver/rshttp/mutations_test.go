@@ -152,7 +152,13 @@ func (e *env) newLink(account store.Account, clientID string) store.Link {
 func (e *env) count(table string) int64 {
 	e.t.Helper()
 	var n int64
-	if err := e.store.DB().Table(table).Count(&n).Error; err != nil {
+	q := e.store.DB().Table(table)
+	if table == "outbox_messages" {
+		// Reminders, due before the appointment, are counted apart
+		// (internal/notify's reminder tests).
+		q = q.Where("topic <> ?", "booking.reminder")
+	}
+	if err := q.Count(&n).Error; err != nil {
 		e.t.Fatal(err)
 	}
 	return n

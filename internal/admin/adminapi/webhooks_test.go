@@ -117,7 +117,7 @@ func TestAPIWebhooks(t *testing.T) {
 		// Update the URL and the events (empty: all of them).
 		code, m, raw = e.do("PATCH", "/admin/api/webhooks/"+id, "application/json", `{"url":"https://hooks.example/v2","events":[]}`, tok)
 		if wh, _ := m["webhook"].(map[string]any); code != 200 || wh["url"] != "https://hooks.example/v2" ||
-			join(wh["events"]) != "booking.cancelled,booking.completed,booking.confirmed,booking.created,booking.declined,booking.no_show,booking.pending,booking.rescheduled,callback.requested,waitlist.offered" {
+			join(wh["events"]) != "booking.cancelled,booking.completed,booking.confirmed,booking.created,booking.declined,booking.no_show,booking.pending,booking.reminder,booking.rescheduled,callback.requested,waitlist.offered" {
 			t.Fatalf("update: %d %s", code, raw)
 		}
 		if ep, _ := s.GetWebhookEndpoint(ctx, id); ep.URL != "https://hooks.example/v2" || len(ep.Events) != len(notify.Events) {

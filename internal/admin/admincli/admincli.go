@@ -44,7 +44,8 @@ type Env struct {
 // Commands returns the administration command groups, to be added to the
 // program's root command.
 func Commands(env Env) []*cobra.Command {
-	return []*cobra.Command{clientsCmd(env), usersCmd(env), catalogCmd(env), businessesCmd(env), auditCmd(env), webhooksCmd(env)}
+	return []*cobra.Command{clientsCmd(env), usersCmd(env), catalogCmd(env), businessesCmd(env), auditCmd(env), webhooksCmd(env), staffCmd(env),
+		remindersCmd(env)}
 }
 
 // actor is who every CLI command acts as.

@@ -35,7 +35,7 @@ func printEndpoint(out io.Writer, w admin.WebhookInfo, secret string) error {
 func webhookCreateCmd(env Env) *cobra.Command {
 	var business, url, events string
 	cmd := &cobra.Command{
-		Use:   "create --business REF --url URL [--events booking.created,booking.rescheduled,booking.cancelled]",
+		Use:   "create --business REF --url URL [--events booking.created,booking.rescheduled,booking.cancelled,booking.reminder]",
 		Short: "Register a business's webhook endpoint (its secret is printed once)",
 		Args:  cmdline.MaxArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {

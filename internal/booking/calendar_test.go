@@ -1,0 +1,194 @@
+package booking
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/linkslot/linkslot/internal/problem"
+	"github.com/linkslot/linkslot/internal/store"
+	"github.com/linkslot/linkslot/internal/store/sqlstore"
+	"github.com/linkslot/linkslot/internal/store/sqlstore/sqltest"
+)
+
+// connectCalendars gives every staff member of cat a connected calendar
+// whose last sync stored perStaff busy times of 30 minutes, spread over a
+// year from fixtureNow (docs/calendars.md).
+func connectCalendars(t testing.TB, s *sqlstore.Store, cat store.Catalog, perStaff int) {
+	t.Helper()
+	ctx := context.Background()
+	for _, st := range cat.Staff {
+		if err := s.PutStaffCalendar(ctx, store.StaffCalendar{StaffID: st.ID, BusinessID: cat.Business.ID, Kind: store.CalendarICS,
+			URL: "https://cal.example/" + st.Reference + ".ics", UpdatedAt: fixtureNow}); err != nil {
+			t.Fatal(err)
+		}
+		busy := make([]store.CalendarBusy, perStaff)
+		step := 365 * 24 * time.Hour / time.Duration(perStaff)
+		for i := range busy {
+			start := fixtureNow.Add(time.Duration(i) * step).Truncate(30 * time.Minute)
+			busy[i] = store.CalendarBusy{Href: "feed.ics", StartsAt: start, EndsAt: start.Add(30 * time.Minute)}
+		}
+		if err := s.ApplyCalendarSync(ctx, store.CalendarSync{StaffID: st.ID, At: fixtureNow, Replace: true,
+			WindowStart: fixtureNow, WindowEnd: fixtureNow.AddDate(1, 0, 0), Busy: busy}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAvailabilityWithCalendar: busy times of a connected calendar remove
+// slots, and cost no extra statement: still one per warm answer.
+func TestAvailabilityWithCalendar(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		f := newFixture(t, s, bigCatalog("biz-cal", 3, 1))
+		cat, err := s.LoadCatalog(ctx, "biz-cal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		connectCalendars(t, s, cat, 2000)
+		loc, _ := time.LoadLocation("America/Chicago")
+		busyAt := time.Date(2026, 6, 3, 10, 0, 0, 0, loc)
+		if err := s.ApplyCalendarSync(ctx, store.CalendarSync{StaffID: cat.Staff[1].ID, At: fixtureNow, CollectionTag: "t",
+			WindowStart: fixtureNow, WindowEnd: fixtureNow.AddDate(1, 0, 0),
+			Upsert: []store.CalendarObject{{Href: "walkin.ics", Data: "x"}},
+			Busy:   []store.CalendarBusy{{Href: "walkin.ics", StartsAt: busyAt, EndsAt: busyAt.Add(time.Hour)}}}); err != nil {
+			t.Fatal(err)
+		}
+		q := AvailabilityQuery{BusinessRef: "biz-cal", ServiceRef: "svc-00", LocalDate: "2026-06-03"}
+		if _, err := f.svc.Availability(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		n := countStatements(t, s)
+		a, err := f.svc.Availability(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := n.Load(); got != 1 {
+			t.Fatalf("%d statements per warm answer with connected calendars, want 1", got)
+		}
+		open := func(i int, hhmm string) bool {
+			for _, sl := range a.Staff[i].Slots {
+				if sl.StartsAt.In(loc).Format("15:04") == hhmm {
+					return true
+				}
+			}
+			return false
+		}
+		if open(1, "10:00") || open(1, "10:30") || !open(1, "11:00") || !open(0, "10:00") {
+			t.Fatalf("slots around the busy time: %v / %v", fmtSlots(a.Staff[0].Slots), fmtSlots(a.Staff[1].Slots))
+		}
+		// The cold path (the catalog loaded again) reads them too.
+		f2 := NewService(s, func() time.Time { return fixtureNow })
+		a2, err := f2.Availability(ctx, q)
+		if err != nil || len(a2.Staff[1].Slots) != len(a.Staff[1].Slots) {
+			t.Fatalf("cold answer: %v, %d slots, want %d", err, len(a2.Staff[1].Slots), len(a.Staff[1].Slots))
+		}
+	})
+}
+
+// BenchmarkAvailabilityConnectedCalendar: one day's answer for 20 staff
+// members, without a connected calendar and with one each: a 5,000-event
+// calendar over four years, of which the year ahead is stored (1,250 busy
+// times, about 3 a day), and a dense one with 5,000 busy times in the year
+// ahead (about 14 a day). docs/calendars.md has the ratios.
+func BenchmarkAvailabilityConnectedCalendar(b *testing.B) {
+	for _, be := range sqltest.Backends() {
+		for _, busy := range []int{0, 1250, 5000} {
+			name := be.Name + "/without"
+			if busy > 0 {
+				name = be.Name + "/busy_" + strconv.Itoa(busy) + "_a_year_each"
+			}
+			b.Run(name, func(b *testing.B) {
+				f, cat := benchStore(b, be, 20, 10, 2)
+				if busy > 0 {
+					connectCalendars(b, f.st, cat, busy)
+				}
+				ctx := context.Background()
+				date := fixtureNow.AddDate(0, 0, 1).Format("2006-01-02")
+				q := AvailabilityQuery{BusinessRef: "biz-bench", ServiceRef: "svc-00", LocalDate: date}
+				if _, err := f.svc.Availability(ctx, q); err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := f.svc.Availability(ctx, q); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestBusyTimeAndHeldOfferRefuseBookings: the three things that block a
+// staff member's time — a booking that holds its slot, a slot held for a
+// waiting person and a connected calendar's busy time — come back from
+// one read, earliest first, and a booking over the busy time or over the
+// held offer is refused as over a booking (docs/calendars.md,
+// docs/design.md "The waitlist").
+func TestBusyTimeAndHeldOfferRefuseBookings(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		ctx := context.Background()
+		f := newFixture(t, s)
+		cat, err := s.LoadCatalog(ctx, "biz-fix")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bob store.Staff
+		for _, st := range cat.Staff {
+			if st.Reference == "stf-bob" {
+				bob = st
+			}
+		}
+		busyAt, offerAt := nyTime(t, "2026-06-03 10:00"), nyTime(t, "2026-06-03 14:00")
+		if err := s.PutStaffCalendar(ctx, store.StaffCalendar{StaffID: bob.ID, BusinessID: cat.Business.ID, Kind: store.CalendarICS,
+			URL: "https://cal.example/bob.ics", UpdatedAt: fixtureNow}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ApplyCalendarSync(ctx, store.CalendarSync{StaffID: bob.ID, At: fixtureNow, Replace: true,
+			WindowStart: fixtureNow, WindowEnd: fixtureNow.AddDate(1, 0, 0),
+			Busy: []store.CalendarBusy{{Href: "dentist.ics", StartsAt: busyAt, EndsAt: busyAt.Add(time.Hour)}}}); err != nil {
+			t.Fatal(err)
+		}
+		entry := store.WaitlistEntry{ID: "wle-1", Reference: "WL-1", AccountID: "acc_9", BusinessID: cat.Business.ID,
+			ServiceID: cat.Services[0].ID, FromDate: "2026-06-03", ToDate: "2026-06-03", EarliestMin: 0, LatestMin: 1440,
+			Status: store.WaitlistWaiting, CreatedAt: fixtureNow, UpdatedAt: fixtureNow}
+		if err := s.InsertWaitlistEntry(ctx, entry); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.HoldSlot(ctx, store.WaitlistOffer{ID: "wlo-1", Reference: "OF-1", EntryID: entry.ID, AccountID: "acc_9",
+			BusinessID: cat.Business.ID, ServiceID: cat.Services[0].ID, StaffID: bob.ID, StartsAt: offerAt, EndsAt: offerAt.Add(30 * time.Minute),
+			BlockStart: offerAt, BlockEnd: offerAt.Add(45 * time.Minute), HeldUntil: fixtureNow.Add(30 * time.Minute), CreatedAt: fixtureNow}); err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []time.Time{busyAt, busyAt.Add(30 * time.Minute), offerAt} {
+			if _, err := f.create(ctx, CreateRequest{AccountID: "acc_1", BusinessRef: "biz-fix", ServiceRef: "svc-cut", StaffRef: "stf-bob", StartsAt: at}); code(err) != problem.CodeSlotTaken {
+				t.Fatalf("a booking at %s over a busy time or a held offer: %v, want slot_taken", at, err)
+			}
+		}
+		if _, err := f.create(ctx, CreateRequest{AccountID: "acc_1", BusinessRef: "biz-fix", ServiceRef: "svc-cut", StaffRef: "stf-bob",
+			StartsAt: nyTime(t, "2026-06-03 12:00")}); err != nil {
+			t.Fatal(err)
+		}
+		day := nyTime(t, "2026-06-03 00:00")
+		got, err := s.ListStaffBookings(ctx, []string{bob.ID}, day, day.Add(24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, b := range got {
+			ids = append(ids, b.ID)
+		}
+		if len(got) != 3 || got[0].ID != store.CalendarBusyID || got[2].ID != "wlo-1" || !got[0].BlockStart.Equal(busyAt) || !got[2].BlockStart.Equal(offerAt) {
+			t.Fatalf("staff bookings: %v", ids)
+		}
+		d, err := s.StaffDay(ctx, "biz-fix", []string{bob.ID}, day, day.Add(24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Busy) != 3 || d.Busy[0].BookingID != store.CalendarBusyID || d.Busy[1].BookingID != got[1].ID || d.Busy[2].BookingID != "wlo-1" {
+			t.Fatalf("staff day: %+v", d.Busy)
+		}
+	})
+}
