@@ -176,9 +176,11 @@ func (s *Service) SpanFreed(ctx context.Context, tx SpanTx, businessID, staffID 
 	// whatever the service's length and buffers (a day each side).
 	dayFrom, _ := resolveLocal(e.loc, first, 0)
 	dayTo, _ := resolveLocal(e.loc, last.next(), 0)
-	busy, err := tx.ListStaffBookings(ctx, []string{st.ID}, dayFrom.Add(-24*time.Hour), dayTo.Add(24*time.Hour))
-	if err != nil {
-		return nil, fmt.Errorf("list bookings: %w", err)
+	busy := spanBusy{read: func() ([]store.Booking, error) {
+		return tx.ListStaffBookings(ctx, []string{st.ID}, dayFrom.Add(-24*time.Hour), dayTo.Add(24*time.Hour))
+	}}
+	if err := busy.refresh(); err != nil {
+		return nil, err
 	}
 	var out []Offered
 	for _, w := range entries {
@@ -186,7 +188,7 @@ func (s *Service) SpanFreed(ctx context.Context, tx SpanTx, businessID, staffID 
 		if sv == nil || (w.StaffID != "" && w.StaffID != st.ID) || !e.performs(st, sv.ID) {
 			continue
 		}
-		o, err := s.offerInSpan(ctx, tx, e, st, sv, w, first, last, from, to, busy, rl)
+		o, err := s.offerInSpan(ctx, tx, e, st, sv, w, first, last, from, to, &busy, rl)
 		if err != nil {
 			return nil, err
 		}
@@ -194,23 +196,49 @@ func (s *Service) SpanFreed(ctx context.Context, tx SpanTx, businessID, staffID 
 			continue
 		}
 		out = append(out, *o)
-		busy = append(busy, store.Booking{ID: o.Offer.ID, StaffID: st.ID, Status: store.BookingConfirmed,
+		busy.list = append(busy.list, store.Booking{ID: o.Offer.ID, StaffID: st.ID, Status: store.BookingConfirmed,
 			BlockStart: o.Offer.BlockStart, BlockEnd: o.Offer.BlockEnd})
 	}
 	return out, nil
 }
 
+// maxSpanRereads bounds how often SpanFreed reads the staff member's
+// bookings again after HoldSlot found a start taken since the last read;
+// past it, the remaining starts are tried one by one.
+const maxSpanRereads = 3
+
+// spanBusy is the staff member's bookings and held offers as SpanFreed
+// last read them, with the offers it made since.
+type spanBusy struct {
+	list    []store.Booking
+	rereads int
+	read    func() ([]store.Booking, error)
+}
+
+func (b *spanBusy) refresh() error {
+	l, err := b.read()
+	if err != nil {
+		return fmt.Errorf("list bookings: %w", err)
+	}
+	b.list = l
+	return nil
+}
+
 // offerInSpan holds for w the first open start of sv with st on the days
 // first..last whose appointment overlaps [from, to) and fits w's window
 // (SpanFreed); nil when there is none.
+// A start taken since busy was read (another replica's offer, a booking)
+// makes it read busy again, up to maxSpanRereads times, and list the day
+// anew rather than try each start after it.
 func (s *Service) offerInSpan(ctx context.Context, tx SpanTx, e *catalogEntry, st *store.Staff, sv *store.Service, w store.WaitlistEntry,
-	first, last date, from, to time.Time, busy []store.Booking, rl rules) (*Offered, error) {
+	first, last date, from, to time.Time, busy *spanBusy, rl rules) (*Offered, error) {
 	for d := first; d.String() <= last.String(); d = d.next() {
 		day := d.String()
 		if day < w.FromDate || day > w.ToDate {
 			continue
 		}
-		for _, sl := range e.slots(st, sv, d, busy, "", &rl) {
+	again:
+		for _, sl := range e.slots(st, sv, d, busy.list, "", &rl) {
 			start := store.UTC(sl.StartsAt)
 			end, bs, be := bookingSpan(sv, start)
 			if !start.Before(to) || !from.Before(end) {
@@ -235,7 +263,16 @@ func (s *Service) offerInSpan(ctx context.Context, tx SpanTx, e *catalogEntry, s
 				Status: store.OfferHeld, CreatedAt: now, UpdatedAt: now}
 			switch err := tx.HoldSlot(ctx, o); {
 			case errors.Is(err, store.ErrOverlap):
-				continue // booked or held since the read: the next start
+				// Booked or held since the read: read again and list the
+				// day anew, or try the next start.
+				if busy.rereads < maxSpanRereads {
+					busy.rereads++
+					if err := busy.refresh(); err != nil {
+						return nil, err
+					}
+					goto again
+				}
+				continue
 			case errors.Is(err, store.ErrConflict):
 				return nil, nil // the entry changed (left, offered elsewhere)
 			case err != nil:
