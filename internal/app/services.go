@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -35,6 +36,15 @@ const IdempotencyTTL = 48 * time.Hour
 func NewMutations(s store.Store, engine *booking.Service, grants mutation.Grants, notifier mutation.Notifier, clock store.Clock) *mutation.Service {
 	return &mutation.Service{Engine: engine, Grants: grants, Keeper: idempotency.New(s, mutation.InTx(s), clock, IdempotencyTTL),
 		Notifier: notifier, Clock: clock, InTx: mutation.InTx(s), Accounts: s}
+}
+
+// SpanFreed is business.Config.Freed through m: a removed time off is
+// offered to the waitlist (mutation.Service.SpanFreed).
+func SpanFreed(m *mutation.Service) func(ctx context.Context, businessID, staffID string, start, end time.Time) error {
+	return func(ctx context.Context, businessID, staffID string, start, end time.Time) error {
+		_, err := m.SpanFreed(ctx, businessID, staffID, start, end)
+		return err
+	}
 }
 
 // AuthServices are the authorization server's domain services, each built
@@ -109,12 +119,14 @@ func NewAuthServices(cfg config.Config, s store.Store, o ServiceOptions) (*AuthS
 	if err != nil {
 		return nil, err
 	}
-	biz, err := business.New(business.Config{Store: s, Clock: clock, Mailer: mailer, Issuer: cfg.Issuer})
+	muts := NewMutations(s, engine, nil, notes.Notifier, clock)
+	biz, err := business.New(business.Config{Store: s, Clock: clock, Mailer: mailer, Issuer: cfg.Issuer,
+		Freed: SpanFreed(muts), Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}
 	return &AuthServices{Notifications: notes, Identity: id, Passkeys: pk, Bookings: engine,
-		Mutations: NewMutations(s, engine, nil, notes.Notifier, clock), Feeds: feeds, Business: biz,
+		Mutations: muts, Feeds: feeds, Business: biz,
 		Callbacks: &callbacks.Inbox{Store: s, Notifier: notes.Notifier, Clock: clock}}, nil
 }
 

@@ -108,6 +108,183 @@ func (s *Service) SlotFreed(ctx context.Context, tx FreedTx, freed store.Booking
 	return nil, nil
 }
 
+// SpanTx is what SpanFreed reads and writes in its transaction: the
+// waiting entries and offers (FreedTx) and the staff member's bookings and
+// held offers around the span.
+type SpanTx interface {
+	FreedTx
+	staffBookings
+}
+
+// SpanFreed offers time that a change freed of one staff member, [from,
+// to) — time off removed in the console, a connected calendar's event
+// deleted — to the people waiting (docs/design.md "The waitlist"). A span
+// is not one booking's slot: for each waiting entry in join order that the
+// staff member can serve (the one asked for, or anyone, performing the
+// service), it tries the slot engine's open starts of that service whose
+// appointment overlaps the span, day by day inside the entry's dates and
+// time of day, and holds for the entry the first one it was never offered
+// that the database lets it hold (HoldSlot: no booking and no other live
+// offer overlaps it, under the staff member's lock). The slot engine's
+// rules apply as for a booking: hours, time off, other bookings and held
+// offers, notice and horizon. Each entry is offered at most one slot, and
+// a slot offered to one is busy for the next, so one span can make as many
+// offers as it has room for.
+//
+// The catalog is the engine's current one, read outside tx: call SpanFreed
+// after the freeing change commits (its catalog version moved), in a
+// transaction of its own.
+func (s *Service) SpanFreed(ctx context.Context, tx SpanTx, businessID, staffID string, from, to time.Time) ([]Offered, error) {
+	from, to = store.UTC(from), store.UTC(to)
+	if !from.Before(to) {
+		return nil, nil
+	}
+	e, err := s.entryByID(ctx, businessID)
+	if err != nil {
+		return nil, err
+	}
+	if e.cat.Business.ID != businessID || e.bookable() != nil {
+		return nil, nil
+	}
+	st := e.stByID[staffID]
+	if st == nil {
+		return nil, nil
+	}
+	now := s.now()
+	rl := e.rulesAt(now)
+	// The days whose slots can overlap the span, cut to those a booking
+	// can be made on now.
+	lo, hi := from, to
+	if lo.Before(rl.earliest) {
+		lo = rl.earliest
+	}
+	if hi.After(rl.latest.Add(24 * time.Hour)) {
+		hi = rl.latest.Add(24 * time.Hour)
+	}
+	if !lo.Before(hi) {
+		return nil, nil
+	}
+	first, last := dateOf(lo.In(e.loc)), dateOf(hi.In(e.loc))
+	entries, err := tx.ListWaitingEntries(ctx, businessID)
+	if err != nil {
+		return nil, fmt.Errorf("waiting entries: %w", err)
+	}
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	// Every booking and held offer that can block a slot of those days,
+	// whatever the service's length and buffers (a day each side).
+	dayFrom, _ := resolveLocal(e.loc, first, 0)
+	dayTo, _ := resolveLocal(e.loc, last.next(), 0)
+	busy := spanBusy{read: func() ([]store.Booking, error) {
+		return tx.ListStaffBookings(ctx, []string{st.ID}, dayFrom.Add(-24*time.Hour), dayTo.Add(24*time.Hour))
+	}}
+	if err := busy.refresh(); err != nil {
+		return nil, err
+	}
+	var out []Offered
+	for _, w := range entries {
+		sv := e.svcByID[w.ServiceID]
+		if sv == nil || (w.StaffID != "" && w.StaffID != st.ID) || !e.performs(st, sv.ID) {
+			continue
+		}
+		o, err := s.offerInSpan(ctx, tx, e, st, sv, w, first, last, from, to, &busy, rl)
+		if err != nil {
+			return nil, err
+		}
+		if o == nil {
+			continue
+		}
+		out = append(out, *o)
+		busy.list = append(busy.list, store.Booking{ID: o.Offer.ID, StaffID: st.ID, Status: store.BookingConfirmed,
+			BlockStart: o.Offer.BlockStart, BlockEnd: o.Offer.BlockEnd})
+	}
+	return out, nil
+}
+
+// maxSpanRereads bounds how often SpanFreed reads the staff member's
+// bookings again after HoldSlot found a start taken since the last read;
+// past it, the remaining starts are tried one by one.
+const maxSpanRereads = 3
+
+// spanBusy is the staff member's bookings and held offers as SpanFreed
+// last read them, with the offers it made since.
+type spanBusy struct {
+	list    []store.Booking
+	rereads int
+	read    func() ([]store.Booking, error)
+}
+
+func (b *spanBusy) refresh() error {
+	l, err := b.read()
+	if err != nil {
+		return fmt.Errorf("list bookings: %w", err)
+	}
+	b.list = l
+	return nil
+}
+
+// offerInSpan holds for w the first open start of sv with st on the days
+// first..last whose appointment overlaps [from, to) and fits w's window
+// (SpanFreed); nil when there is none.
+// A start taken since busy was read (another replica's offer, a booking)
+// makes it read busy again, up to maxSpanRereads times, and list the day
+// anew rather than try each start after it.
+func (s *Service) offerInSpan(ctx context.Context, tx SpanTx, e *catalogEntry, st *store.Staff, sv *store.Service, w store.WaitlistEntry,
+	first, last date, from, to time.Time, busy *spanBusy, rl rules) (*Offered, error) {
+	for d := first; d.String() <= last.String(); d = d.next() {
+		day := d.String()
+		if day < w.FromDate || day > w.ToDate {
+			continue
+		}
+	again:
+		for _, sl := range e.slots(st, sv, d, busy.list, "", &rl) {
+			start := store.UTC(sl.StartsAt)
+			end, bs, be := bookingSpan(sv, start)
+			if !start.Before(to) || !from.Before(end) {
+				continue
+			}
+			local, endLocal := start.In(e.loc), end.In(e.loc)
+			if local.Hour()*60+local.Minute() < w.EarliestMin || dateOf(endLocal).String() != day ||
+				endLocal.Hour()*60+endLocal.Minute() > w.LatestMin {
+				continue
+			}
+			seen, err := tx.WasOffered(ctx, w.ID, st.ID, start)
+			if err != nil {
+				return nil, fmt.Errorf("offered before: %w", err)
+			}
+			if seen {
+				continue
+			}
+			now := rl.now
+			o := store.WaitlistOffer{ID: store.NewID("wlo"), Reference: "OF-" + NewReference(), EntryID: w.ID,
+				AccountID: w.AccountID, LinkID: w.LinkID, BusinessID: w.BusinessID, ServiceID: sv.ID, StaffID: st.ID,
+				StartsAt: start, EndsAt: end, BlockStart: bs, BlockEnd: be, HeldUntil: now.Add(s.offerHold()),
+				Status: store.OfferHeld, CreatedAt: now, UpdatedAt: now}
+			switch err := tx.HoldSlot(ctx, o); {
+			case errors.Is(err, store.ErrOverlap):
+				// Booked or held since the read: read again and list the
+				// day anew, or try the next start.
+				if busy.rereads < maxSpanRereads {
+					busy.rereads++
+					if err := busy.refresh(); err != nil {
+						return nil, err
+					}
+					goto again
+				}
+				continue
+			case errors.Is(err, store.ErrConflict):
+				return nil, nil // the entry changed (left, offered elsewhere)
+			case err != nil:
+				return nil, fmt.Errorf("hold slot: %w", err)
+			}
+			w.Status = store.WaitlistOffered
+			return &Offered{Offer: o, Entry: w, Facts: e.facts("offer", sv, st, start, end), Business: e.cat.Business}, nil
+		}
+	}
+	return nil, nil
+}
+
 // LapseTx is what PassOnLapsed reaches in its transaction.
 type LapseTx interface {
 	FreedTx

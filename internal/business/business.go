@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/linkslot/linkslot/internal/clientaddr"
@@ -104,6 +105,14 @@ type Config struct {
 	// Issuer is the authorization server's address, the base of the
 	// invitation link.
 	Issuer string
+	// Freed is told of the time a change freed — a staff member's removed
+	// time off, [start, end) — once the change has committed, so that the
+	// waitlist is offered it (mutation.Service.SpanFreed, wired by
+	// internal/app; docs/design.md "The waitlist"). nil: nobody is told.
+	Freed func(ctx context.Context, businessID, staffID string, start, end time.Time) error
+	// Logger records a Freed that failed (nil: discarded): the change
+	// itself stands.
+	Logger *slog.Logger
 }
 
 // Service is the business console's domain.
@@ -112,6 +121,8 @@ type Service struct {
 	clock  store.Clock
 	mailer identity.Mailer
 	issuer string
+	freed  func(ctx context.Context, businessID, staffID string, start, end time.Time) error
+	log    *slog.Logger
 }
 
 // New returns a Service.
@@ -122,7 +133,10 @@ func New(c Config) (*Service, error) {
 	if c.Clock == nil {
 		c.Clock = store.SystemClock
 	}
-	return &Service{store: c.Store, clock: c.Clock, mailer: c.Mailer, issuer: c.Issuer}, nil
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: c.Store, clock: c.Clock, mailer: c.Mailer, issuer: c.Issuer, freed: c.Freed, log: c.Logger}, nil
 }
 
 func (s *Service) now() time.Time { return store.UTC(s.clock()) }

@@ -76,7 +76,12 @@ func (s *Service) AddTimeOff(ctx context.Context, m Membership, staffID string, 
 }
 
 // RemoveTimeOff removes a time off: staff their own, owners any of their
-// business.
+// business. Once the removal has committed, the freed span is offered to
+// the people waiting (Config.Freed) in a transaction of its own: the
+// booking engine reads the catalog without the time off only once the
+// removal has moved the business row's UpdatedAt for everyone
+// (docs/design.md "The waitlist"). An offer that fails is logged; the
+// removal stands.
 func (s *Service) RemoveTimeOff(ctx context.Context, m Membership, id string) error {
 	c, err := s.Catalog(ctx, m)
 	if err != nil {
@@ -93,13 +98,21 @@ func (s *Service) RemoveTimeOff(ctx context.Context, m Membership, id string) er
 	if found == nil {
 		return ErrNotFound
 	}
-	return s.inTx(ctx, func(tx Tx) error {
+	err = s.inTx(ctx, func(tx Tx) error {
 		if err := tx.DeleteTimeOff(ctx, m.BusinessID, id); err != nil {
 			return notFound(err)
 		}
 		return s.audit(ctx, tx, m, "business.time_off.remove", m.Business.Reference+"/"+found.StaffID,
 			map[string]any{"id": id, "staff_id": found.StaffID, "starts_at": found.StartsAt, "ends_at": found.EndsAt}, nil)
 	})
+	if err != nil || s.freed == nil {
+		return err
+	}
+	if err := s.freed(ctx, m.BusinessID, found.StaffID, found.StartsAt, found.EndsAt); err != nil {
+		s.log.WarnContext(ctx, "business: offering removed time off to the waitlist", "business", m.Business.Reference,
+			"staff", found.StaffID, "err", err)
+	}
+	return nil
 }
 
 // outside lists the upcoming bookings (pending or confirmed) of c that the

@@ -218,6 +218,51 @@ func (s *Service) SlotFreed(ctx context.Context, tx Tx, freed store.Booking) (*b
 	return o, nil
 }
 
+// SpanTx is what offering a freed span reaches in its transaction: the
+// engine's (booking.SpanTx) and the offers' notifications (NotifyTx).
+type SpanTx interface {
+	booking.SpanTx
+	NotifyTx
+}
+
+var _ SpanTx = store.Store(nil)
+
+// SpanFreed is the waitlist's entry point for time freed of one staff
+// member of a business rather than one booking's slot: [start, end) of
+// staffID, e.g. a time off removed in the console (business.Service's
+// RemoveTimeOff, wired by internal/app) or a connected calendar's event
+// deleted. Call it after the change that freed the span has committed: it
+// runs in a transaction of its own, in which the engine offers the span's
+// open slots to the waiting people in join order, at most one each
+// (booking.Service.SpanFreed), and each person and the business are told
+// (OfferNotifier). Whether a slot is offered is decided by the database as
+// for SlotFreed, so two replicas, or a removal and the lapsing job, never
+// offer one slot twice (docs/design.md "The waitlist"). It answers the
+// offers made, none when nobody waiting fits.
+func (s *Service) SpanFreed(ctx context.Context, businessID, staffID string, start, end time.Time) ([]booking.Offered, error) {
+	var out []booking.Offered
+	err := s.Transact(ctx, func(t Tx) error {
+		var tx SpanTx = t
+		os, err := s.Engine.SpanFreed(ctx, tx, businessID, staffID, start, end)
+		if err != nil {
+			return err
+		}
+		if on, ok := s.Notifier.(OfferNotifier); ok {
+			for _, o := range os {
+				if err := on.WaitlistOffered(ctx, tx, o); err != nil {
+					return fmt.Errorf("mutation: notify offer: %w", err)
+				}
+			}
+		}
+		out = os
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // OpLeaveWaitlist names leaving a waitlist (Activity, idempotency); only
 // the web offers it, so it is recorded as "web:leave_waitlist".
 const OpLeaveWaitlist = "leave_waitlist"

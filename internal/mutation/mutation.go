@@ -272,6 +272,7 @@ type Engine interface {
 	PlanWaitlist(ctx context.Context, r booking.WaitlistRequest) (booking.WaitlistPlan, error)
 	JoinWaitlist(ctx context.Context, tx booking.WaitlistTx, p booking.WaitlistPlan) (store.WaitlistEntry, error)
 	SlotFreed(ctx context.Context, tx booking.FreedTx, freed store.Booking) (*booking.Offered, error)
+	SpanFreed(ctx context.Context, tx booking.SpanTx, businessID, staffID string, from, to time.Time) ([]booking.Offered, error)
 	PlanBusiness(ctx context.Context, r booking.BusinessRequest) (booking.BusinessPlan, error)
 	ApplyBusiness(ctx context.Context, tx booking.Tx, p booking.BusinessPlan) (store.Booking, error)
 	DuePending(ctx context.Context, limit int) ([]store.Booking, error)

@@ -43,6 +43,7 @@ var interfaces = []string{
 	"internal/passkey.Tx",
 	"internal/callbacks.Tx",
 	"internal/app.WaitlistTx",
+	"internal/mutation.SpanTx",
 	"authserver/internal/endpoint.ApprovalTx",
 }
 
