@@ -2,10 +2,15 @@ package calendar_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/linkslot/linkslot/internal/app"
+	"github.com/linkslot/linkslot/internal/calendar"
 	"github.com/linkslot/linkslot/internal/notify"
 	"github.com/linkslot/linkslot/internal/store"
 	"github.com/linkslot/linkslot/internal/store/sqlstore"
@@ -144,8 +149,93 @@ END:VCALENDAR
 		if fr := sync(); len(fr) != 0 {
 			t.Fatalf("an unchanged sync freed %v", fr)
 		}
-		if calls != 2 || countRows(t, s, "waitlist_offers", "") != 1 {
+		// A moved event frees the part of its old time it left.
+		put(t, r, "late.ics", lateEvent("20260324T100000", "20260324T110000"))
+		if fr := sync(); len(fr) != 0 {
+			t.Fatalf("adding an event freed %v", fr)
+		}
+		put(t, r, "late.ics", lateEvent("20260324T103000", "20260324T113000"))
+		if fr := sync(); len(fr) != 1 || fr[0] != "03-24 10:00–10:30" {
+			t.Fatalf("moving an event freed %v", fr)
+		}
+		if calls != 3 || countRows(t, s, "waitlist_offers", "") != 1 {
 			t.Fatalf("%d calls, %d offers", calls, countRows(t, s, "waitlist_offers", ""))
+		}
+	})
+}
+
+func lateEvent(start, end string) string {
+	return `BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//test//EN
+BEGIN:VEVENT
+UID:late-1
+DTSTAMP:20260301T000000Z
+DTSTART;TZID=Europe/Berlin:` + start + `
+DTEND;TZID=Europe/Berlin:` + end + `
+SUMMARY:Late
+END:VEVENT
+END:VCALENDAR
+`
+}
+
+// TestICSMovedEventOffered: an iCalendar URL, read whole, whose event
+// moves from 12:00–13:00 to 12:30–13:30 frees 12:00–12:30, which the
+// person waiting for it is offered.
+func TestICSMovedEventOffered(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		f := newFixture(t, s)
+		n, err := notify.New(notify.Options{Issuer: "https://auth.linkslot.test", Clock: f.clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.cals.Freed = app.SpanFreed(app.NewMutations(s, f.engine, nil, n, f.clock.Now))
+		version, start, end := 1, "20260323T120000", "20260323T130000"
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("ETag", fmt.Sprintf(`"v%d"`, version))
+			w.Header().Set("Content-Type", "text/calendar")
+			w.Write([]byte(strings.ReplaceAll(`BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//test//EN
+BEGIN:VEVENT
+UID:ics-1
+DTSTAMP:20260301T000000Z
+DTSTART;TZID=Europe/Berlin:`+start+`
+DTEND;TZID=Europe/Berlin:`+end+`
+END:VEVENT
+END:VCALENDAR
+`, "\n", "\r\n")))
+		}))
+		defer srv.Close()
+		if err := f.cals.Set(ctx, calendar.Connect{StaffID: f.staffID(), BusinessID: f.cat.Business.ID, Kind: store.CalendarICS,
+			URL: srv.URL + "/mia.ics"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.cals.Sync(ctx, f.staffID()); err != nil {
+			t.Fatal(err)
+		}
+		now := f.clock.Now()
+		if err := s.InsertWaitlistEntry(ctx, store.WaitlistEntry{ID: store.NewID("wle"), Reference: "WL-ICS1", AccountID: f.person.ID,
+			BusinessID: f.cat.Business.ID, ServiceID: f.cat.Services[0].ID, FromDate: "2026-03-23", ToDate: "2026-03-23",
+			EarliestMin: 12 * 60, LatestMin: 13 * 60, Status: store.WaitlistWaiting, CreatedAt: now, UpdatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+		version, start, end = 2, "20260323T123000", "20260323T133000"
+		f.clock.Add(time.Minute)
+		res, err := f.cals.Sync(ctx, f.staffID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Freed) != 1 || !res.Freed[0].Start.Equal(time.Date(2026, 3, 23, 12, 0, 0, 0, berlin)) ||
+			!res.Freed[0].End.Equal(time.Date(2026, 3, 23, 12, 30, 0, 0, berlin)) {
+			t.Fatalf("freed %+v", res.Freed)
+		}
+		var starts []time.Time
+		if err := s.DB().Raw("SELECT starts_at FROM waitlist_offers WHERE status = ?", store.OfferHeld).Scan(&starts).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(starts) != 1 || !starts[0].Equal(time.Date(2026, 3, 23, 12, 0, 0, 0, berlin)) {
+			t.Fatalf("offers %v", starts)
 		}
 	})
 }
