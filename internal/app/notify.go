@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/linkslot/linkslot/internal/admin"
+	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/calendar"
 	"github.com/linkslot/linkslot/internal/cimd"
 	"github.com/linkslot/linkslot/internal/config"
@@ -58,6 +59,14 @@ func AdminService(cfg config.Config, s store.Store, docs *cimd.Resolver) (*admin
 		}
 		c.Calendars = &calendar.Service{Store: s, Sealer: calendar.NewSealer(cfg.SecretKey), Host: issuerHost(cfg.Issuer),
 			Development: !cfg.Production}
+		// A sync from the command line offers the time it frees to the
+		// waitlist too (no later sync would see it freed); the offers'
+		// messages are queued for the servers' outbox workers.
+		n, err := notify.New(notify.Options{Issuer: cfg.Issuer, From: cfg.MailFrom, MailOff: cfg.Mail.Kind == mail.KindOff})
+		if err != nil {
+			return nil, err
+		}
+		c.Calendars.Freed = SpanFreed(NewMutations(s, booking.NewService(s, nil), nil, n, nil))
 	}
 	return admin.New(c)
 }

@@ -38,8 +38,9 @@ func NewMutations(s store.Store, engine *booking.Service, grants mutation.Grants
 		Notifier: notifier, Clock: clock, InTx: mutation.InTx(s), Accounts: s}
 }
 
-// SpanFreed is business.Config.Freed through m: a removed time off is
-// offered to the waitlist (mutation.Service.SpanFreed).
+// SpanFreed is business.Config.Freed and calendar.Service.Freed through
+// m: a removed time off, or a connected calendar's event deleted or moved,
+// is offered to the waitlist (mutation.Service.SpanFreed).
 func SpanFreed(m *mutation.Service) func(ctx context.Context, businessID, staffID string, start, end time.Time) error {
 	return func(ctx context.Context, businessID, staffID string, start, end time.Time) error {
 		_, err := m.SpanFreed(ctx, businessID, staffID, start, end)
@@ -120,6 +121,11 @@ func NewAuthServices(cfg config.Config, s store.Store, o ServiceOptions) (*AuthS
 		return nil, err
 	}
 	muts := NewMutations(s, engine, nil, notes.Notifier, clock)
+	if notes.Calendars != nil {
+		// The sync loop and the console's "Sync now" (both this
+		// process's Calendars) offer the time a deleted event frees.
+		notes.Calendars.Freed = SpanFreed(muts)
+	}
 	biz, err := business.New(business.Config{Store: s, Clock: clock, Mailer: mailer, Issuer: cfg.Issuer,
 		Freed: SpanFreed(muts), Logger: o.Logger})
 	if err != nil {

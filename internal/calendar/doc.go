@@ -15,7 +15,9 @@
 // (their UIDs end with the issuer's host), are not busy. One process syncs
 // a calendar at a time (a lease shared by replicas). A failed sync stores
 // what went wrong and what to fix, and leaves the last good busy times as
-// they were.
+// they were. A sync that removes busy times hands each span it freed to
+// Service.Freed after it commits (the waitlist's offers; docs/calendars.md
+// "Freed time").
 //
 // Writing. Every booking change queues an outbox message of channel
 // store.ChannelCalendar in the booking's transaction. Its delivery reads the

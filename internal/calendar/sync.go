@@ -53,6 +53,12 @@ type Service struct {
 	Interval    time.Duration // DefaultInterval
 	Ahead       time.Duration // DefaultAhead: how far ahead busy times are stored
 	Timeout     time.Duration // Timeout: one exchange with a calendar server
+	// Freed, when set, is told of every span a sync found busy no longer
+	// (an event deleted or moved), after the sync committed: the
+	// authorization server offers it to the waitlist
+	// (mutation.Service.SpanFreed; docs/design.md "The waitlist", "Freed
+	// spans"). A failure is logged; the sync stands.
+	Freed func(ctx context.Context, businessID, staffID string, start, end time.Time) error
 }
 
 func (s *Service) timeout() time.Duration {
@@ -141,6 +147,9 @@ type Result struct {
 	Removed int
 	Busy    int // busy times stored after it
 	Full    bool
+	// Freed are the spans from now on that were busy before the sync and
+	// are not after it, merged (found only when Service.Freed is set).
+	Freed []Span
 }
 
 // Sync syncs one staff member's calendar now, unless another process is
@@ -187,8 +196,115 @@ func (s *Service) Sync(ctx context.Context, staffID string) (Result, error) {
 		}
 		return Result{}, p
 	}
-	s.log().InfoContext(ctx, "calendar synced", "staff", staffID, "kind", cal.Kind, "fetched", res.Objects, "removed", res.Removed, "busy", res.Busy, "full", res.Full)
+	s.log().InfoContext(ctx, "calendar synced", "staff", staffID, "kind", cal.Kind, "fetched", res.Objects, "removed", res.Removed, "busy", res.Busy, "full", res.Full, "freed", len(res.Freed))
+	// The sync has committed: the time it freed is offered now, each span
+	// in a transaction of its own (docs/calendars.md "Freed time").
+	for _, sp := range res.Freed {
+		if err := s.Freed(ctx, cal.BusinessID, staffID, sp.Start, sp.End); err != nil {
+			s.log().WarnContext(ctx, "calendar: offering freed time to the waitlist", "staff", staffID,
+				"start", sp.Start, "end", sp.End, "err", err)
+		}
+	}
 	return res, nil
+}
+
+// apply writes a sync that read the calendar (store.Calendars.
+// ApplyCalendarSync) and, when Freed is set, answers the spans from now
+// to the end of the old or new window that were busy before it and are
+// not after it: the busy times stored before are read first, and what
+// stays of them (all of them are dropped when sync.Replace, those of
+// sync.Remove and sync.Upsert otherwise) with sync.Busy is what the sync
+// leaves. One process syncs a calendar at a time (the lease), so nothing
+// else writes them in between.
+func (s *Service) apply(ctx context.Context, cal store.StaffCalendar, sync store.CalendarSync, now time.Time) ([]Span, error) {
+	if s.Freed == nil {
+		return nil, s.Store.ApplyCalendarSync(ctx, sync)
+	}
+	end := cal.WindowEnd
+	if sync.WindowEnd.After(end) {
+		end = sync.WindowEnd
+	}
+	before, err := s.Store.ListCalendarBusy(ctx, cal.StaffID, now, end)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Store.ApplyCalendarSync(ctx, sync); err != nil {
+		return nil, err
+	}
+	if len(before) == 0 {
+		return nil, nil
+	}
+	after := append([]store.CalendarBusy(nil), sync.Busy...)
+	if !sync.Replace {
+		gone := map[string]bool{}
+		for _, h := range sync.Remove {
+			gone[h] = true
+		}
+		for _, o := range sync.Upsert {
+			gone[o.Href] = true
+		}
+		for _, b := range before {
+			if !gone[b.Href] {
+				after = append(after, b)
+			}
+		}
+	}
+	return freed(merge(before, now, end), merge(after, now, end)), nil
+}
+
+// merge answers busy times cut to [from, to), overlapping and touching
+// ones joined, earliest first.
+func merge(busy []store.CalendarBusy, from, to time.Time) []Span {
+	var spans []Span
+	for _, b := range busy {
+		sp := Span{Start: b.StartsAt, End: b.EndsAt}
+		if sp.Start.Before(from) {
+			sp.Start = from
+		}
+		if sp.End.After(to) {
+			sp.End = to
+		}
+		if sp.End.After(sp.Start) {
+			spans = append(spans, sp)
+		}
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].Start.Before(spans[j].Start) })
+	var out []Span
+	for _, sp := range spans {
+		if n := len(out); n > 0 && !sp.Start.After(out[n-1].End) {
+			if sp.End.After(out[n-1].End) {
+				out[n-1].End = sp.End
+			}
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// freed answers the parts of the merged spans before not covered by the
+// merged spans after.
+func freed(before, after []Span) []Span {
+	var out []Span
+	for _, b := range before {
+		start := b.Start
+		for _, a := range after {
+			if !a.End.After(start) || !a.Start.Before(b.End) {
+				continue
+			}
+			if a.Start.After(start) {
+				out = append(out, Span{Start: start, End: a.Start})
+			}
+			start = a.End
+			if !start.Before(b.End) {
+				break
+			}
+		}
+		if start.Before(b.End) {
+			out = append(out, Span{Start: start, End: b.End})
+		}
+	}
+	return out
 }
 
 func (s *Service) window(now time.Time) (time.Time, time.Time) {
@@ -384,10 +500,11 @@ func (s *Service) syncCalDAV(ctx context.Context, cal store.StaffCalendar, loc *
 		}
 	}
 	sync.At = s.now()
-	if err := s.Store.ApplyCalendarSync(ctx, sync); err != nil {
+	gone, err := s.apply(ctx, cal, sync, now)
+	if err != nil {
 		return Result{}, err
 	}
-	return Result{Objects: len(objs), Removed: len(removed), Busy: len(sync.Busy), Full: rewindow}, nil
+	return Result{Objects: len(objs), Removed: len(removed), Busy: len(sync.Busy), Full: rewindow, Freed: gone}, nil
 }
 
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
@@ -460,9 +577,9 @@ func (s *Service) syncICS(ctx context.Context, cal store.StaffCalendar, loc *tim
 	if err != nil {
 		return Result{}, err
 	}
-	err = s.Store.ApplyCalendarSync(ctx, store.CalendarSync{StaffID: cal.StaffID, At: s.now(), CollectionTag: resp.Header.Get("ETag"),
-		WindowStart: from, WindowEnd: to, Replace: true, Busy: busy})
-	return Result{Objects: 1, Busy: len(busy), Full: true}, err
+	gone, err := s.apply(ctx, cal, store.CalendarSync{StaffID: cal.StaffID, At: s.now(), CollectionTag: resp.Header.Get("ETag"),
+		WindowStart: from, WindowEnd: to, Replace: true, Busy: busy}, now)
+	return Result{Objects: 1, Busy: len(busy), Full: true, Freed: gone}, err
 }
 
 // Run syncs every connected calendar once per Interval until ctx ends;

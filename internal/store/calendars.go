@@ -113,6 +113,9 @@ type Calendars interface {
 	// ListCalendarObjects returns the stored objects of a calendar (their
 	// text only when withData), by href.
 	ListCalendarObjects(ctx context.Context, staffID string, withData bool) ([]CalendarObject, error)
+	// ListCalendarBusy returns the busy times a calendar's syncs stored
+	// that intersect [from, to), earliest first.
+	ListCalendarBusy(ctx context.Context, staffID string, from, to time.Time) ([]CalendarBusy, error)
 	// ApplyCalendarSync writes a good sync and clears the last error.
 	ApplyCalendarSync(ctx context.Context, s CalendarSync) error
 	// RecordCalendarError stores a failed sync's message, leaving the busy

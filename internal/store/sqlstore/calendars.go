@@ -154,6 +154,23 @@ func (s *Store) ListCalendarObjects(ctx context.Context, staffID string, withDat
 	return out, nil
 }
 
+// ListCalendarBusy implements store.Calendars. The lower bound on
+// starts_at keeps the read on the (staff_id, starts_at) index: no busy
+// time is longer than store.MaxBusySpan.
+func (s *Store) ListCalendarBusy(ctx context.Context, staffID string, from, to time.Time) ([]store.CalendarBusy, error) {
+	var rows []calendarBusyRow
+	err := s.q(ctx).Where("staff_id = ? AND starts_at < ? AND starts_at > ? AND ends_at > ?", staffID, store.UTC(to),
+		store.UTC(from.Add(-store.MaxBusySpan)), store.UTC(from)).Order("starts_at, ends_at, href").Find(&rows).Error
+	if err != nil {
+		return nil, translate(err)
+	}
+	out := make([]store.CalendarBusy, len(rows))
+	for i, r := range rows {
+		out[i] = store.CalendarBusy{Href: r.Href, StartsAt: store.UTC(r.StartsAt), EndsAt: store.UTC(r.EndsAt)}
+	}
+	return out, nil
+}
+
 // calendarBatch bounds the rows of one INSERT (PostgreSQL takes at most
 // 65,535 parameters in a statement).
 const calendarBatch = 1000
