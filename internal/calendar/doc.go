@@ -29,8 +29,11 @@
 // (UID REFERENCE@ISSUER-HOST, the object REFERENCE.ics), or deletes it once
 // cancelled: the first PUT with If-None-Match: *, later ones with
 // If-Match: the ETag stored in calendar_events, so that a retried or late
-// message never writes an event twice. A calendar that is down only delays
-// the write: the outbox retries it with backoff, and the booking was made.
+// message never writes an event twice. The DELETE of a cancelled
+// booking's event sends If-Match the stored ETag too: an event the
+// calendar's owner changed since (412) is left there and logged, one gone
+// already (404) is done. A calendar that is down only delays the write:
+// the outbox retries it with backoff, and the booking was made.
 //
 // The CalDAV protocol is github.com/emersion/go-webdav's caldav client
 // (v0.6.0), and its carddav client for the one sync-collection REPORT:
