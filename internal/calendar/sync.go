@@ -259,6 +259,11 @@ func (s *Service) apply(ctx context.Context, cal store.StaffCalendar, sync store
 	return freed(merge(before, now, end), merge(after, now, end)), nil
 }
 
+// MergeBusy answers busy times cut to [from, to), overlapping and
+// touching ones joined, earliest first: the spans they block (the spans a
+// disconnected calendar frees, admin.Service.RemoveStaffCalendar).
+func MergeBusy(busy []store.CalendarBusy, from, to time.Time) []Span { return merge(busy, from, to) }
+
 // merge answers busy times cut to [from, to), overlapping and touching
 // ones joined, earliest first.
 func merge(busy []store.CalendarBusy, from, to time.Time) []Span {
