@@ -62,7 +62,7 @@ func (l *syncLog) Reset() {
 // with a new token; the window moving a day re-expands the stored objects
 // without listing the collection; a stored token the server no longer
 // knows falls back to listing the whole collection, logged once, and a
-// fresh token is stored.
+// fresh token is stored; setting the calendar again clears the token.
 func TestCalDAVSyncToken(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		r := testkit.StartRadicale(t)
@@ -187,6 +187,14 @@ func TestCalDAVSyncToken(t *testing.T) {
 		f.clock.Add(time.Minute)
 		if res, err = f.cals.Sync(ctx, f.staffID()); err != nil || res.Listed || res.Objects != 0 {
 			t.Fatalf("sync after the fallback: %+v %v", res, err)
+		}
+		// Setting the calendar again starts without a token.
+		f.connect(t, r)
+		if c, _ := s.GetStaffCalendar(ctx, f.staffID()); c.SyncToken != "" || c.CollectionTag != "" || c.SyncedAt != nil {
+			t.Fatalf("set again: %+v", c)
+		}
+		if res, err = f.cals.Sync(ctx, f.staffID()); err != nil || !res.Listed || res.Objects != 2 {
+			t.Fatalf("first sync after setting it again: %+v %v", res, err)
 		}
 	})
 }
