@@ -124,19 +124,48 @@ func (s *Service) StaffCalendar(ctx context.Context, businessRef, staffRef strin
 }
 
 // RemoveStaffCalendar disconnects a staff member's calendar, audited; its
-// busy times go with it.
+// busy times go with it. The spans they blocked from now on are offered to
+// the waitlist once the disconnect committed (Config.Freed), as after a
+// sync that frees time.
 func (s *Service) RemoveStaffCalendar(ctx context.Context, a Actor, businessRef, staffRef string) error {
 	b, st, err := s.staffOf(ctx, businessRef, staffRef)
 	if err != nil {
 		return err
 	}
+	now := s.now()
+	var freed []calendar.Span
 	err = s.inTx(ctx, func(tx Tx) error {
+		if s.freed != nil {
+			// What the calendar blocks, read in the transaction that
+			// deletes it.
+			cal, err := tx.GetStaffCalendar(ctx, st.ID)
+			if err != nil {
+				return err
+			}
+			if cal.WindowEnd.After(now) {
+				busy, err := tx.ListCalendarBusy(ctx, st.ID, now, cal.WindowEnd)
+				if err != nil {
+					return err
+				}
+				freed = calendar.MergeBusy(busy, now, cal.WindowEnd)
+			}
+		}
 		if err := tx.DeleteStaffCalendar(ctx, st.ID); err != nil {
 			return err
 		}
 		return s.audit(ctx, tx, a, "calendar.remove", b.Reference+"/"+st.Reference, nil, nil)
 	})
-	return translate(err, "calendar of "+st.Reference)
+	if err != nil {
+		return translate(err, "calendar of "+st.Reference)
+	}
+	// Committed: each span is offered in a transaction of its own.
+	for _, sp := range freed {
+		if err := s.freed(ctx, b.ID, st.ID, sp.Start, sp.End); err != nil {
+			s.log.WarnContext(ctx, "calendar: offering the time a disconnected calendar freed to the waitlist", "staff", st.ID,
+				"start", sp.Start, "end", sp.End, "err", err)
+		}
+	}
+	return nil
 }
 
 // Reminders is a business's reminder setting.

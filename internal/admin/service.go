@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/linkslot/linkslot/internal/calendar"
@@ -82,6 +83,8 @@ type Tx interface {
 	GetMessage(ctx context.Context, id string) (store.OutboxMessage, error)
 	ReplayMessage(ctx context.Context, id string, now time.Time) (store.OutboxMessage, error)
 	PutStaffCalendar(ctx context.Context, c store.StaffCalendar) error
+	GetStaffCalendar(ctx context.Context, staffID string) (store.StaffCalendar, error)
+	ListCalendarBusy(ctx context.Context, staffID string, from, to time.Time) ([]store.CalendarBusy, error)
 	DeleteStaffCalendar(ctx context.Context, staffID string) error
 	SetReminderOffsets(ctx context.Context, businessID string, offsets []time.Duration, now time.Time) error
 }
@@ -112,6 +115,14 @@ type Config struct {
 	Feeds *feed.Feeds
 	// Calendars connects and syncs staff calendars (nil: refused).
 	Calendars *calendar.Service
+	// Freed, when set, is told of every span a disconnected calendar's
+	// busy times blocked from now on, after the disconnect committed: the
+	// waitlist is offered it as after a sync that frees time
+	// (calendar.Service.Freed, mutation.Service.SpanFreed through
+	// app.SpanFreed; docs/calendars.md "Freed time"). A failure is logged
+	// (Logger, default Calendars.Logger); the disconnect stands.
+	Freed  func(ctx context.Context, businessID, staffID string, start, end time.Time) error
+	Logger *slog.Logger
 }
 
 // Service performs administrative operations, each audited in the same
@@ -125,6 +136,8 @@ type Service struct {
 	development bool
 	feeds       *feed.Feeds
 	calendars   *calendar.Service
+	freed       func(ctx context.Context, businessID, staffID string, start, end time.Time) error
+	log         *slog.Logger
 }
 
 // New returns a Service.
@@ -135,11 +148,18 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = store.SystemClock
 	}
+	logger := cfg.Logger
+	if logger == nil && cfg.Calendars != nil {
+		logger = cfg.Calendars.Logger
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	if cfg.Documents == nil {
 		cfg.Documents = cimd.NewResolver(nil, cimd.Options{})
 	}
 	return &Service{store: cfg.Store, clock: cfg.Clock, docs: cfg.Documents, secret: cfg.SecretKey, sealer: cfg.Webhooks,
-		development: cfg.Development, feeds: cfg.Feeds, calendars: cfg.Calendars}, nil
+		development: cfg.Development, feeds: cfg.Feeds, calendars: cfg.Calendars, freed: cfg.Freed, log: logger}, nil
 }
 
 func (s *Service) now() time.Time { return store.UTC(s.clock()) }

@@ -67,6 +67,8 @@ func AdminService(cfg config.Config, s store.Store, docs *cimd.Resolver) (*admin
 			return nil, err
 		}
 		c.Calendars.Freed = SpanFreed(NewMutations(s, booking.NewService(s, nil), nil, n, nil))
+		// And so does a calendar disconnected there.
+		c.Freed = c.Calendars.Freed
 	}
 	return admin.New(c)
 }

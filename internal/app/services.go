@@ -141,5 +141,6 @@ func NewAuthServices(cfg config.Config, s store.Store, o ServiceOptions) (*AuthS
 // second ones.
 func (svc *AuthServices) AdminService(cfg config.Config, s store.Store, docs *cimd.Resolver) (*admin.Service, error) {
 	return admin.New(admin.Config{Store: s, Development: !cfg.Production, Documents: docs, SecretKey: cfg.SecretKey,
-		Webhooks: svc.Notifications.Sealer, Feeds: svc.Feeds, Calendars: svc.Notifications.Calendars})
+		Webhooks: svc.Notifications.Sealer, Feeds: svc.Feeds, Calendars: svc.Notifications.Calendars,
+		Freed: SpanFreed(svc.Mutations)})
 }

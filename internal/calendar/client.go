@@ -13,6 +13,7 @@ import (
 
 	"github.com/emersion/go-webdav"
 	"github.com/emersion/go-webdav/caldav"
+	"github.com/emersion/go-webdav/carddav"
 
 	"github.com/linkslot/linkslot/internal/safefetch"
 )
@@ -75,6 +76,14 @@ func (h *httpClient) Do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// resetStatus forgets the last status, before a request whose own status
+// (or none, when it fails before an answer) is to be told apart.
+func (h *httpClient) resetStatus() {
+	h.mu.Lock()
+	h.status = 0
+	h.mu.Unlock()
+}
+
 func (h *httpClient) lastStatus() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -102,9 +111,15 @@ func (c *capped) Close() error { return c.r.Close() }
 
 // conn is a connection to one calendar.
 type conn struct {
-	http       *httpClient
-	dav        *webdav.Client
-	cal        *caldav.Client
+	http *httpClient
+	dav  *webdav.Client
+	cal  *caldav.Client
+	// sync asks for what changed since a sync token (RFC 6578's
+	// sync-collection REPORT). go-webdav v0.6.0 offers that REPORT only on
+	// its CardDAV client; the REPORT is plain WebDAV, and the CardDAV
+	// address-data it also asks for is answered "not found" by a calendar
+	// server and ignored (docs/calendars.md "Incremental").
+	sync       *carddav.Client
 	collection string // the collection's path, with a trailing slash
 	base       *url.URL
 }
@@ -133,6 +148,9 @@ func dial(rawURL, username, password string, development bool, opts safefetch.Di
 		return nil, err
 	}
 	if c.cal, err = caldav.NewClient(h, root.String()); err != nil {
+		return nil, err
+	}
+	if c.sync, err = carddav.NewClient(h, root.String()); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -2,6 +2,7 @@ package calendar_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/app"
 	"github.com/linkslot/linkslot/internal/calendar"
 	"github.com/linkslot/linkslot/internal/notify"
@@ -251,4 +253,80 @@ func countRows(t *testing.T, s *sqlstore.Store, table, where string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestDisconnectOffered: disconnecting a staff member's calendar
+// (admin.Service.RemoveStaffCalendar, wired with Freed as
+// app.NewAuthServices and app.AdminService do) drops its busy times, and
+// the time they blocked from now on is offered to the person waiting for
+// it, after the disconnect committed, as a sync that frees it would.
+func TestDisconnectOffered(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
+		r := testkit.StartRadicale(t)
+		f := newFixture(t, s)
+		n, err := notify.New(notify.Options{Issuer: "https://auth.linkslot.test", Clock: f.clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		freed := app.SpanFreed(app.NewMutations(s, f.engine, nil, n, f.clock.Now))
+		var spans []string
+		adm, err := admin.New(admin.Config{Store: s, Clock: f.clock.Now, Calendars: f.cals,
+			Freed: func(ctx context.Context, businessID, staffID string, start, end time.Time) error {
+				spans = append(spans, start.In(berlin).Format("01-02 15:04")+"–"+end.In(berlin).Format("15:04"))
+				if businessID != f.cat.Business.ID || staffID != f.staffID() {
+					t.Errorf("freed for %s/%s", businessID, staffID)
+				}
+				return freed(ctx, businessID, staffID, start, end)
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.connect(t, r)
+		put(t, r, "walkin.ics", event("walkin-1", "20260323T100000"))
+		put(t, r, "supplier.ics", event("supplier-1", "20260323T103000"))
+		put(t, r, "past.ics", event("past-1", "20260319T150000"))
+		if _, err := f.cals.Sync(ctx, f.staffID()); err != nil {
+			t.Fatal(err)
+		}
+		if sl := f.slots(t, "2026-03-23"); has(sl, "10:00") || has(sl, "11:00") || !has(sl, "11:30") {
+			t.Fatalf("the events do not block: %v", sl)
+		}
+		now := f.clock.Now()
+		if err := s.InsertWaitlistEntry(ctx, store.WaitlistEntry{ID: store.NewID("wle"), Reference: "WL-DIS1", AccountID: f.person.ID,
+			BusinessID: f.cat.Business.ID, ServiceID: f.cat.Services[0].ID, StaffID: f.staffID(), FromDate: "2026-03-23", ToDate: "2026-03-23",
+			EarliestMin: 10 * 60, LatestMin: 11 * 60, Status: store.WaitlistWaiting, CreatedAt: now, UpdatedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Add(time.Minute)
+		if err := adm.RemoveStaffCalendar(ctx, admin.Actor{ID: admin.ActorCLI}, "biz-kiez", "stf-mia"); err != nil {
+			t.Fatal(err)
+		}
+		// The two events, merged, from now on only (not 19 March's).
+		if strings.Join(spans, " ") != "03-23 10:00–11:30" {
+			t.Fatalf("freed %v", spans)
+		}
+		if _, err := s.GetStaffCalendar(ctx, f.staffID()); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("the calendar is still connected: %v", err)
+		}
+		var offer struct {
+			StartsAt time.Time
+			Status   string
+		}
+		if err := s.DB().Raw("SELECT starts_at, status FROM waitlist_offers").Scan(&offer).Error; err != nil {
+			t.Fatal(err)
+		}
+		if !offer.StartsAt.Equal(time.Date(2026, 3, 23, 10, 0, 0, 0, berlin)) || offer.Status != store.OfferHeld {
+			t.Fatalf("offer: %+v", offer)
+		}
+		if n := countRows(t, s, "outbox_messages", "channel = 'email' AND topic = '"+notify.EventWaitlistOffered+"' AND recipient = '"+f.person.Email+"'"); n != 1 {
+			t.Fatalf("%d offer e-mails", n)
+		}
+		// Held for the person; the rest of the freed time is open.
+		if sl := f.slots(t, "2026-03-23"); has(sl, "10:00") || !has(sl, "10:30") || !has(sl, "11:00") {
+			t.Fatalf("after the disconnect: %v", sl)
+		}
+		if n := countRows(t, s, "audit_events", "action = 'calendar.remove'"); n != 1 {
+			t.Fatalf("%d audit events", n)
+		}
+	})
 }

@@ -16,6 +16,7 @@ import (
 
 	goical "github.com/emersion/go-ical"
 	"github.com/emersion/go-webdav/caldav"
+	"github.com/emersion/go-webdav/carddav"
 
 	"github.com/linkslot/linkslot/internal/keys"
 	"github.com/linkslot/linkslot/internal/problem"
@@ -146,7 +147,13 @@ type Result struct {
 	Objects int  // objects fetched (changed since the last sync)
 	Removed int
 	Busy    int // busy times stored after it
-	Full    bool
+	// Full: every busy time was expanded again (a first sync, or the
+	// window moved), the unchanged objects from their stored text.
+	Full bool
+	// Listed: the whole collection was listed (no sync token, or the
+	// server refused it); otherwise only what changed since the token
+	// was asked for. An iCalendar URL is always read whole.
+	Listed bool
 	// Freed are the spans from now on that were busy before the sync and
 	// are not after it, merged (found only when Service.Freed is set).
 	Freed []Span
@@ -196,7 +203,7 @@ func (s *Service) Sync(ctx context.Context, staffID string) (Result, error) {
 		}
 		return Result{}, p
 	}
-	s.log().InfoContext(ctx, "calendar synced", "staff", staffID, "kind", cal.Kind, "fetched", res.Objects, "removed", res.Removed, "busy", res.Busy, "full", res.Full, "freed", len(res.Freed))
+	s.log().InfoContext(ctx, "calendar synced", "staff", staffID, "kind", cal.Kind, "fetched", res.Objects, "removed", res.Removed, "busy", res.Busy, "full", res.Full, "listed", res.Listed, "freed", len(res.Freed))
 	// The sync has committed: the time it freed is offered now, each span
 	// in a transaction of its own (docs/calendars.md "Freed time").
 	for _, sp := range res.Freed {
@@ -251,6 +258,11 @@ func (s *Service) apply(ctx context.Context, cal store.StaffCalendar, sync store
 	}
 	return freed(merge(before, now, end), merge(after, now, end)), nil
 }
+
+// MergeBusy answers busy times cut to [from, to), overlapping and
+// touching ones joined, earliest first: the spans they block (the spans a
+// disconnected calendar frees, admin.Service.RemoveStaffCalendar).
+func MergeBusy(busy []store.CalendarBusy, from, to time.Time) []Span { return merge(busy, from, to) }
 
 // merge answers busy times cut to [from, to), overlapping and touching
 // ones joined, earliest first.
@@ -374,21 +386,98 @@ func (s *Service) syncCalDAV(ctx context.Context, cal store.StaffCalendar, loc *
 		return Result{}, err
 	}
 	fail := func(err error) (Result, error) { return Result{}, explain(err, c.http.lastStatus()) }
-	// One PROPFIND lists the objects with their ETags.
-	files, err := c.dav.ReadDir(ctx, c.collection, false)
+	from, to := s.window(now)
+	stored, err := s.Store.ListCalendarObjects(ctx, cal.StaffID, false)
 	if err != nil {
-		return fail(err)
+		return Result{}, err
 	}
-	listing := map[string]string{}
-	isCollection := false
-	for _, f := range files {
-		if f.IsDir {
-			if strings.TrimSuffix(f.Path, "/") == strings.TrimSuffix(c.collection, "/") {
-				isCollection = true
+	known := make(map[string]string, len(stored))
+	for _, o := range stored {
+		known[o.Href] = o.ETag
+	}
+	// listing is every object of the collection with its ETag: what the
+	// server listed, or, after a sync token, what was stored with the
+	// changes since the token applied (delta: the hrefs reported changed).
+	var (
+		listing      map[string]string
+		delta        map[string]bool
+		token        string // the sync token to store
+		isCollection bool
+		refused      []string // why sync-collection was not used, for the log
+	)
+	if cal.SyncToken != "" {
+		// What changed since the last good sync (RFC 6578).
+		changes, st, err := c.syncCollection(ctx, cal.SyncToken)
+		switch {
+		case err == nil:
+			isCollection = true
+			token = changes.SyncToken
+			listing = make(map[string]string, len(known)+len(changes.Updated))
+			for h, e := range known {
+				listing[h] = e
 			}
-			continue
+			delta = map[string]bool{}
+			for _, o := range changes.Updated {
+				if c.member(o.Path) {
+					listing[o.Path] = o.ETag
+					delta[o.Path] = true
+				}
+			}
+			for _, h := range changes.Deleted {
+				if c.member(h) {
+					delete(listing, h)
+				}
+			}
+		case refusal(st):
+			// An expired or unknown token (403 or 409 with
+			// DAV:valid-sync-token), or no sync-collection any more: the
+			// whole collection is listed, with a fresh token if offered.
+			refused = append(refused, fmt.Sprintf("with the stored token: HTTP %d", st))
+		default:
+			return fail(err)
 		}
-		listing[f.Path] = f.ETag
+	}
+	if listing == nil {
+		// No token: sync-collection without one lists every object with
+		// its ETag, and answers a token for the next sync.
+		changes, st, err := c.syncCollection(ctx, "")
+		switch {
+		case err == nil:
+			isCollection = true
+			token = changes.SyncToken
+			listing = make(map[string]string, len(changes.Updated))
+			for _, o := range changes.Updated {
+				if c.member(o.Path) {
+					listing[o.Path] = o.ETag
+				}
+			}
+		case refusal(st):
+			refused = append(refused, fmt.Sprintf("without a token: HTTP %d", st))
+		default:
+			return fail(err)
+		}
+	}
+	if listing == nil {
+		// No sync-collection: one PROPFIND lists the objects with their
+		// ETags, and no token is stored.
+		files, err := c.dav.ReadDir(ctx, c.collection, false)
+		if err != nil {
+			return fail(err)
+		}
+		listing = map[string]string{}
+		for _, f := range files {
+			if f.IsDir {
+				if strings.TrimSuffix(f.Path, "/") == strings.TrimSuffix(c.collection, "/") {
+					isCollection = true
+				}
+				continue
+			}
+			listing[f.Path] = f.ETag
+		}
+	}
+	if len(refused) > 0 {
+		s.log().InfoContext(ctx, "calendar: the server refused sync-collection; listed the whole collection", "staff", cal.StaffID,
+			"refused", strings.Join(refused, "; "))
 	}
 	if isCollection && (cal.SyncedAt == nil || cal.CollectionTag == "") {
 		// The first sync checks that the collection is a calendar (an
@@ -409,25 +498,14 @@ func (s *Service) syncCalDAV(ctx context.Context, cal store.StaffCalendar, loc *
 		return Result{}, &Problem{Message: "The calendar URL is not a calendar collection. Use the URL of the calendar itself (such as https://HOST/dav/calendars/USER/CALENDAR/), not of a single event or the server's root."}
 	}
 	tag := listingTag(listing)
-	from, to := s.window(now)
-	stored, err := s.Store.ListCalendarObjects(ctx, cal.StaffID, false)
-	if err != nil {
-		return Result{}, err
-	}
-	known := make(map[string]string, len(stored))
-	for _, o := range stored {
-		known[o.Href] = o.ETag
-	}
 	// The window moves a day at a time; then every stored object is
 	// expanded again, from its stored text.
 	rewindow := cal.SyncedAt == nil || from.Sub(cal.WindowStart) >= 24*time.Hour || cal.WindowStart.IsZero()
-	if tag == cal.CollectionTag && !rewindow && cal.SyncedAt != nil {
-		err := s.Store.ApplyCalendarSync(ctx, store.CalendarSync{StaffID: cal.StaffID, At: s.now(), CollectionTag: tag,
-			WindowStart: cal.WindowStart, WindowEnd: cal.WindowEnd})
-		return Result{Busy: cal.Busy}, err
-	}
 	var changed, removed []string
 	for href, etag := range listing {
+		if delta != nil && !delta[href] {
+			continue // not changed since the token
+		}
 		if old, ok := known[href]; !ok || old != etag || etag == "" {
 			changed = append(changed, href)
 		}
@@ -438,8 +516,15 @@ func (s *Service) syncCalDAV(ctx context.Context, cal store.StaffCalendar, loc *
 		}
 	}
 	sort.Strings(changed)
+	sort.Strings(removed)
+	if !rewindow && (tag == cal.CollectionTag || delta != nil && len(changed) == 0 && len(removed) == 0) {
+		// Nothing changed: the sync is recorded, nothing is read.
+		err := s.Store.ApplyCalendarSync(ctx, store.CalendarSync{StaffID: cal.StaffID, At: s.now(), CollectionTag: tag,
+			SyncToken: token, WindowStart: cal.WindowStart, WindowEnd: cal.WindowEnd})
+		return Result{Busy: cal.Busy, Listed: delta == nil}, err
+	}
 	var objs []caldav.CalendarObject
-	if len(changed) > len(listing)/2 {
+	if delta == nil && len(changed) > len(listing)/2 {
 		// Most of the calendar is new (a first sync): one calendar-query.
 		objs, err = c.cal.QueryCalendar(ctx, c.collection, &caldav.CalendarQuery{
 			CompRequest: caldav.CalendarCompRequest{Name: "VCALENDAR", AllProps: true, AllComps: true},
@@ -462,7 +547,7 @@ func (s *Service) syncCalDAV(ctx context.Context, cal store.StaffCalendar, loc *
 			objs = append(objs, part...)
 		}
 	}
-	sync := store.CalendarSync{StaffID: cal.StaffID, CollectionTag: tag, WindowStart: from, WindowEnd: to, Remove: removed, Replace: rewindow}
+	sync := store.CalendarSync{StaffID: cal.StaffID, CollectionTag: tag, SyncToken: token, WindowStart: from, WindowEnd: to, Remove: removed, Replace: rewindow}
 	fetched := map[string]bool{}
 	for _, o := range objs {
 		data, err := encode(o.Data)
@@ -504,7 +589,46 @@ func (s *Service) syncCalDAV(ctx context.Context, cal store.StaffCalendar, loc *
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Objects: len(objs), Removed: len(removed), Busy: len(sync.Busy), Full: rewindow, Freed: gone}, nil
+	busy := len(sync.Busy)
+	if !rewindow {
+		// sync.Busy are the changed objects' only: the count of all is
+		// what the sync stored with the calendar.
+		after, err := s.Store.GetStaffCalendar(ctx, cal.StaffID)
+		if err != nil {
+			return Result{}, err
+		}
+		busy = after.Busy
+	}
+	return Result{Objects: len(objs), Removed: len(removed), Busy: busy, Full: rewindow, Listed: delta == nil, Freed: gone}, nil
+}
+
+// syncCollection asks for the collection's objects changed since token
+// (every object, with an empty token) and answers the status the server
+// answered, for refusal.
+func (c *conn) syncCollection(ctx context.Context, token string) (*carddav.SyncResponse, int, error) {
+	c.http.resetStatus()
+	res, err := c.sync.SyncCollection(ctx, c.collection, &carddav.SyncQuery{SyncToken: token})
+	st := c.http.lastStatus()
+	if err == nil && res.SyncToken == "" {
+		// A multistatus without a token is no sync-collection answer.
+		return nil, http.StatusNotImplemented, errors.New("calendar: the sync-collection answer has no sync-token")
+	}
+	return res, st, err
+}
+
+// refusal: the server answered a sync-collection REPORT with a status
+// that means it will not answer it (an invalid or expired token, 403 or
+// 409; no such REPORT, 400, 405, 415, 501; a 404 or 401 is then answered
+// by the PROPFIND too, and explained).
+func refusal(status int) bool {
+	return status >= 400 && status < 500 || status == http.StatusNotImplemented
+}
+
+// member: href is an object of the collection itself (not the collection,
+// nor anything in a collection below it).
+func (c *conn) member(href string) bool {
+	rest, ok := strings.CutPrefix(href, c.collection)
+	return ok && rest != "" && !strings.Contains(rest, "/")
 }
 
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
@@ -560,7 +684,7 @@ func (s *Service) syncICS(ctx context.Context, cal store.StaffCalendar, loc *tim
 	if resp.StatusCode == http.StatusNotModified {
 		err := s.Store.ApplyCalendarSync(ctx, store.CalendarSync{StaffID: cal.StaffID, At: s.now(), CollectionTag: cal.CollectionTag,
 			WindowStart: cal.WindowStart, WindowEnd: cal.WindowEnd})
-		return Result{Busy: cal.Busy}, err
+		return Result{Busy: cal.Busy, Listed: true}, err
 	}
 	if resp.StatusCode != http.StatusOK {
 		return Result{}, explain(fmt.Errorf("HTTP %d", resp.StatusCode), resp.StatusCode)
@@ -579,7 +703,7 @@ func (s *Service) syncICS(ctx context.Context, cal store.StaffCalendar, loc *tim
 	}
 	gone, err := s.apply(ctx, cal, store.CalendarSync{StaffID: cal.StaffID, At: s.now(), CollectionTag: resp.Header.Get("ETag"),
 		WindowStart: from, WindowEnd: to, Replace: true, Busy: busy}, now)
-	return Result{Objects: 1, Busy: len(busy), Full: true, Freed: gone}, err
+	return Result{Objects: 1, Busy: len(busy), Full: true, Listed: true, Freed: gone}, err
 }
 
 // Run syncs every connected calendar once per Interval until ctx ends;

@@ -140,8 +140,23 @@ func (s *Service) remove(ctx context.Context, prev store.CalendarEvent) error {
 		return explain(err, 0)
 	}
 	if prev.Href != "" {
-		err = c.dav.RemoveAll(ctx, prev.Href)
-		if st := c.http.lastStatus(); err != nil && st != http.StatusNotFound && st != http.StatusGone {
+		// Only the version Linkslot wrote is deleted: an event the
+		// calendar's owner changed since (a note added, moved by hand)
+		// answers 412 and is left in the calendar, theirs now.
+		cond := ctx
+		if prev.ETag != "" {
+			cond = withHeaders(ctx, "If-Match", quote(prev.ETag))
+		}
+		c.http.resetStatus()
+		err = c.dav.RemoveAll(cond, prev.Href)
+		st := c.http.lastStatus()
+		switch {
+		case err == nil, st == http.StatusNotFound, st == http.StatusGone:
+			// Deleted, or gone already.
+		case st == http.StatusPreconditionFailed:
+			s.log().WarnContext(ctx, "calendar: the cancelled booking's event was changed in the calendar; left there",
+				"staff", prev.StaffID, "booking", prev.BookingID, "href", prev.Href)
+		default:
 			return explain(err, st)
 		}
 	}

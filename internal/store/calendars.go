@@ -38,6 +38,11 @@ type StaffCalendar struct {
 	// CollectionTag is the collection's tag at the last good sync (its
 	// ETag or ctag; an iCalendar URL's ETag): unchanged, nothing is read.
 	CollectionTag string
+	// SyncToken is the RFC 6578 sync token the CalDAV server answered at
+	// the last good sync: the next sync asks only for what changed since
+	// (empty: none, the collection is listed whole). Setting the calendar
+	// again clears it.
+	SyncToken string
 	// WindowStart and WindowEnd are the span busy times were expanded
 	// over; busy times outside it are not stored.
 	WindowStart, WindowEnd time.Time
@@ -67,6 +72,7 @@ type CalendarSync struct {
 	StaffID       string
 	At            time.Time
 	CollectionTag string
+	SyncToken     string // the sync token to store (empty: none)
 	WindowStart   time.Time
 	WindowEnd     time.Time
 	// Replace drops every stored object and busy time first (a first sync,

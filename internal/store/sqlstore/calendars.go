@@ -24,6 +24,7 @@ type staffCalendarRow struct {
 	Username       string
 	PasswordSealed []byte
 	CollectionTag  string
+	SyncToken      string
 	WindowStart    *time.Time
 	WindowEnd      *time.Time
 	SyncedAt       *time.Time
@@ -77,7 +78,7 @@ func (businessRemindersRow) TableName() string { return "business_reminders" }
 
 func toStaffCalendar(r staffCalendarRow) store.StaffCalendar {
 	return store.StaffCalendar{StaffID: r.StaffID, BusinessID: r.BusinessID, Kind: r.Kind, URL: r.URL, Username: r.Username,
-		PasswordSealed: r.PasswordSealed, CollectionTag: r.CollectionTag, WindowStart: store.UTC(deref(r.WindowStart)),
+		PasswordSealed: r.PasswordSealed, CollectionTag: r.CollectionTag, SyncToken: r.SyncToken, WindowStart: store.UTC(deref(r.WindowStart)),
 		WindowEnd: store.UTC(deref(r.WindowEnd)), SyncedAt: utcPtr(r.SyncedAt), AttemptedAt: utcPtr(r.AttemptedAt),
 		LastError: r.LastError, Objects: r.Objects, Busy: r.Busy, CreatedAt: store.UTC(r.CreatedAt), UpdatedAt: store.UTC(r.UpdatedAt)}
 }
@@ -226,7 +227,7 @@ func (s *Store) ApplyCalendarSync(ctx context.Context, c store.CalendarSync) err
 			return err
 		}
 		res := tx.Model(&staffCalendarRow{}).Where("staff_id = ?", c.StaffID).Updates(map[string]any{
-			"collection_tag": c.CollectionTag, "window_start": store.UTC(c.WindowStart), "window_end": store.UTC(c.WindowEnd),
+			"collection_tag": c.CollectionTag, "sync_token": c.SyncToken, "window_start": store.UTC(c.WindowStart), "window_end": store.UTC(c.WindowEnd),
 			"synced_at": at, "attempted_at": at, "last_error": "", "objects": counts.Objects, "busy": counts.Busy, "updated_at": at})
 		if res.Error != nil {
 			return res.Error
