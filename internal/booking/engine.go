@@ -103,10 +103,29 @@ func (e *catalogEntry) dayBounds(d date, sv *store.Service) (from, to time.Time)
 	return from.Add(-before), to.Add(after)
 }
 
+// block is a span that blocks a staff member's slots: a booking that holds
+// its slot, a slot held for a waiting person, a connected calendar's busy
+// time.
+type block struct {
+	id, staffID string
+	start, end  time.Time
+}
+
+// blocksOf answers the bookings that hold their slot as blocks.
+func blocksOf(bks []store.Booking) []block {
+	out := make([]block, 0, len(bks))
+	for i := range bks {
+		if b := &bks[i]; store.HoldsSlot(b.Status) {
+			out = append(out, block{id: b.ID, staffID: b.StaffID, start: b.BlockStart, end: b.BlockEnd})
+		}
+	}
+	return out
+}
+
 // slots is THE slot engine: the open starts of service sv with staff st on
-// local date d, given the staff member's confirmed bookings (ignore: the id
+// local date d, given what blocks the staff member's time (ignore: the id
 // of a booking being moved), filtered by the time rules when r is non-nil.
-func (e *catalogEntry) slots(st *store.Staff, sv *store.Service, d date, bookings []store.Booking, ignore string, r *rules) []Slot {
+func (e *catalogEntry) slots(st *store.Staff, sv *store.Service, d date, blocks []block, ignore string, r *rules) []Slot {
 	wd := d.weekday()
 	win := intersect(windowsOn(e.cat.OpeningHours, wd), windowsOn(e.cat.StaffHours[st.ID], wd))
 	if len(win) == 0 {
@@ -141,11 +160,12 @@ func (e *catalogEntry) slots(st *store.Staff, sv *store.Service, d date, booking
 				}
 			}
 			bs, be := s.Add(-before), end.Add(after)
-			for _, b := range bookings {
-				if b.ID == ignore || b.StaffID != st.ID || !store.HoldsSlot(b.Status) {
+			for i := range blocks {
+				b := &blocks[i]
+				if b.id == ignore || b.staffID != st.ID {
 					continue
 				}
-				if bs.Before(b.BlockEnd) && b.BlockStart.Before(be) {
+				if bs.Before(b.end) && b.start.Before(be) {
 					continue grid
 				}
 			}
@@ -164,7 +184,7 @@ func (e *catalogEntry) validate(st *store.Staff, sv *store.Service, start time.T
 		err.Field = "starts_at"
 		return err
 	}
-	for _, sl := range e.slots(st, sv, dateOf(start.In(e.loc)), bookings, ignore, &r) {
+	for _, sl := range e.slots(st, sv, dateOf(start.In(e.loc)), blocksOf(bookings), ignore, &r) {
 		if sl.StartsAt.Equal(start) {
 			return nil
 		}

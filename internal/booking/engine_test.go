@@ -129,7 +129,7 @@ func TestSlotRules(t *testing.T) {
 			e := c.c.entry(t)
 			r := e.rulesAt(now)
 			var got []string
-			for _, s := range e.slots(&e.cat.Staff[0], &e.cat.Services[0], mustDate(t, c.date), c.bookings, c.ignore, &r) {
+			for _, s := range e.slots(&e.cat.Staff[0], &e.cat.Services[0], mustDate(t, c.date), blocksOf(c.bookings), c.ignore, &r) {
 				got = append(got, s.StartsAt.Format("15:04"))
 				if s.StartsAt.Location() != e.loc {
 					t.Errorf("slot not in the business zone: %v", s.StartsAt)

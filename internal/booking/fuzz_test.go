@@ -99,7 +99,7 @@ func FuzzEngine(f *testing.F) {
 				continue
 			}
 			rl := e.rulesAt(now)
-			listed := e.slots(st, sv, d, accepted, "", &rl)
+			listed := e.slots(st, sv, d, blocksOf(accepted), "", &rl)
 			for i, sl := range listed {
 				if err := e.validate(st, sv, sl.StartsAt, accepted, "", now); err != nil {
 					t.Fatalf("listed slot %s does not validate: %v", sl.StartsAt.Format(time.RFC3339), err)

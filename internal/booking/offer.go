@@ -238,7 +238,7 @@ func (s *Service) offerInSpan(ctx context.Context, tx SpanTx, e *catalogEntry, s
 			continue
 		}
 	again:
-		for _, sl := range e.slots(st, sv, d, busy.list, "", &rl) {
+		for _, sl := range e.slots(st, sv, d, blocksOf(busy.list), "", &rl) {
 			start := store.UTC(sl.StartsAt)
 			end, bs, be := bookingSpan(sv, start)
 			if !start.Before(to) || !from.Before(end) {

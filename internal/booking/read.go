@@ -117,7 +117,9 @@ func (s *Service) Catalog(ctx context.Context, businessRef string) (CatalogView,
 
 // Availability lists the open times of a service on a local date, per staff
 // member. One statement on a warm cache (store.StaffDay), whatever the
-// staff count; three when the catalog has to be loaded.
+// staff count; a second when the business's connected calendars changed
+// since that day's busy times were last read (calendarBusy); three when
+// the catalog has to be loaded.
 func (s *Service) Availability(ctx context.Context, q AvailabilityQuery) (Availability, error) {
 	if e := s.cachedByRef(q.BusinessRef); e != nil && e.bookable() == nil {
 		if a, ok, err := s.availabilityCurrent(ctx, e, q); ok || err != nil {
@@ -152,11 +154,17 @@ func (s *Service) availabilityCurrent(ctx context.Context, e *catalogEntry, q Av
 	if !d.Found || d.BusinessID != e.cat.Business.ID || !d.UpdatedAt.Equal(e.updatedAt) {
 		return Availability{}, false, nil
 	}
-	bks := make([]store.Booking, len(d.Busy))
-	for i, b := range d.Busy {
-		bks[i] = store.Booking{ID: b.BookingID, StaffID: b.StaffID, Status: store.BookingConfirmed, BlockStart: b.BlockStart, BlockEnd: b.BlockEnd}
+	var cal map[string][]block
+	if d.CalendarTag != "" {
+		if cal, err = s.calendarBusy(ctx, d.BusinessID, d.CalendarTag, p.from, p.to); err != nil {
+			return Availability{}, false, fmt.Errorf("list calendar busy times: %w", err)
+		}
 	}
-	return s.fillDay(e, p, bks), true, nil
+	blocks := make([]block, len(d.Busy))
+	for i, b := range d.Busy {
+		blocks[i] = block{id: b.BookingID, staffID: b.StaffID, start: b.BlockStart, end: b.BlockEnd}
+	}
+	return s.fillDay(e, p, blocks, cal), true, nil
 }
 
 // dayPlan is an availability question checked against a catalog: the
@@ -200,16 +208,22 @@ func (e *catalogEntry) planDay(serviceRef, localDate, staffRef, staffField strin
 	return p, nil
 }
 
-// fillDay lists each planned staff member's open slots around bks.
-func (s *Service) fillDay(e *catalogEntry, p dayPlan, bks []store.Booking) Availability {
-	byStaff := map[string][]store.Booking{}
-	for _, b := range bks {
-		byStaff[b.StaffID] = append(byStaff[b.StaffID], b)
+// fillDay lists each planned staff member's open slots around blocks and
+// the busy times of their connected calendars in cal (by staff id; read
+// only).
+func (s *Service) fillDay(e *catalogEntry, p dayPlan, blocks []block, cal map[string][]block) Availability {
+	byStaff := map[string][]block{}
+	for _, b := range blocks {
+		byStaff[b.staffID] = append(byStaff[b.staffID], b)
 	}
 	a := p.answer
 	r := e.rulesAt(s.now())
 	for _, st := range p.staff {
-		sl := e.slots(st, p.sv, p.d, byStaff[st.ID], p.ignore, &r)
+		own := byStaff[st.ID]
+		if c := cal[st.ID]; len(c) > 0 {
+			own = append(own[:len(own):len(own)], c...) // a copy: cal is shared
+		}
+		sl := e.slots(st, p.sv, p.d, own, p.ignore, &r)
 		if sl == nil {
 			sl = []Slot{}
 		}
@@ -227,7 +241,7 @@ func (s *Service) availability(ctx context.Context, e *catalogEntry, serviceRef,
 	if err != nil {
 		return Availability{}, fmt.Errorf("list bookings: %w", err)
 	}
-	return s.fillDay(e, p, bks), nil
+	return s.fillDay(e, p, blocksOf(bks), nil), nil
 }
 
 // MyBookings lists a person's bookings: status is upcoming (default), past,

@@ -31,6 +31,7 @@ type Store interface {
 	SuggestSearches(ctx context.Context, q store.BusinessQuery) ([]string, error)
 	ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]store.Booking, error)
 	StaffDay(ctx context.Context, reference string, staffIDs []string, from, to time.Time) (store.StaffDay, error)
+	CalendarBusyDay(ctx context.Context, businessID string, from, to time.Time) (store.CalendarDay, error)
 	ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error)
 	GetBookingByReference(ctx context.Context, reference string) (store.Booking, error)
 	GetWaitlistOffer(ctx context.Context, reference string) (store.WaitlistOffer, error)
@@ -55,6 +56,8 @@ type Service struct {
 	mu    sync.RWMutex
 	cache map[string]*catalogEntry // by business id
 	refs  map[string]string        // business id by reference, for cache
+
+	busy busyCache // connected calendars' busy times, by tag
 }
 
 // NewService returns a booking engine over s, reading the time from clock

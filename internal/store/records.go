@@ -308,13 +308,29 @@ const (
 	PaymentPaid        = "paid"
 )
 
-// StaffDay is what Store.StaffDay reads: a business's version and the
-// blocked spans of its staff members' confirmed bookings in a window.
+// StaffDay is what Store.StaffDay reads: a business's version, the
+// blocked spans of its staff members' bookings and held offers in a
+// window, and the business's calendar tag.
 type StaffDay struct {
 	Found      bool
 	BusinessID string
 	UpdatedAt  time.Time
 	Busy       []BusySpan
+	// CalendarTag names the busy times that the connected calendars of
+	// the business's staff stored: a new tag whenever a sync changes them
+	// or a calendar is set or removed, the same while they stay as they
+	// are; empty while no staff member has a calendar (docs/calendars.md
+	// "Availability"). Bookings.CalendarBusyDay reads the busy times.
+	CalendarTag string
+}
+
+// CalendarDay is what Bookings.CalendarBusyDay reads: the busy times of a
+// business's connected calendars in a window, with the business's
+// calendar tag they were read under. Each span's BookingID is
+// CalendarBusyID.
+type CalendarDay struct {
+	Tag  string
+	Busy []BusySpan
 }
 
 // BusySpan is the blocked span (BlockStart, BlockEnd) of one confirmed

@@ -246,13 +246,20 @@ type Bookings interface {
 	// whose blocked span intersects [from, to), in one statement.
 	ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]Booking, error)
 	// StaffDay reads, in one statement, the version of the business with
-	// reference and the blocked spans of the pending and confirmed bookings of staffIDs
-	// that intersect [from, to), earliest first: what ListStaffBookings
-	// reads, with the business row's UpdatedAt beside it, so that the
-	// booking engine can answer availability from its cached catalog with
-	// a single statement when the version shows the catalog is current.
-	// Found is false when no business has the reference.
+	// reference, its calendar tag, and the blocked spans of the pending
+	// and confirmed bookings and held waitlist offers of staffIDs that
+	// intersect [from, to), earliest first: what ListStaffBookings reads
+	// but the connected calendars' busy times, which the tag names, with
+	// the business row's UpdatedAt beside it, so that the booking engine
+	// can answer availability from its cached catalog and busy times with
+	// a single statement when the versions show they are current. Found
+	// is false when no business has the reference.
 	StaffDay(ctx context.Context, reference string, staffIDs []string, from, to time.Time) (StaffDay, error)
+	// CalendarBusyDay reads, in one statement, the busy times that the
+	// connected calendars of the business's staff block in [from, to),
+	// earliest first, with the business's calendar tag they were read
+	// under (StaffDay.CalendarTag).
+	CalendarBusyDay(ctx context.Context, businessID string, from, to time.Time) (CalendarDay, error)
 	// ListAccountBookings returns up to f.Limit+1 bookings of a person.
 	ListAccountBookings(ctx context.Context, f BookingFilter) ([]Booking, error)
 	// ListBusinessBookings returns up to f.Limit+1 bookings of a business

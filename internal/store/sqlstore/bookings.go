@@ -282,11 +282,13 @@ func (s *Store) accountBookingsByStates(ctx context.Context, f store.BookingFilt
 	return out, nil
 }
 
-// StaffDay implements store.Store: the business row and its staff's
-// bookings that hold their slot, held waitlist offers and calendar busy
-// times in the window, one LEFT JOIN from the business row
-// (one row with no booking when the window is free), scanned column by
-// column.
+// StaffDay implements store.Bookings: the business row with its calendar
+// tag, and the bookings and held offers that block the window, one LEFT
+// JOIN from the business row (one row with no booking when the window is
+// free), scanned column by column. The calendars' busy times are not read:
+// the booking engine keeps them in memory under the tag (CalendarBusyDay),
+// so that a day with connected calendars costs what a day without them
+// does (BenchmarkAvailabilityConnectedCalendar).
 func (s *Store) StaffDay(ctx context.Context, reference string, staffIDs []string, from, to time.Time) (store.StaffDay, error) {
 	ids := staffIDs
 	if len(ids) == 0 {
@@ -295,22 +297,16 @@ func (s *Store) StaffDay(ctx context.Context, reference string, staffIDs []strin
 	span, spanArgs := s.blockedSpanOverlaps("k", from, to)
 	args := append([]any{ids, store.UTC(to), store.UTC(from)}, spanArgs...)
 	args = append(args, reference, ids, store.OfferHeld, store.UTC(to), store.UTC(from), reference)
-	args = append(args, store.CalendarBusyID, ids, store.UTC(to), store.UTC(from.Add(-store.MaxBusySpan)), store.UTC(from))
-	// Held waitlist offers block as bookings do (ListStaffBookings); the
-	// third part adds the busy times of the staff's connected calendars as
-	// the last sync stored them (docs/calendars.md), in the same statement.
-	rs, err := s.q(ctx).Raw(`SELECT b.id, b.updated_at, k.id, k.staff_id, k.block_start, k.block_end
+	// Held waitlist offers block as bookings do (ListStaffBookings).
+	rs, err := s.q(ctx).Raw(`SELECT b.id, b.updated_at, b.calendar_tag, k.id, k.staff_id, k.block_start, k.block_end
 FROM businesses b
 LEFT JOIN bookings k ON k.staff_id IN ? AND k.`+holding+` AND k.block_start < ? AND k.block_end > ?`+span+`
 WHERE b.reference = ?
 UNION ALL
-SELECT b.id, b.updated_at, o.id, o.staff_id, o.block_start, o.block_end
+SELECT b.id, b.updated_at, b.calendar_tag, o.id, o.staff_id, o.block_start, o.block_end
 FROM businesses b
 JOIN waitlist_offers o ON o.staff_id IN ? AND o.status = ? AND o.block_start < ? AND o.block_end > ?
-WHERE b.reference = ?
-UNION ALL
-SELECT NULL, NULL, CAST(? AS text), c.staff_id, c.starts_at, c.ends_at
-FROM calendar_busy c WHERE c.staff_id IN ? AND c.starts_at < ? AND c.starts_at > ? AND c.ends_at > ?`, args...).Rows()
+WHERE b.reference = ?`, args...).Rows()
 	if err != nil {
 		return store.StaffDay{}, translate(err)
 	}
@@ -318,17 +314,15 @@ FROM calendar_busy c WHERE c.staff_id IN ? AND c.starts_at < ? AND c.starts_at >
 	var d store.StaffDay
 	for rs.Next() {
 		var (
-			bid                 *string
-			updated             *time.Time
+			bid, tag            string
+			updated             time.Time
 			kid, staff          *string
 			blockStart, blockTo *time.Time
 		)
-		if err := rs.Scan(&bid, &updated, &kid, &staff, &blockStart, &blockTo); err != nil {
+		if err := rs.Scan(&bid, &updated, &tag, &kid, &staff, &blockStart, &blockTo); err != nil {
 			return store.StaffDay{}, translate(err)
 		}
-		if bid != nil {
-			d.Found, d.BusinessID, d.UpdatedAt = true, *bid, store.UTC(deref(updated))
-		}
+		d.Found, d.BusinessID, d.UpdatedAt, d.CalendarTag = true, bid, store.UTC(updated), tag
 		if kid != nil {
 			d.Busy = append(d.Busy, store.BusySpan{BookingID: *kid, StaffID: deref(staff),
 				BlockStart: store.UTC(deref(blockStart)), BlockEnd: store.UTC(deref(blockTo))})
@@ -338,10 +332,15 @@ FROM calendar_busy c WHERE c.staff_id IN ? AND c.starts_at < ? AND c.starts_at >
 		return store.StaffDay{}, translate(err)
 	}
 	// Earliest first, then by id, sorted here: SQLite's sorter over the
-	// union costs more than the statement's reads
-	// (BenchmarkAvailabilityConnectedCalendar).
-	sort.SliceStable(d.Busy, func(i, j int) bool {
-		a, b := d.Busy[i], d.Busy[j]
+	// union costs more than the statement's reads.
+	sortSpans(d.Busy)
+	return d, nil
+}
+
+// sortSpans orders blocked spans earliest first, then by id, staff and end.
+func sortSpans(spans []store.BusySpan) {
+	sort.SliceStable(spans, func(i, j int) bool {
+		a, b := spans[i], spans[j]
 		if !a.BlockStart.Equal(b.BlockStart) {
 			return a.BlockStart.Before(b.BlockStart)
 		}
@@ -353,6 +352,48 @@ FROM calendar_busy c WHERE c.staff_id IN ? AND c.starts_at < ? AND c.starts_at >
 		}
 		return a.BlockEnd.Before(b.BlockEnd)
 	})
+}
+
+// CalendarBusyDay implements store.Bookings: the business's calendar tag
+// and the busy times of its staff's connected calendars in [from, to), one
+// LEFT JOIN from the business row, so that the tag and the times come from
+// one snapshot. The lower bound on starts_at keeps the read on the
+// (staff_id, starts_at) index: no busy time is longer than
+// store.MaxBusySpan.
+func (s *Store) CalendarBusyDay(ctx context.Context, businessID string, from, to time.Time) (store.CalendarDay, error) {
+	rs, err := s.q(ctx).Raw(`SELECT b.calendar_tag, c.staff_id, c.starts_at, c.ends_at
+FROM businesses b
+LEFT JOIN staff_calendars s ON s.business_id = b.id
+LEFT JOIN calendar_busy c ON c.staff_id = s.staff_id AND c.starts_at < ? AND c.starts_at > ? AND c.ends_at > ?
+WHERE b.id = ?`, store.UTC(to), store.UTC(from.Add(-store.MaxBusySpan)), store.UTC(from), businessID).Rows()
+	if err != nil {
+		return store.CalendarDay{}, translate(err)
+	}
+	defer rs.Close()
+	var d store.CalendarDay
+	found := false
+	for rs.Next() {
+		var (
+			tag         string
+			staff       *string
+			start, stop *time.Time
+		)
+		if err := rs.Scan(&tag, &staff, &start, &stop); err != nil {
+			return store.CalendarDay{}, translate(err)
+		}
+		found, d.Tag = true, tag
+		if start != nil {
+			d.Busy = append(d.Busy, store.BusySpan{BookingID: store.CalendarBusyID, StaffID: deref(staff),
+				BlockStart: store.UTC(*start), BlockEnd: store.UTC(deref(stop))})
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return store.CalendarDay{}, translate(err)
+	}
+	if !found {
+		return store.CalendarDay{}, store.ErrNotFound
+	}
+	sortSpans(d.Busy)
 	return d, nil
 }
 

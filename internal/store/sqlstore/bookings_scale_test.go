@@ -86,12 +86,13 @@ func TestStaffBookingsAtScaleSQLite(t *testing.T) {
 	ctx := context.Background()
 	s := openSchemaAt(t, "sqlite", 8)
 	// The engine's reads also see held waitlist offers (migration 00026)
-	// and calendar busy times (00027), and list bookings' respond_by
-	// (00022), which this schema predates: give it those tables, empty,
-	// and that column for the reads before the upgrade, and drop them
-	// before upgrading.
+	// and calendar busy times and tags (00027, 00029), and list bookings'
+	// respond_by (00022), which this schema predates: give it those
+	// tables, empty, and that column for the reads before the upgrade,
+	// and drop them before upgrading.
 	exec(t, s, `ALTER TABLE bookings ADD COLUMN respond_by DATETIME`,
-		`CREATE TABLE calendar_busy (staff_id text NOT NULL, href text NOT NULL, starts_at DATETIME NOT NULL, ends_at DATETIME NOT NULL)`)
+		`CREATE TABLE calendar_busy (staff_id text NOT NULL, href text NOT NULL, starts_at DATETIME NOT NULL, ends_at DATETIME NOT NULL)`,
+		`ALTER TABLE businesses ADD COLUMN calendar_tag text NOT NULL DEFAULT ''`)
 	if err := s.DB().Exec(`CREATE TABLE waitlist_offers (id text PRIMARY KEY, reference text, entry_id text, account_id text,
  link_id text, business_id text, service_id text, staff_id text, starts_at DATETIME, ends_at DATETIME, block_start DATETIME,
  block_end DATETIME, held_until DATETIME, status text, booking_id text, created_at DATETIME, updated_at DATETIME)`).Error; err != nil {
@@ -183,7 +184,7 @@ func TestStaffBookingsAtScaleSQLite(t *testing.T) {
 		t.Fatalf("overlapping insert on the previous schema: %v, want ErrOverlap", err)
 	}
 	old := searches()
-	exec(t, s, `DROP TABLE waitlist_offers`, `DROP TABLE calendar_busy`, `ALTER TABLE bookings DROP COLUMN respond_by`)
+	exec(t, s, `DROP TABLE waitlist_offers`, `DROP TABLE calendar_busy`, `ALTER TABLE businesses DROP COLUMN calendar_tag`, `ALTER TABLE bookings DROP COLUMN respond_by`)
 	if _, err := s.Migrate(ctx); err != nil {
 		t.Fatalf("upgrade: %v", err)
 	}

@@ -96,8 +96,21 @@ func (s *Store) PutStaffCalendar(ctx context.Context, c store.StaffCalendar) err
 		if err := tx.Where("staff_id = ?", c.StaffID).Delete(&staffCalendarRow{}).Error; err != nil {
 			return err
 		}
-		return tx.Create(&row).Error
+		if err := tx.Create(&row).Error; err != nil {
+			return err
+		}
+		return newCalendarTag(tx, c.BusinessID)
 	})
+}
+
+// newCalendarTag draws a new calendar tag for a business whose calendars'
+// busy times may have changed, so that availability no longer answers
+// from the times kept under the old one (store.StaffDay.CalendarTag); the
+// tag is empty once no staff member of the business has a calendar.
+func newCalendarTag(tx *gorm.DB, businessID string) error {
+	return tx.Exec(`UPDATE businesses SET calendar_tag = CASE
+  WHEN EXISTS (SELECT 1 FROM staff_calendars WHERE business_id = ?) THEN ? ELSE '' END
+WHERE id = ?`, businessID, store.RandomString(10), businessID).Error
 }
 
 // GetStaffCalendar implements store.Calendars.
@@ -128,14 +141,16 @@ func (s *Store) ListStaffCalendars(ctx context.Context, businessID string) ([]st
 
 // DeleteStaffCalendar implements store.Calendars.
 func (s *Store) DeleteStaffCalendar(ctx context.Context, staffID string) error {
-	res := s.q(ctx).Where("staff_id = ?", staffID).Delete(&staffCalendarRow{})
-	if res.Error != nil {
-		return translate(res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return store.ErrNotFound
-	}
-	return nil
+	return s.tx(ctx, func(tx *gorm.DB) error {
+		var r staffCalendarRow
+		if err := tx.Select("staff_id", "business_id").Where("staff_id = ?", staffID).Take(&r).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("staff_id = ?", staffID).Delete(&staffCalendarRow{}).Error; err != nil {
+			return err
+		}
+		return newCalendarTag(tx, r.BusinessID)
+	})
 }
 
 // ListCalendarObjects implements store.Calendars.
@@ -235,7 +250,14 @@ func (s *Store) ApplyCalendarSync(ctx context.Context, c store.CalendarSync) err
 		if res.RowsAffected == 0 {
 			return store.ErrNotFound
 		}
-		return nil
+		if !c.Replace && len(c.Remove) == 0 && len(c.Upsert) == 0 && len(c.Busy) == 0 {
+			return nil // nothing new: the busy times and their tag stay
+		}
+		var r staffCalendarRow
+		if err := tx.Select("business_id").Where("staff_id = ?", c.StaffID).Take(&r).Error; err != nil {
+			return err
+		}
+		return newCalendarTag(tx, r.BusinessID)
 	})
 }
 

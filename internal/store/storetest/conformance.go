@@ -58,6 +58,7 @@ func RunTests(t *testing.T, open func(t testing.TB) store.Store) {
 		{"OutboxConcurrentLease", testOutboxConcurrent},
 		{"WebhookEndpoints", testWebhookEndpoints},
 		{"CalendarFeeds", testCalendarFeeds},
+		{"CalendarTag", testCalendarTag},
 		{"Members", testMembers},
 		{"Console", testConsole},
 		{"InTx", testInTx},
