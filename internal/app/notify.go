@@ -113,6 +113,9 @@ func NewNotifications(cfg config.Config, s store.Store, o NotificationOptions) (
 		channels[store.ChannelWebhook] = notify.CheckReminders(s, d)
 		out.Calendars = &calendar.Service{Store: s, Sealer: calendar.NewSealer(cfg.SecretKey), Host: n.Host(),
 			Development: !cfg.Production, Clock: o.Clock, Logger: o.Logger}
+		if o.Metrics != nil {
+			out.Calendars.Metrics = calendar.NewMetrics(o.Metrics)
+		}
 		channels[store.ChannelCalendar] = out.Calendars.Deliverer()
 	} else {
 		channels[store.ChannelWebhook] = notify.Unavailable("this process has no secret key to sign webhooks with")

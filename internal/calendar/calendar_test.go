@@ -12,6 +12,7 @@ import (
 	goical "github.com/emersion/go-ical"
 	"github.com/emersion/go-webdav"
 	"github.com/emersion/go-webdav/caldav"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/calendar"
@@ -464,6 +465,8 @@ func TestBadCalendars(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		r := testkit.StartRadicale(t)
 		f := newFixture(t, s)
+		reg := prometheus.NewRegistry()
+		f.cals.Metrics = calendar.NewMetrics(reg)
 		f.connect(t, r)
 		put(t, r, "walkin.ics", "BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//t//EN\nBEGIN:VEVENT\nUID:w\nDTSTAMP:20260301T000000Z\n"+
 			"DTSTART:20260323T090000Z\nDTEND:20260323T100000Z\nEND:VEVENT\nEND:VCALENDAR\n")
@@ -524,7 +527,45 @@ func TestBadCalendars(t *testing.T) {
 				}
 			})
 		}
+		// Each failure counted by kind; the good first sync as changed.
+		if got := []float64{metricValue(t, reg, "linkslot_calendar_syncs_total", "caldav", "failed"),
+			metricValue(t, reg, "linkslot_calendar_syncs_total", "ics", "failed"),
+			metricValue(t, reg, "linkslot_calendar_syncs_total", "caldav", "changed")}; got[0] != 3 || got[1] != 3 || got[2] != 1 {
+			t.Fatalf("syncs counted caldav failed, ics failed, caldav changed = %v, want 3 3 1", got)
+		}
 	})
+}
+
+// metricValue answers the value of the counter, or the sample count of the
+// histogram, called name with the label values values (in the order of
+// the collector's labels); 0 when there is none.
+func metricValue(t *testing.T, reg *prometheus.Registry, name string, values ...string) float64 {
+	t.Helper()
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fam := range fams {
+		if fam.GetName() != name {
+			continue
+		}
+	metric:
+		for _, m := range fam.GetMetric() {
+			if len(m.GetLabel()) != len(values) {
+				continue
+			}
+			for i, l := range m.GetLabel() {
+				if l.GetValue() != values[i] {
+					continue metric
+				}
+			}
+			if h := m.GetHistogram(); h != nil {
+				return float64(h.GetSampleCount())
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	return 0
 }
 
 // restore stores the busy times of the good sync again (Set drops what an

@@ -54,6 +54,7 @@ type Service struct {
 	Interval    time.Duration // DefaultInterval
 	Ahead       time.Duration // DefaultAhead: how far ahead busy times are stored
 	Timeout     time.Duration // Timeout: one exchange with a calendar server
+	Metrics     *Metrics      // nil: no sync metrics
 	// Freed, when set, is told of every span a sync found busy no longer
 	// (an event deleted or moved), after the sync committed: the
 	// authorization server offers it to the waitlist
@@ -188,6 +189,7 @@ func (s *Service) Sync(ctx context.Context, staffID string) (Result, error) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, lease-10*time.Second)
 	defer cancel()
+	began := time.Now()
 	var res Result
 	switch cal.Kind {
 	case store.CalendarCalDAV:
@@ -195,6 +197,7 @@ func (s *Service) Sync(ctx context.Context, staffID string) (Result, error) {
 	default:
 		res, err = s.syncICS(sctx, cal, loc, now)
 	}
+	s.Metrics.observe(cal.Kind, res, err, time.Since(began))
 	if err != nil {
 		p := explain(err, 0)
 		s.log().WarnContext(ctx, "calendar sync failed", "staff", staffID, "kind", cal.Kind, "error", p.Message, "cause", scrub(err))

@@ -2,6 +2,7 @@ package calendar_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/linkslot/linkslot/internal/calendar"
 	"github.com/linkslot/linkslot/internal/store"
@@ -69,6 +72,8 @@ func TestCalDAVSyncToken(t *testing.T) {
 		f := newFixture(t, s)
 		var logs syncLog
 		f.cals.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		reg := prometheus.NewRegistry()
+		f.cals.Metrics = calendar.NewMetrics(reg)
 		f.connect(t, r)
 		put(t, r, "keep.ics", event("keep-1", "20260323T100000"))
 		put(t, r, "change.ics", event("change-1", "20260323T120000"))
@@ -118,6 +123,14 @@ func TestCalDAVSyncToken(t *testing.T) {
 		}
 		if after.SyncToken == "" || after.SyncToken == c.SyncToken {
 			t.Fatalf("the token did not change: %q, before %q", after.SyncToken, c.SyncToken)
+		}
+		// Counted: the first sync listed and changed, the unchanged one and
+		// this one read by the token.
+		if got := []float64{metricValue(t, reg, "linkslot_calendar_syncs_total", "caldav", "changed"),
+			metricValue(t, reg, "linkslot_calendar_syncs_total", "caldav", "unchanged"),
+			metricValue(t, reg, "linkslot_calendar_sync_seconds", "caldav", "listing"),
+			metricValue(t, reg, "linkslot_calendar_sync_seconds", "caldav", "changes")}; fmt.Sprint(got) != "[2 1 1 2]" {
+			t.Fatalf("syncs changed, unchanged, timed listing, timed changes = %v, want [2 1 1 2]", got)
 		}
 		day = f.slots(t, "2026-03-23")
 		if has(day, "10:00") || !has(day, "12:00") || !has(day, "14:00") || has(day, "15:00") || has(day, "15:30") || !has(day, "16:00") {

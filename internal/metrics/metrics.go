@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"database/sql"
+	"errors"
 	"net/http"
 	"regexp"
 	"sync"
@@ -242,4 +243,21 @@ func sanitize(v string) string {
 		return Other
 	}
 	return v
+}
+
+// Shared registers c on reg and answers it, or answers the collector of
+// the same description already registered there: two workers of one
+// process on one registry (two servers in a test, say) share it. Any
+// other registration error panics, as MustRegister does.
+func Shared[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+		panic(err)
+	}
+	return c
 }

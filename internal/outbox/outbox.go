@@ -42,6 +42,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/linkslot/linkslot/internal/metrics"
 	"github.com/linkslot/linkslot/internal/store"
 )
 
@@ -324,23 +325,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	if reg != nil {
 		// A second worker on the same registry (two servers in one
 		// process) shares the first one's collectors.
-		m.attempts = register(reg, m.attempts)
-		m.messages = register(reg, m.messages)
+		m.attempts = metrics.Shared(reg, m.attempts)
+		m.messages = metrics.Shared(reg, m.messages)
 	}
 	return m
-}
-
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if existing, ok := are.ExistingCollector.(C); ok {
-				return existing
-			}
-		}
-		panic(err)
-	}
-	return c
 }
 
 func (m *Metrics) observe(channel, outcome string) {
