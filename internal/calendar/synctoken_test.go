@@ -34,30 +34,6 @@ func event(uid, local string) string {
 		"\nSUMMARY:" + uid + "\nEND:VEVENT\nEND:VCALENDAR\n"
 }
 
-// syncLog is a logger whose output a test reads.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *syncLog) Reset() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.Reset()
-}
-
 // TestCalDAVSyncToken: after the first sync stores Radicale's sync token,
 // a sync with nothing changed fetches nothing; one after an event was
 // added, one changed and one deleted fetches exactly those two (one
@@ -70,7 +46,7 @@ func TestCalDAVSyncToken(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		r := testkit.StartRadicale(t)
 		f := newFixture(t, s)
-		var logs syncLog
+		var logs testkit.SyncBuffer
 		f.cals.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 		reg := prometheus.NewRegistry()
 		f.cals.Metrics = calendar.NewMetrics(reg)
@@ -241,7 +217,7 @@ func TestCalDAVWithoutSyncCollection(t *testing.T) {
 		}))
 		defer srv.Close()
 		f := newFixture(t, s)
-		var logs syncLog
+		var logs testkit.SyncBuffer
 		f.cals.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 		if err := f.cals.Set(ctx, calendar.Connect{StaffID: f.staffID(), BusinessID: f.cat.Business.ID, Kind: store.CalendarCalDAV,
 			URL: srv.URL + "/" + r.User + "/work/", Username: r.User, Password: r.Password}); err != nil {

@@ -22,7 +22,7 @@ func TestCalDAVDeleteIfMatch(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
 		r := testkit.StartRadicale(t)
 		f := newFixture(t, s)
-		var logs syncLog
+		var logs testkit.SyncBuffer
 		f.cals.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 		f.connect(t, r)
 
