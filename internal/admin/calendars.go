@@ -66,6 +66,12 @@ func (s *Service) SetStaffCalendar(ctx context.Context, a Actor, businessRef, st
 		return CalendarInfo{}, err
 	}
 	c.StaffID, c.BusinessID = st.ID, b.ID
+	switch old, err := s.store.GetStaffCalendar(ctx, st.ID); {
+	case err == nil:
+		c.Previous = &old // its password is kept for the same account (calendar.Connect)
+	case !errors.Is(err, store.ErrNotFound):
+		return CalendarInfo{}, err
+	}
 	row, err := s.calendars.Prepare(c)
 	if err != nil {
 		return CalendarInfo{}, err

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -102,6 +103,13 @@ type Connect struct {
 	Kind                string // store.CalendarCalDAV or store.CalendarICS
 	URL                 string
 	Username, Password  string // CalDAV only
+	// Previous is the calendar this one replaces, if any: with Password
+	// empty, its sealed password is kept when the new calendar is CalDAV
+	// on the same server (scheme, host and port) with the same user name,
+	// so that moving to another calendar of the same account does not
+	// ask for the password again, and the stored password is never sent
+	// to another server.
+	Previous *store.StaffCalendar
 }
 
 // Set validates and stores a staff member's calendar (replacing any
@@ -124,14 +132,23 @@ func (s *Service) Prepare(c Connect) (store.StaffCalendar, error) {
 	row := store.StaffCalendar{StaffID: c.StaffID, BusinessID: c.BusinessID, Kind: c.Kind, URL: c.URL, UpdatedAt: s.now()}
 	switch c.Kind {
 	case store.CalendarCalDAV:
-		if c.Username == "" || c.Password == "" {
-			return store.StaffCalendar{}, problem.New(problem.CodeInvalidArgument, "A CalDAV calendar needs a user name and a password.").WithField("password")
+		if c.Username == "" {
+			return store.StaffCalendar{}, problem.New(problem.CodeInvalidArgument, "A CalDAV calendar needs a user name and a password.").WithField("username")
 		}
 		if s.Sealer == nil {
 			return store.StaffCalendar{}, errors.New("calendar: no sealer for passwords")
 		}
 		row.Username = c.Username
-		row.PasswordSealed = s.Sealer.Seal([]byte(c.Password), []byte(c.StaffID))
+		switch {
+		case c.Password != "":
+			row.PasswordSealed = s.Sealer.Seal([]byte(c.Password), []byte(c.StaffID))
+		case sameAccount(c):
+			row.PasswordSealed = c.Previous.PasswordSealed
+		case c.Previous != nil && c.Previous.Kind == store.CalendarCalDAV:
+			return store.StaffCalendar{}, problem.New(problem.CodeInvalidArgument, "Type the password: the stored one is kept only while the server and the user name stay the same.").WithField("password")
+		default:
+			return store.StaffCalendar{}, problem.New(problem.CodeInvalidArgument, "A CalDAV calendar needs a user name and a password.").WithField("password")
+		}
 	case store.CalendarICS:
 		if c.Username != "" || c.Password != "" {
 			return store.StaffCalendar{}, problem.New(problem.CodeInvalidArgument, "An iCalendar URL takes no user name or password.").WithField("username")
@@ -140,6 +157,19 @@ func (s *Service) Prepare(c Connect) (store.StaffCalendar, error) {
 		return store.StaffCalendar{}, problem.New(problem.CodeInvalidArgument, "The calendar kind is caldav or ics.").WithField("kind")
 	}
 	return row, nil
+}
+
+// sameAccount: c replaces a CalDAV calendar of the same staff member on
+// the same server (scheme, host and port, compared as URLs) with the same
+// user name, whose password c may keep.
+func sameAccount(c Connect) bool {
+	p := c.Previous
+	if p == nil || p.Kind != store.CalendarCalDAV || p.StaffID != c.StaffID || p.Username != c.Username || len(p.PasswordSealed) == 0 {
+		return false
+	}
+	a, err1 := url.Parse(p.URL)
+	b, err2 := url.Parse(c.URL)
+	return err1 == nil && err2 == nil && strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host)
 }
 
 // Result is one sync's outcome.
