@@ -651,10 +651,11 @@ func (c *conn) syncCollection(ctx context.Context, token string) (*carddav.SyncR
 
 // refusal: the server answered a sync-collection REPORT with a status
 // that means it will not answer it (an invalid or expired token, 403 or
-// 409; no such REPORT, 400, 405, 415, 501; a 404 or 401 is then answered
-// by the PROPFIND too, and explained).
+// 409; no such REPORT, 400, 405, 415, 501; a 404 is then answered by the
+// PROPFIND too, and explained). A 401 is not: the user name or password
+// is wrong whatever is asked, and the sync fails at once with that.
 func refusal(status int) bool {
-	return status >= 400 && status < 500 || status == http.StatusNotImplemented
+	return status >= 400 && status < 500 && status != http.StatusUnauthorized || status == http.StatusNotImplemented
 }
 
 // member: href is an object of the collection itself (not the collection,
