@@ -119,20 +119,7 @@ END:VCALENDAR
 		if fr := sync(); len(fr) != 1 || fr[0] != "03-23 10:00–11:00" {
 			t.Fatalf("deleting the walk-in freed %v", fr)
 		}
-		var offer struct {
-			EntryID  string
-			StartsAt time.Time
-			Status   string
-		}
-		if err := s.DB().Raw("SELECT entry_id, starts_at, status FROM waitlist_offers").Scan(&offer).Error; err != nil {
-			t.Fatal(err)
-		}
-		if !offer.StartsAt.Equal(time.Date(2026, 3, 23, 10, 0, 0, 0, berlin)) || offer.Status != store.OfferHeld {
-			t.Fatalf("offer: %+v", offer)
-		}
-		if n := countRows(t, s, "outbox_messages", "channel = 'email' AND topic = '"+notify.EventWaitlistOffered+"' AND recipient = '"+f.person.Email+"'"); n != 1 {
-			t.Fatalf("%d offer e-mails", n)
-		}
+		wantHeldOffer(t, f, time.Date(2026, 3, 23, 10, 0, 0, 0, berlin))
 		if n := countRows(t, s, "outbox_messages", "channel = 'webhook' AND topic = '"+notify.EventWaitlistOffered+"'"); n != 1 {
 			t.Fatalf("%d offer webhooks", n)
 		}
@@ -308,19 +295,7 @@ func TestDisconnectOffered(t *testing.T) {
 		if _, err := s.GetStaffCalendar(ctx, f.staffID()); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("the calendar is still connected: %v", err)
 		}
-		var offer struct {
-			StartsAt time.Time
-			Status   string
-		}
-		if err := s.DB().Raw("SELECT starts_at, status FROM waitlist_offers").Scan(&offer).Error; err != nil {
-			t.Fatal(err)
-		}
-		if !offer.StartsAt.Equal(time.Date(2026, 3, 23, 10, 0, 0, 0, berlin)) || offer.Status != store.OfferHeld {
-			t.Fatalf("offer: %+v", offer)
-		}
-		if n := countRows(t, s, "outbox_messages", "channel = 'email' AND topic = '"+notify.EventWaitlistOffered+"' AND recipient = '"+f.person.Email+"'"); n != 1 {
-			t.Fatalf("%d offer e-mails", n)
-		}
+		wantHeldOffer(t, f, time.Date(2026, 3, 23, 10, 0, 0, 0, berlin))
 		// Held for the person; the rest of the freed time is open.
 		if sl := f.slots(t, "2026-03-23"); has(sl, "10:00") || !has(sl, "10:30") || !has(sl, "11:00") {
 			t.Fatalf("after the disconnect: %v", sl)
@@ -329,4 +304,23 @@ func TestDisconnectOffered(t *testing.T) {
 			t.Fatalf("%d audit events", n)
 		}
 	})
+}
+
+// wantHeldOffer fails unless the one waitlist offer is held at start and
+// its e-mail to the waiting person is queued, once.
+func wantHeldOffer(t *testing.T, f *fixture, start time.Time) {
+	t.Helper()
+	var offer struct {
+		StartsAt time.Time
+		Status   string
+	}
+	if err := f.s.DB().Raw("SELECT starts_at, status FROM waitlist_offers").Scan(&offer).Error; err != nil {
+		t.Fatal(err)
+	}
+	if !offer.StartsAt.Equal(start) || offer.Status != store.OfferHeld {
+		t.Fatalf("offer: %+v, want held at %s", offer, start)
+	}
+	if n := countRows(t, f.s, "outbox_messages", "channel = 'email' AND topic = '"+notify.EventWaitlistOffered+"' AND recipient = '"+f.person.Email+"'"); n != 1 {
+		t.Fatalf("%d offer e-mails", n)
+	}
 }
