@@ -2,46 +2,57 @@ package booking
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
 
 // maxBusyKept bounds the days of calendar busy times kept in memory (one
-// entry per business, calendar tag and window asked); past it, an
-// arbitrary entry is evicted for each new one, as in the catalog cache.
+// entry per business and window asked); past it, an arbitrary entry is
+// evicted for each new one, as in the catalog cache.
 const maxBusyKept = 5000
 
-// busyKey is the busy times of a business's connected calendars over one
-// window, as stored under one calendar tag.
+// busyKey is one business's calendars over one window.
 type busyKey struct {
-	businessID, tag string
-	from, to        int64 // Unix nanoseconds
+	businessID string
+	from, to   int64 // Unix nanoseconds
 }
 
-// busyCache keeps the busy times of connected calendars by the business's
-// calendar tag (store.StaffDay.CalendarTag; docs/calendars.md
-// "Availability"). A tag names one state of the stored busy times of all
-// the business's calendars, and whatever changes them draws a new one, so
-// an entry is never stale: a changed calendar is asked for under a tag no
-// entry has. Entries of old tags are evicted as the cache fills. An entry
-// is never modified once kept.
+// busyDay is the busy times of a business's connected calendars over one
+// window as one snapshot held them: the business's calendar tag then, and
+// each calendar's busy tag and blocks. It is never modified once kept.
+type busyDay struct {
+	tag   string
+	staff map[string]staffBusy // by staff id
+}
+
+type staffBusy struct {
+	tag    string
+	blocks []block
+}
+
+// busyCache keeps the busy times of connected calendars (docs/calendars.md
+// "Availability"). The business's calendar tag names one state of all its
+// calendars' stored busy times and whatever changes them draws a new one,
+// so a day kept under the tag store.StaffDay reads is current. When it is
+// not, the day is read again, but the calendars whose own busy tag did not
+// change are not: their blocks are taken from the day kept before.
 type busyCache struct {
 	mu   sync.Mutex
-	kept map[busyKey]map[string][]block // by staff id
+	kept map[busyKey]*busyDay
 }
 
-func (c *busyCache) get(k busyKey) (map[string][]block, bool) {
+func (c *busyCache) get(k busyKey) *busyDay {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	b, ok := c.kept[k]
-	return b, ok
+	return c.kept[k]
 }
 
-func (c *busyCache) put(k busyKey, b map[string][]block) {
+func (c *busyCache) put(k busyKey, d *busyDay) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.kept == nil {
-		c.kept = map[busyKey]map[string][]block{}
+		c.kept = map[busyKey]*busyDay{}
 	}
 	if _, ok := c.kept[k]; !ok && len(c.kept) >= maxBusyKept {
 		for old := range c.kept {
@@ -49,29 +60,56 @@ func (c *busyCache) put(k busyKey, b map[string][]block) {
 			break
 		}
 	}
-	c.kept[k] = b
+	c.kept[k] = d
 }
 
-// calendarBusy answers, by staff id, the busy times that the connected
-// calendars of business businessID block in [from, to) under calendar tag
-// tag: those kept under it, or else read in one statement
-// (store.CalendarBusyDay) and kept under the tag they were read with (a
-// sync that committed since the tag was read only makes the answer newer).
-// The answer is shared: callers do not modify it.
-func (s *Service) calendarBusy(ctx context.Context, businessID, tag string, from, to time.Time) (map[string][]block, error) {
-	k := busyKey{businessID: businessID, tag: tag, from: from.UnixNano(), to: to.UnixNano()}
-	if b, ok := s.busy.get(k); ok {
-		return b, nil
+// calendarBusy answers the busy times that the connected calendars of
+// business businessID block in [from, to), by staff id, under its calendar
+// tag tag: the day kept under it, or else the day read again in one
+// statement (store.CalendarBusyDay) — only the calendars whose busy tag
+// changed since the day kept before — and kept under the tag it was read
+// with (a sync that committed since tag was read only makes the answer
+// newer). The answer is shared: callers do not modify it.
+func (s *Service) calendarBusy(ctx context.Context, businessID, tag string, from, to time.Time) (*busyDay, error) {
+	k := busyKey{businessID: businessID, from: from.UnixNano(), to: to.UnixNano()}
+	old := s.busy.get(k)
+	if old != nil && old.tag == tag {
+		return old, nil
 	}
-	d, err := s.store.CalendarBusyDay(ctx, businessID, from, to)
-	if err != nil {
-		return nil, err
+	var known []string
+	if old != nil {
+		for _, sb := range old.staff {
+			known = append(known, sb.tag)
+		}
 	}
-	byStaff := map[string][]block{}
-	for _, b := range d.Busy {
-		byStaff[b.StaffID] = append(byStaff[b.StaffID], block{id: b.BookingID, staffID: b.StaffID, start: b.BlockStart, end: b.BlockEnd})
+	for range 2 {
+		d, err := s.store.CalendarBusyDay(ctx, businessID, from, to, known)
+		if err != nil {
+			return nil, err
+		}
+		day := &busyDay{tag: d.Tag, staff: make(map[string]staffBusy, len(d.Staff))}
+		complete := true
+		for _, c := range d.Staff {
+			if c.Known {
+				prev, ok := old.staff[c.StaffID]
+				if !ok || prev.tag != c.BusyTag {
+					complete = false // another calendar's tag: read everything
+					break
+				}
+				day.staff[c.StaffID] = prev
+				continue
+			}
+			blocks := make([]block, len(c.Busy))
+			for i, b := range c.Busy {
+				blocks[i] = block{id: b.BookingID, staffID: b.StaffID, start: b.BlockStart, end: b.BlockEnd}
+			}
+			day.staff[c.StaffID] = staffBusy{tag: c.BusyTag, blocks: blocks}
+		}
+		if complete {
+			s.busy.put(k, day)
+			return day, nil
+		}
+		known = nil
 	}
-	k.tag = d.Tag
-	s.busy.put(k, byStaff)
-	return byStaff, nil
+	return nil, errors.New("booking: calendar busy times read without known tags came back known")
 }

@@ -55,7 +55,11 @@
 // availability answer costs one statement, whatever the number of staff:
 // store.StaffDay reads the business row's UpdatedAt beside the bookings the
 // cached catalog says to read, and the answer is used only when that
-// version is the cached one. Otherwise (a changed catalog, a business gone,
+// version is the cached one. Connected calendars' busy times are kept the
+// same way, by the business's calendar tag that StaffDay reads beside the
+// version (busyCache; a second statement, store.CalendarBusyDay, the first
+// time a day is asked under a new tag, which reads only the calendars whose
+// own busy tag changed). Otherwise (a changed catalog, a business gone,
 // a question the cached catalog cannot answer) the answer is made as on a
 // cold cache: GetBusiness, the catalog when it changed, ListStaffBookings.
 //

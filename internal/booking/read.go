@@ -154,7 +154,7 @@ func (s *Service) availabilityCurrent(ctx context.Context, e *catalogEntry, q Av
 	if !d.Found || d.BusinessID != e.cat.Business.ID || !d.UpdatedAt.Equal(e.updatedAt) {
 		return Availability{}, false, nil
 	}
-	var cal map[string][]block
+	var cal *busyDay
 	if d.CalendarTag != "" {
 		if cal, err = s.calendarBusy(ctx, d.BusinessID, d.CalendarTag, p.from, p.to); err != nil {
 			return Availability{}, false, fmt.Errorf("list calendar busy times: %w", err)
@@ -209,9 +209,9 @@ func (e *catalogEntry) planDay(serviceRef, localDate, staffRef, staffField strin
 }
 
 // fillDay lists each planned staff member's open slots around blocks and
-// the busy times of their connected calendars in cal (by staff id; read
+// the busy times of their connected calendars in cal (nil: none; read
 // only).
-func (s *Service) fillDay(e *catalogEntry, p dayPlan, blocks []block, cal map[string][]block) Availability {
+func (s *Service) fillDay(e *catalogEntry, p dayPlan, blocks []block, cal *busyDay) Availability {
 	byStaff := map[string][]block{}
 	for _, b := range blocks {
 		byStaff[b.staffID] = append(byStaff[b.staffID], b)
@@ -220,8 +220,10 @@ func (s *Service) fillDay(e *catalogEntry, p dayPlan, blocks []block, cal map[st
 	r := e.rulesAt(s.now())
 	for _, st := range p.staff {
 		own := byStaff[st.ID]
-		if c := cal[st.ID]; len(c) > 0 {
-			own = append(own[:len(own):len(own)], c...) // a copy: cal is shared
+		if cal != nil {
+			if c := cal.staff[st.ID].blocks; len(c) > 0 {
+				own = append(own[:len(own):len(own)], c...) // a copy: cal is shared
+			}
 		}
 		sl := e.slots(st, p.sv, p.d, own, p.ignore, &r)
 		if sl == nil {

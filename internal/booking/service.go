@@ -31,7 +31,7 @@ type Store interface {
 	SuggestSearches(ctx context.Context, q store.BusinessQuery) ([]string, error)
 	ListStaffBookings(ctx context.Context, staffIDs []string, from, to time.Time) ([]store.Booking, error)
 	StaffDay(ctx context.Context, reference string, staffIDs []string, from, to time.Time) (store.StaffDay, error)
-	CalendarBusyDay(ctx context.Context, businessID string, from, to time.Time) (store.CalendarDay, error)
+	CalendarBusyDay(ctx context.Context, businessID string, from, to time.Time, known []string) (store.CalendarDay, error)
 	ListAccountBookings(ctx context.Context, f store.BookingFilter) ([]store.Booking, error)
 	GetBookingByReference(ctx context.Context, reference string) (store.Booking, error)
 	GetWaitlistOffer(ctx context.Context, reference string) (store.WaitlistOffer, error)

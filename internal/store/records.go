@@ -324,13 +324,23 @@ type StaffDay struct {
 	CalendarTag string
 }
 
-// CalendarDay is what Bookings.CalendarBusyDay reads: the busy times of a
-// business's connected calendars in a window, with the business's
-// calendar tag they were read under. Each span's BookingID is
-// CalendarBusyID.
+// CalendarDay is what Bookings.CalendarBusyDay reads: the business's
+// calendar tag and, for each staff member with a connected calendar, the
+// busy times it blocks in a window, all from one snapshot.
 type CalendarDay struct {
-	Tag  string
-	Busy []BusySpan
+	Tag   string
+	Staff []StaffCalendarDay
+}
+
+// StaffCalendarDay is one connected calendar's busy times in a window.
+// BusyTag names them: a new tag whenever they change. Known: BusyTag was
+// among the tags the caller holds the times of, which were not read again
+// (Busy is empty). Each span's BookingID is CalendarBusyID.
+type StaffCalendarDay struct {
+	StaffID string
+	BusyTag string
+	Known   bool
+	Busy    []BusySpan
 }
 
 // BusySpan is the blocked span (BlockStart, BlockEnd) of one confirmed

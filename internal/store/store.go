@@ -255,11 +255,12 @@ type Bookings interface {
 	// a single statement when the versions show they are current. Found
 	// is false when no business has the reference.
 	StaffDay(ctx context.Context, reference string, staffIDs []string, from, to time.Time) (StaffDay, error)
-	// CalendarBusyDay reads, in one statement, the busy times that the
-	// connected calendars of the business's staff block in [from, to),
-	// earliest first, with the business's calendar tag they were read
-	// under (StaffDay.CalendarTag).
-	CalendarBusyDay(ctx context.Context, businessID string, from, to time.Time) (CalendarDay, error)
+	// CalendarBusyDay reads, in one statement, the business's calendar tag
+	// (StaffDay.CalendarTag) and, for each connected calendar of its staff,
+	// the calendar's busy tag and the busy times it blocks in [from, to),
+	// earliest first, but those of calendars whose busy tag is among known
+	// (the caller holds them already).
+	CalendarBusyDay(ctx context.Context, businessID string, from, to time.Time, known []string) (CalendarDay, error)
 	// ListAccountBookings returns up to f.Limit+1 bookings of a person.
 	ListAccountBookings(ctx context.Context, f BookingFilter) ([]Booking, error)
 	// ListBusinessBookings returns up to f.Limit+1 bookings of a business

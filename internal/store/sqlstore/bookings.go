@@ -354,36 +354,57 @@ func sortSpans(spans []store.BusySpan) {
 	})
 }
 
-// CalendarBusyDay implements store.Bookings: the business's calendar tag
-// and the busy times of its staff's connected calendars in [from, to), one
-// LEFT JOIN from the business row, so that the tag and the times come from
-// one snapshot. The lower bound on starts_at keeps the read on the
-// (staff_id, starts_at) index: no busy time is longer than
+// CalendarBusyDay implements store.Bookings: the business's calendar tag,
+// and each of its staff's connected calendars with its busy tag and, unless
+// that tag is known, its busy times in [from, to), one LEFT JOIN from the
+// business row, so that the tags and the times come from one snapshot. A
+// known calendar is joined on a NULL staff id, so that the index is not
+// even searched for it (a condition on the tag alone would be checked only
+// after its rows were read). The lower bound on starts_at keeps the read on
+// the (staff_id, starts_at) index: no busy time is longer than
 // store.MaxBusySpan.
-func (s *Store) CalendarBusyDay(ctx context.Context, businessID string, from, to time.Time) (store.CalendarDay, error) {
-	rs, err := s.q(ctx).Raw(`SELECT b.calendar_tag, c.staff_id, c.starts_at, c.ends_at
+func (s *Store) CalendarBusyDay(ctx context.Context, businessID string, from, to time.Time, known []string) (store.CalendarDay, error) {
+	if len(known) == 0 {
+		known = []string{"-"} // no tag is "-" (store.RandomString); NOT IN () is not SQL
+	}
+	rs, err := s.q(ctx).Raw(`SELECT b.calendar_tag, s.staff_id, s.busy_tag, c.starts_at, c.ends_at
 FROM businesses b
 LEFT JOIN staff_calendars s ON s.business_id = b.id
-LEFT JOIN calendar_busy c ON c.staff_id = s.staff_id AND c.starts_at < ? AND c.starts_at > ? AND c.ends_at > ?
-WHERE b.id = ?`, store.UTC(to), store.UTC(from.Add(-store.MaxBusySpan)), store.UTC(from), businessID).Rows()
+LEFT JOIN calendar_busy c ON c.staff_id = CASE WHEN s.busy_tag NOT IN ? THEN s.staff_id END
+  AND c.starts_at < ? AND c.starts_at > ? AND c.ends_at > ?
+WHERE b.id = ?`, known, store.UTC(to), store.UTC(from.Add(-store.MaxBusySpan)), store.UTC(from), businessID).Rows()
 	if err != nil {
 		return store.CalendarDay{}, translate(err)
 	}
 	defer rs.Close()
+	isKnown := make(map[string]bool, len(known))
+	for _, k := range known {
+		isKnown[k] = true
+	}
 	var d store.CalendarDay
 	found := false
+	byStaff := map[string]int{}
 	for rs.Next() {
 		var (
-			tag         string
-			staff       *string
-			start, stop *time.Time
+			tag            string
+			staff, busyTag *string
+			start, stop    *time.Time
 		)
-		if err := rs.Scan(&tag, &staff, &start, &stop); err != nil {
+		if err := rs.Scan(&tag, &staff, &busyTag, &start, &stop); err != nil {
 			return store.CalendarDay{}, translate(err)
 		}
 		found, d.Tag = true, tag
+		if staff == nil {
+			continue // no calendar in the business
+		}
+		i, ok := byStaff[*staff]
+		if !ok {
+			i = len(d.Staff)
+			byStaff[*staff] = i
+			d.Staff = append(d.Staff, store.StaffCalendarDay{StaffID: *staff, BusyTag: deref(busyTag), Known: isKnown[deref(busyTag)]})
+		}
 		if start != nil {
-			d.Busy = append(d.Busy, store.BusySpan{BookingID: store.CalendarBusyID, StaffID: deref(staff),
+			d.Staff[i].Busy = append(d.Staff[i].Busy, store.BusySpan{BookingID: store.CalendarBusyID, StaffID: *staff,
 				BlockStart: store.UTC(*start), BlockEnd: store.UTC(deref(stop))})
 		}
 	}
@@ -393,7 +414,10 @@ WHERE b.id = ?`, store.UTC(to), store.UTC(from.Add(-store.MaxBusySpan)), store.U
 	if !found {
 		return store.CalendarDay{}, store.ErrNotFound
 	}
-	sortSpans(d.Busy)
+	sort.Slice(d.Staff, func(i, j int) bool { return d.Staff[i].StaffID < d.Staff[j].StaffID })
+	for _, c := range d.Staff {
+		sortSpans(c.Busy)
+	}
 	return d, nil
 }
 

@@ -32,6 +32,7 @@ type staffCalendarRow struct {
 	LastError      string
 	Objects        int
 	Busy           int
+	BusyTag        string
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }
@@ -90,7 +91,7 @@ func (s *Store) PutStaffCalendar(ctx context.Context, c store.StaffCalendar) err
 		c.CreatedAt = now
 	}
 	row := staffCalendarRow{StaffID: c.StaffID, BusinessID: c.BusinessID, Kind: c.Kind, URL: c.URL, Username: c.Username,
-		PasswordSealed: c.PasswordSealed, CreatedAt: store.UTC(c.CreatedAt), UpdatedAt: now}
+		PasswordSealed: c.PasswordSealed, BusyTag: store.RandomString(10), CreatedAt: store.UTC(c.CreatedAt), UpdatedAt: now}
 	return s.tx(ctx, func(tx *gorm.DB) error {
 		// The cascade drops what the previous calendar's syncs stored.
 		if err := tx.Where("staff_id = ?", c.StaffID).Delete(&staffCalendarRow{}).Error; err != nil {
@@ -252,6 +253,9 @@ func (s *Store) ApplyCalendarSync(ctx context.Context, c store.CalendarSync) err
 		}
 		if !c.Replace && len(c.Remove) == 0 && len(c.Upsert) == 0 && len(c.Busy) == 0 {
 			return nil // nothing new: the busy times and their tag stay
+		}
+		if err := tx.Model(&staffCalendarRow{}).Where("staff_id = ?", c.StaffID).Update("busy_tag", store.RandomString(10)).Error; err != nil {
+			return err
 		}
 		var r staffCalendarRow
 		if err := tx.Select("business_id").Where("staff_id = ?", c.StaffID).Take(&r).Error; err != nil {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/linkslot/linkslot/internal/store"
 )
@@ -55,28 +56,53 @@ func testCalendarTag(t *testing.T, s store.Store) {
 	if synced == set || synced == "" {
 		t.Fatalf("calendar tag after syncs that stored busy times = %q (before %q), want a new one", synced, set)
 	}
-	d, err := s.CalendarBusyDay(ctx, c.Business.ID, at(8, 0), at(13, 0))
-	must(t, err)
-	if d.Tag != synced || len(d.Busy) != 2 || d.Busy[0].StaffID != ben || d.Busy[1].StaffID != ana ||
-		d.Busy[0].BookingID != store.CalendarBusyID {
-		t.Fatalf("CalendarBusyDay = %+v, want ben's then ana's busy time under %q", d, synced)
+	// day reads the day's busy times, by staff id, with the tags given
+	// as known.
+	day := func(from, to time.Time, known ...string) (store.CalendarDay, map[string]store.StaffCalendarDay) {
+		t.Helper()
+		d, err := s.CalendarBusyDay(ctx, c.Business.ID, from, to, known)
+		must(t, err)
+		by := map[string]store.StaffCalendarDay{}
+		for _, sc := range d.Staff {
+			by[sc.StaffID] = sc
+		}
+		return d, by
 	}
-	sameInstant(t, "busy start", d.Busy[0].BlockStart, at(9, 0))
-	sameInstant(t, "busy end", d.Busy[1].BlockEnd, at(12, 0))
-	if d, err := s.CalendarBusyDay(ctx, c.Business.ID, at(12, 0), at(13, 0)); err != nil || len(d.Busy) != 0 || d.Tag != synced {
-		t.Fatalf("CalendarBusyDay of a free hour = %+v, %v", d, err)
+	d, by := day(at(8, 0), at(13, 0))
+	if d.Tag != synced || len(d.Staff) != 2 || len(by[ana].Busy) != 1 || len(by[ben].Busy) != 1 || by[ana].Known || by[ben].Known ||
+		by[ana].BusyTag == "" || by[ben].BusyTag == "" || by[ana].BusyTag == by[ben].BusyTag || by[ana].Busy[0].BookingID != store.CalendarBusyID {
+		t.Fatalf("CalendarBusyDay = %+v, want ana's and ben's busy times under %q", d, synced)
 	}
-	if _, err := s.CalendarBusyDay(ctx, "biz-none", at(8, 0), at(13, 0)); !errors.Is(err, store.ErrNotFound) {
+	sameInstant(t, "busy start", by[ben].Busy[0].BlockStart, at(9, 0))
+	sameInstant(t, "busy end", by[ana].Busy[0].BlockEnd, at(12, 0))
+	if d, free := day(at(12, 0), at(13, 0)); d.Tag != synced || len(free[ana].Busy)+len(free[ben].Busy) != 0 || len(d.Staff) != 2 {
+		t.Fatalf("CalendarBusyDay of a free hour = %+v", d)
+	}
+	if _, err := s.CalendarBusyDay(ctx, "biz-none", at(8, 0), at(13, 0), nil); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("CalendarBusyDay of no business: %v, want ErrNotFound", err)
 	}
+	// A known calendar's busy times are not read again; a calendar whose
+	// busy times changed has a new busy tag, and is.
+	anaTag, benTag := by[ana].BusyTag, by[ben].BusyTag
+	if _, k := day(at(8, 0), at(13, 0), anaTag); !k[ana].Known || len(k[ana].Busy) != 0 || k[ben].Known || len(k[ben].Busy) != 1 {
+		t.Fatalf("CalendarBusyDay with ana's tag known = %+v", k)
+	}
+	sync(ben) // nothing new: the tags stay
+	if got := tag(); got != synced {
+		t.Fatalf("calendar tag after an unchanged sync = %q, want %q", got, synced)
+	}
+	sync(ben, store.CalendarBusy{Href: "b2.ics", StartsAt: at(10, 0), EndsAt: at(10, 30)})
+	moved, k := day(at(8, 0), at(13, 0), anaTag, benTag)
+	if moved.Tag == synced || !k[ana].Known || k[ben].Known || k[ben].BusyTag == benTag || len(k[ben].Busy) != 2 {
+		t.Fatalf("CalendarBusyDay after ben's calendar changed = %+v (business tag %q, before %q)", k, moved.Tag, synced)
+	}
+	synced = moved.Tag
 	must(t, s.DeleteStaffCalendar(ctx, ana))
 	one := tag()
 	if one == synced || one == "" {
 		t.Fatalf("calendar tag after one of two calendars was removed = %q, want a new one", one)
 	}
-	d, err = s.CalendarBusyDay(ctx, c.Business.ID, at(8, 0), at(13, 0))
-	must(t, err)
-	if len(d.Busy) != 1 || d.Busy[0].StaffID != ben {
+	if d, by := day(at(8, 0), at(13, 0)); len(d.Staff) != 1 || len(by[ben].Busy) != 2 {
 		t.Fatalf("CalendarBusyDay after ana's calendar was removed = %+v", d)
 	}
 	must(t, s.DeleteStaffCalendar(ctx, ben))
