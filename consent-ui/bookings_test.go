@@ -23,23 +23,11 @@ func studio(t *testing.T, s store.Store) store.Catalog {
 			Address: "Torstraße 1, Berlin", Currency: "EUR", HorizonDays: 60, SlotIntervalMinutes: 15, AgentBooking: true,
 			CancellationWindowMinutes: 24 * 60, CancellationFeeCents: 1000, CancellationPolicy: "Late cancellations cost EUR 10.00.",
 			ContactEmail: "desk@studio.example"},
-		Services:     []store.Service{{Reference: "cut", Name: "Haircut", DurationMinutes: 45, PriceCents: 3800, Currency: "EUR"}},
-		Staff:        []store.Staff{{Reference: "sam", Name: "Sam", ServiceIDs: []string{"cut"}}},
-		OpeningHours: allDay(),
-		StaffHours:   map[string][]store.HoursWindow{"sam": allDay()},
+		Services: []store.Service{{Reference: "cut", Name: "Haircut", DurationMinutes: 45, PriceCents: 3800, Currency: "EUR"}},
+		Staff:    []store.Staff{{Reference: "sam", Name: "Sam", ServiceIDs: []string{"cut"}}},
 	})
 	must(t, err, "catalog")
 	return cat
-}
-
-// allDay is open around the clock every day: the studio's slots are
-// wherever a test puts them.
-func allDay() []store.HoursWindow {
-	var hours []store.HoursWindow
-	for d := time.Sunday; d <= time.Saturday; d++ {
-		hours = append(hours, store.HoursWindow{Weekday: d, StartMin: 0, EndMin: 24 * 60})
-	}
-	return hours
 }
 
 // book inserts a confirmed booking of the studio's haircut for acct.

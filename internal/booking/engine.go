@@ -184,8 +184,10 @@ func (e *catalogEntry) validate(st *store.Staff, sv *store.Service, start time.T
 		err.Field = "starts_at"
 		return err
 	}
-	if slotOpen(e.slots(st, sv, dateOf(start.In(e.loc)), blocksOf(bookings), ignore, &r), start) {
-		return nil
+	for _, sl := range e.slots(st, sv, dateOf(start.In(e.loc)), blocksOf(bookings), ignore, &r) {
+		if sl.StartsAt.Equal(start) {
+			return nil
+		}
 	}
 	return errSlotTaken(nil)
 }

@@ -11,11 +11,8 @@ import (
 )
 
 // FreedTx is what SlotFreed reads and writes inside the transaction that
-// freed the slot, so that the offer exists exactly when the freeing does:
-// the staff member's bookings, held offers and busy times around it, the
-// waiting entries and offers.
+// freed the slot, so that the offer exists exactly when the freeing does.
 type FreedTx interface {
-	staffBookings
 	ListWaitingEntries(ctx context.Context, businessID string) ([]store.WaitlistEntry, error)
 	WasOffered(ctx context.Context, entryID, staffID string, start time.Time) (bool, error)
 	HoldSlot(ctx context.Context, o store.WaitlistOffer) error
@@ -68,10 +65,8 @@ func (s *Service) SlotFreed(ctx context.Context, tx FreedTx, freed store.Booking
 		return nil, nil
 	}
 	local := start.In(e.loc)
-	d := dateOf(local)
-	day := d.String()
+	day := dateOf(local).String()
 	startMin := local.Hour()*60 + local.Minute()
-	var blocks []block // what blocks the staff member that day, read once
 	for _, w := range entries {
 		sv := e.svcByID[w.ServiceID]
 		if sv == nil || (w.StaffID != "" && w.StaffID != st.ID) || !e.performs(st, sv.ID) {
@@ -85,21 +80,6 @@ func (s *Service) SlotFreed(ctx context.Context, tx FreedTx, freed store.Booking
 			continue
 		}
 		if endLocal := end.In(e.loc); dateOf(endLocal).String() != day || endLocal.Hour()*60+endLocal.Minute() > w.LatestMin {
-			continue
-		}
-		// A freed slot is offered only if it is open now by the slot
-		// engine's rules, as a booking of it would be: hours, time off
-		// and a connected calendar's busy times added since it was booked
-		// close it as other bookings and held offers do.
-		if blocks == nil {
-			from, to := e.dayBounds(d, sv)
-			bks, err := tx.ListStaffBookings(ctx, []string{st.ID}, from.Add(-24*time.Hour), to.Add(24*time.Hour))
-			if err != nil {
-				return nil, fmt.Errorf("list bookings: %w", err)
-			}
-			blocks = blocksOf(bks)
-		}
-		if !slotOpen(e.slots(st, sv, d, blocks, "", &rl), start) {
 			continue
 		}
 		seen, err := tx.WasOffered(ctx, w.ID, st.ID, start)
@@ -128,10 +108,13 @@ func (s *Service) SlotFreed(ctx context.Context, tx FreedTx, freed store.Booking
 	return nil, nil
 }
 
-// SpanTx is what SpanFreed reads and writes in its transaction: what
-// SlotFreed does, the staff member's bookings and held offers around the
-// span, the waiting entries and offers.
-type SpanTx = FreedTx
+// SpanTx is what SpanFreed reads and writes in its transaction: the
+// waiting entries and offers (FreedTx) and the staff member's bookings and
+// held offers around the span.
+type SpanTx interface {
+	FreedTx
+	staffBookings
+}
 
 // SpanFreed offers time that a change freed of one staff member, [from,
 // to) — time off removed in the console, a connected calendar's event
@@ -361,14 +344,4 @@ func (s *Service) offerFor(ctx context.Context, r CreateRequest, e *catalogEntry
 		return store.WaitlistOffer{}, fieldErr(problem.CodeOfferMismatch, "offer_reference", "Offer %s holds another slot; book exactly the offered one: %s.", o.Reference, want)
 	}
 	return o, nil
-}
-
-// slotOpen: start is one of slots.
-func slotOpen(slots []Slot, start time.Time) bool {
-	for _, sl := range slots {
-		if sl.StartsAt.Equal(start) {
-			return true
-		}
-	}
-	return false
 }

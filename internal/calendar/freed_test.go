@@ -12,7 +12,6 @@ import (
 
 	"github.com/linkslot/linkslot/internal/admin"
 	"github.com/linkslot/linkslot/internal/app"
-	"github.com/linkslot/linkslot/internal/booking"
 	"github.com/linkslot/linkslot/internal/calendar"
 	"github.com/linkslot/linkslot/internal/notify"
 	"github.com/linkslot/linkslot/internal/store"
@@ -324,68 +323,4 @@ func wantHeldOffer(t *testing.T, f *fixture, start time.Time) {
 	if n := countRows(t, f.s, "outbox_messages", "channel = 'email' AND topic = '"+notify.EventWaitlistOffered+"' AND recipient = '"+f.person.Email+"'"); n != 1 {
 		t.Fatalf("%d offer e-mails", n)
 	}
-}
-
-// TestCancelledUnderBusyTimeNotOffered: a booking's slot freed by its
-// cancellation is offered to a waiting person only if it is open now: the
-// barber put a personal event over the 10:00 booking in the connected
-// calendar, so when the booking is cancelled nobody is offered 10:00 (the
-// person could not book it); the 14:00 booking, with nothing over it, is
-// offered when cancelled.
-func TestCancelledUnderBusyTimeNotOffered(t *testing.T) {
-	sqltest.Each(t, func(t *testing.T, s *sqlstore.Store) {
-		r := testkit.StartRadicale(t)
-		f := newFixture(t, s)
-		f.connect(t, r)
-		at10, at14 := time.Date(2026, 3, 23, 10, 0, 0, 0, berlin), time.Date(2026, 3, 23, 14, 0, 0, 0, berlin)
-		b10, err := f.book(t, at10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b14, err := f.book(t, at14)
-		if err != nil {
-			t.Fatal(err)
-		}
-		put(t, r, "dentist.ics", event("dentist-1", "20260323T100000"))
-		if _, err := f.cals.Sync(ctx, f.staffID()); err != nil {
-			t.Fatal(err)
-		}
-		now := f.clock.Now()
-		waiter := store.Account{ID: store.NewID("acc"), Email: "wait@example.com", PasswordHash: "x", CreatedAt: now, UpdatedAt: now}
-		if err := s.CreateAccount(ctx, waiter); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.InsertWaitlistEntry(ctx, store.WaitlistEntry{ID: store.NewID("wle"), Reference: "WL-BUSY1", AccountID: waiter.ID,
-			BusinessID: f.cat.Business.ID, ServiceID: f.cat.Services[0].ID, FromDate: "2026-03-23", ToDate: "2026-03-23",
-			EarliestMin: 9 * 60, LatestMin: 17 * 60, Status: store.WaitlistWaiting, CreatedAt: now, UpdatedAt: now}); err != nil {
-			t.Fatal(err)
-		}
-		// cancel cancels b and offers its slot, in one transaction, as the
-		// mutation service does.
-		cancel := func(b store.Booking) *booking.Offered {
-			t.Helper()
-			var o *booking.Offered
-			if err := s.InTx(ctx, func(tx store.Store) error {
-				if _, err := tx.UpdateBooking(ctx, b.ID, func(c store.Booking) (store.Booking, error) {
-					c.Status, c.Version = store.BookingCancelled, c.Version+1
-					return c, nil
-				}); err != nil {
-					return err
-				}
-				var err error
-				o, err = f.engine.SlotFreed(ctx, tx, b)
-				return err
-			}); err != nil {
-				t.Fatal(err)
-			}
-			return o
-		}
-		if o := cancel(b10); o != nil {
-			t.Fatalf("10:00, under the calendar's busy time, was offered: %+v", o.Offer)
-		}
-		o := cancel(b14)
-		if o == nil || !o.Offer.StartsAt.Equal(at14) || o.Entry.AccountID != waiter.ID {
-			t.Fatalf("14:00, open, was not offered to the waiting person: %+v", o)
-		}
-	})
 }
