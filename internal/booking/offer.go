@@ -64,9 +64,6 @@ func (s *Service) SlotFreed(ctx context.Context, tx FreedTx, freed store.Booking
 	if rl.check(start) != nil {
 		return nil, nil
 	}
-	local := start.In(e.loc)
-	day := dateOf(local).String()
-	startMin := local.Hour()*60 + local.Minute()
 	for _, w := range entries {
 		sv := e.svcByID[w.ServiceID]
 		if sv == nil || (w.StaffID != "" && w.StaffID != st.ID) || !e.performs(st, sv.ID) {
@@ -76,10 +73,7 @@ func (s *Service) SlotFreed(ctx context.Context, tx FreedTx, freed store.Booking
 		if bs.Before(freed.BlockStart) || be.After(freed.BlockEnd) {
 			continue
 		}
-		if day < w.FromDate || day > w.ToDate || startMin < w.EarliestMin {
-			continue
-		}
-		if endLocal := end.In(e.loc); dateOf(endLocal).String() != day || endLocal.Hour()*60+endLocal.Minute() > w.LatestMin {
+		if !e.inWindow(w, start, end) {
 			continue
 		}
 		seen, err := tx.WasOffered(ctx, w.ID, st.ID, start)
@@ -244,9 +238,7 @@ func (s *Service) offerInSpan(ctx context.Context, tx SpanTx, e *catalogEntry, s
 			if !start.Before(to) || !from.Before(end) {
 				continue
 			}
-			local, endLocal := start.In(e.loc), end.In(e.loc)
-			if local.Hour()*60+local.Minute() < w.EarliestMin || dateOf(endLocal).String() != day ||
-				endLocal.Hour()*60+endLocal.Minute() > w.LatestMin {
+			if !e.inWindow(w, start, end) {
 				continue
 			}
 			seen, err := tx.WasOffered(ctx, w.ID, st.ID, start)
@@ -344,4 +336,14 @@ func (s *Service) offerFor(ctx context.Context, r CreateRequest, e *catalogEntry
 		return store.WaitlistOffer{}, fieldErr(problem.CodeOfferMismatch, "offer_reference", "Offer %s holds another slot; book exactly the offered one: %s.", o.Reference, want)
 	}
 	return o, nil
+}
+
+// inWindow: an appointment from start to end fits waiting entry w — its
+// local date inside the entry's dates, starting no earlier than its
+// earliest time of day and ending that same day no later than its latest.
+func (e *catalogEntry) inWindow(w store.WaitlistEntry, start, end time.Time) bool {
+	local, endLocal := start.In(e.loc), end.In(e.loc)
+	day := dateOf(local).String()
+	return day >= w.FromDate && day <= w.ToDate && local.Hour()*60+local.Minute() >= w.EarliestMin &&
+		dateOf(endLocal).String() == day && endLocal.Hour()*60+endLocal.Minute() <= w.LatestMin
 }

@@ -92,7 +92,7 @@ func (s *Service) log() *slog.Logger {
 
 func (s *Service) owner() string {
 	if s.Owner == "" {
-		s.Owner = "calendar/" + store.RandomString(6)
+		s.Owner = store.LeaseHolder()
 	}
 	return s.Owner
 }
@@ -376,6 +376,20 @@ func (s *Service) password(cal store.StaffCalendar) (string, error) {
 	return string(p), nil
 }
 
+// connect opens the password of a CalDAV calendar and dials it; a
+// failure is a *Problem.
+func (s *Service) connect(cal store.StaffCalendar) (*conn, error) {
+	pw, err := s.password(cal)
+	if err != nil {
+		return nil, err
+	}
+	c, err := dial(cal.URL, cal.Username, pw, s.Development, s.Dial, s.timeout())
+	if err != nil {
+		return nil, explain(err, 0)
+	}
+	return c, nil
+}
+
 // expand parses one object's text and expands its busy times.
 func (s *Service) expand(href, data string, loc *time.Location, from, to time.Time) ([]store.CalendarBusy, error) {
 	c, err := goical.NewDecoder(strings.NewReader(data)).Decode()
@@ -410,11 +424,7 @@ func encode(c *goical.Calendar) (string, error) {
 }
 
 func (s *Service) syncCalDAV(ctx context.Context, cal store.StaffCalendar, loc *time.Location, now time.Time) (Result, error) {
-	pw, err := s.password(cal)
-	if err != nil {
-		return Result{}, err
-	}
-	c, err := dial(cal.URL, cal.Username, pw, s.Development, s.Dial, s.timeout())
+	c, err := s.connect(cal)
 	if err != nil {
 		return Result{}, err
 	}

@@ -89,13 +89,9 @@ func (s *Service) Write(ctx context.Context, bookingID string) error {
 	if err != nil {
 		return err
 	}
-	pw, err := s.password(cal)
+	c, err := s.connect(cal)
 	if err != nil {
 		return err
-	}
-	c, err := dial(cal.URL, cal.Username, pw, s.Development, s.Dial, s.timeout())
-	if err != nil {
-		return explain(err, 0)
 	}
 	path := prev.Href
 	if path == "" {
@@ -131,13 +127,9 @@ func (s *Service) remove(ctx context.Context, prev store.CalendarEvent) error {
 	if err != nil {
 		return err
 	}
-	pw, err := s.password(cal)
+	c, err := s.connect(cal)
 	if err != nil {
 		return err
-	}
-	c, err := dial(cal.URL, cal.Username, pw, s.Development, s.Dial, s.timeout())
-	if err != nil {
-		return explain(err, 0)
 	}
 	if prev.Href != "" {
 		// Only the version Linkslot wrote is deleted: an event the

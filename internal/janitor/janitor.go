@@ -68,13 +68,10 @@ package janitor
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -173,10 +170,7 @@ func New(cfg Config) (*Janitor, error) {
 		return nil, errors.New("janitor: Config.Leases and Config.Tasks are required")
 	}
 	if cfg.Holder == "" {
-		host, _ := os.Hostname()
-		b := make([]byte, 4)
-		crand.Read(b)
-		cfg.Holder = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
+		cfg.Holder = store.LeaseHolder()
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = store.SystemClock

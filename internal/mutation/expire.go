@@ -2,13 +2,9 @@ package mutation
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"time"
 
 	"github.com/linkslot/linkslot/internal/store"
@@ -50,10 +46,7 @@ func NewExpirer(x Expirer) (*Expirer, error) {
 		return nil, errors.New("mutation: Expirer needs Service and Leases")
 	}
 	if x.Holder == "" {
-		host, _ := os.Hostname()
-		b := make([]byte, 4)
-		crand.Read(b)
-		x.Holder = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
+		x.Holder = store.LeaseHolder()
 	}
 	if x.Clock == nil {
 		x.Clock = store.SystemClock

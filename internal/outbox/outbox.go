@@ -30,11 +30,9 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"log/slog"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -101,8 +99,7 @@ type Worker struct {
 func (w *Worker) init() {
 	w.once.Do(func() {
 		if w.Owner == "" {
-			host, _ := os.Hostname()
-			w.Owner = fmt.Sprintf("%s/%d/%s", host, os.Getpid(), store.RandomString(4))
+			w.Owner = store.LeaseHolder()
 		}
 		if w.Clock == nil {
 			w.Clock = store.SystemClock

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/hex"
+	"fmt"
+	"os"
 	"time"
 )
 
@@ -13,6 +15,14 @@ var idEncoding = base32.NewEncoding("abcdefghijkmnpqrstuvwxyz23456789").WithPadd
 // NewID returns prefix + "_" + 26 random characters (130 bits).
 func NewID(prefix string) string {
 	return prefix + "_" + RandomString(16)
+}
+
+// LeaseHolder names this process as a lease holder (janitor_leases, the
+// outbox's leases): its host, its process id and a random part, so that
+// two processes of one host, or one restarted, never share a name.
+func LeaseHolder() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), RandomString(4))
 }
 
 // RandomString returns n random bytes encoded in an unambiguous lowercase
