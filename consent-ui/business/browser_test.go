@@ -248,6 +248,12 @@ func TestOwnerDrivesTheConsole(t *testing.T) {
 	if cs, _ := s.ListCredentials(bg, e.cat.Business.ID); len(cs) != 1 || cs[0].Number != "PL-99001" || cs[0].Kind != store.CredentialInsurance {
 		t.Fatalf("credentials after the edit: %+v", cs)
 	}
+	// The calendars and callbacks pages, with one connect form open.
+	must(t, chromedp.Do(ctx, chromedp.Navigate(base+"/calendars"), chromedp.WaitVisible(heading("Calendars")),
+		chromedp.Click(`(//summary)[1]`)), "calendars")
+	chromium.Shoot(t, ctx, shots, "console-calendars", true)
+	must(t, chromedp.Do(ctx, chromedp.Navigate(base+"/callbacks"), chromedp.WaitVisible(heading("Callback requests"))), "callbacks")
+	chromium.Shoot(t, ctx, shots, "console-callbacks", true)
 }
 
 // TestStaffSeeTheirOwnCalendar signs in as staff@example.com (Dana
