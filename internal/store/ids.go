@@ -18,11 +18,12 @@ func NewID(prefix string) string {
 }
 
 // LeaseHolder names this process as a lease holder (janitor_leases, the
-// outbox's leases): its host, its process id and a random part, so that
-// two processes of one host, or one restarted, never share a name.
+// outbox's leases): HOST/PID/RANDOM, so that two processes of one host,
+// or one restarted, never share a name, and an operator (or the cluster
+// tests) can tell which process holds a lease.
 func LeaseHolder() string {
 	host, _ := os.Hostname()
-	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), RandomString(4))
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), RandomString(4))
 }
 
 // RandomString returns n random bytes encoded in an unambiguous lowercase
